@@ -1,0 +1,3 @@
+from mesa.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,18 @@
+"""The two sides of a table. ``a`` is the first-named player (white), ``b`` the second.
+
+>>> other("a")
+'b'
+"""
+
+from typing import Literal
+
+Side = Literal["a", "b"]
+SIDES: tuple[Side, Side] = ("a", "b")
+
+
+def other(side: Side) -> Side:
+    return "b" if side == "a" else "a"
+
+
+def is_side(value: object) -> bool:
+    return value in SIDES

@@ -1,0 +1,369 @@
+"""The one event vocabulary: what a table emits, the wire carries and the hub stores.
+
+Every event is a frozen dataclass registered under a dotted ``TYPE``. ``SCHEMA_VERSION`` is
+raised whenever an event changes incompatibly; ``docs/events.md`` is generated from this module.
+
+>>> e = TurnEnded(side="a", seconds=14.5, delay=10.0, charged=4.5, reserve=355.5)
+>>> e.TYPE, e.to_data()["charged"]
+('turn.ended', 4.5)
+>>> parse_event("turn.ended", e.to_data()) == e
+True
+>>> parse_event("turn.ended", dict(e.to_data(), side="c"))
+Traceback (most recent call last):
+  ...
+mesa.events.EventError: turn.ended: side must be 'a' or 'b', not 'c'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from mesa.errors import MesaError
+from mesa.validation import ValidationError, check_value
+
+SCHEMA_VERSION = 1
+
+SideName = Literal["a", "b"]
+
+
+class EventError(MesaError):
+    """An event payload that does not match the vocabulary."""
+
+
+EVENT_TYPES: dict[str, type[Event]] = {}
+
+
+@dataclass(frozen=True)
+class Event:
+    TYPE: ClassVar[str] = ""
+    CATEGORY: ClassVar[str] = ""
+
+    def to_data(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"type": ..., "data": {...}}``, the form printed by replay and sent on the wire."""
+        return {"type": self.TYPE, "data": self.to_data()}
+
+
+def _register(type_name: str, category: str) -> Any:
+    def wrap(cls: type[Event]) -> type[Event]:
+        if type_name in EVENT_TYPES:
+            raise RuntimeError(f"event type {type_name} registered twice")
+        cls.TYPE = type_name
+        cls.CATEGORY = category
+        EVENT_TYPES[type_name] = cls
+        return cls
+
+    return wrap
+
+
+# ── assignment and check-in ─────────────────────────────────────────────────
+@_register("table.assigned", "assignment")
+@dataclass(frozen=True)
+class TableAssigned(Event):
+    """The hub assigned a match to this table; the table now waits for check-in."""
+
+    match_id: str
+    players: dict[str, str]
+    length: int
+    timed: bool
+    clock: dict[str, Any] | None
+    scheduled_start: float | None
+
+
+@_register("table.unassigned", "assignment")
+@dataclass(frozen=True)
+class TableUnassigned(Event):
+    """The hub withdrew the match from this table (moved elsewhere, or cancelled)."""
+
+    match_id: str
+
+
+@_register("player.checked_in", "assignment")
+@dataclass(frozen=True)
+class PlayerCheckedIn(Event):
+    """A player checked in, by a press of their button or by their member card."""
+
+    side: SideName
+    card: str | None
+
+
+@_register("card.rejected", "assignment")
+@dataclass(frozen=True)
+class CardRejected(Event):
+    """A card was read that does not belong to either player of the match; nobody checked in."""
+
+    card: str
+    reason: str
+
+
+@_register("lateness.point", "assignment")
+@dataclass(frozen=True)
+class LatenessPoint(Event):
+    """A full lateness period passed with only ``side`` present: one point to ``side``."""
+
+    side: SideName
+    points: int
+
+
+# ── match and games ─────────────────────────────────────────────────────────
+@_register("match.started", "match")
+@dataclass(frozen=True)
+class MatchStarted(Event):
+    """Both players are present; the match starts from ``score`` (lateness points included)."""
+
+    score: dict[str, int]
+    reserve: dict[str, float]
+
+
+@_register("game.started", "match")
+@dataclass(frozen=True)
+class GameStarted(Event):
+    """The lower die pressed: the opponent's clock runs and the game is on."""
+
+    game: int
+    first_on_move: SideName
+    crawford: bool
+    score: dict[str, int]
+
+
+@_register("game.ended", "match")
+@dataclass(frozen=True)
+class GameEnded(Event):
+    """A game finished. ``kind`` 1/2/3 is single/gammon/backgammon (0 for a passed double)."""
+
+    game: int
+    winner: SideName
+    kind: int
+    cube: int
+    points: int
+    how: str
+    score: dict[str, int]
+
+
+@_register("match.ended", "match")
+@dataclass(frozen=True)
+class MatchEnded(Event):
+    """The match is over: ``how`` is score, timeout, lateness, penalty, forfeit or director."""
+
+    winner: SideName
+    score: dict[str, int]
+    how: str
+
+
+# ── clock ───────────────────────────────────────────────────────────────────
+@_register("turn.ended", "clock")
+@dataclass(frozen=True)
+class TurnEnded(Event):
+    """``side`` ended a turn of ``seconds`` (pauses excluded); ``charged`` came off the reserve."""
+
+    side: SideName
+    seconds: float
+    delay: float
+    charged: float
+    reserve: float
+
+
+@_register("clock.paused", "clock")
+@dataclass(frozen=True)
+class ClockPaused(Event):
+    """Both clocks stopped. ``by`` is players or director."""
+
+    reason: str
+    by: str
+
+
+@_register("clock.pause_reason", "clock")
+@dataclass(frozen=True)
+class PauseReason(Event):
+    """The players recorded why the clocks are stopped."""
+
+    reason: str
+
+
+@_register("clock.resumed", "clock")
+@dataclass(frozen=True)
+class ClockResumed(Event):
+    """The clocks run again; the frozen turn continues where it stopped."""
+
+    by: str
+
+
+@_register("clock.flag_fell", "clock")
+@dataclass(frozen=True)
+class FlagFell(Event):
+    """``side``'s turn exceeded delay + reserve; what follows depends on ``policy``."""
+
+    side: SideName
+    policy: str
+    expiry: int
+
+
+@_register("clock.overtime", "clock")
+@dataclass(frozen=True)
+class Overtime(Event):
+    """Overtime policy, first expiry: ``seconds`` added to ``side``'s reserve."""
+
+    side: SideName
+    seconds: float
+
+
+@_register("clock.penalty", "clock")
+@dataclass(frozen=True)
+class PenaltyPoints(Event):
+    """Penalty-points policy (DE 5.1): points to the opponent, the expired clock reset."""
+
+    side: SideName
+    points: int
+    reserve: float
+    grace: bool
+    frozen_cube: bool
+
+
+@_register("clock.adjusted", "clock")
+@dataclass(frozen=True)
+class ClockAdjusted(Event):
+    """The director added (or removed) ``seconds`` to ``side``'s reserve."""
+
+    side: SideName
+    seconds: float
+    reserve: float
+
+
+@_register("clock.delay_lost", "clock")
+@dataclass(frozen=True)
+class DelayLost(Event):
+    """HGV 9.4.1: ``side`` picked up the dice early and loses the delay of their next turn."""
+
+    side: SideName
+
+
+@_register("clock.set", "clock")
+@dataclass(frozen=True)
+class ClockSet(Event):
+    """The director put a clock on the match (or took it off: ``clock`` is null)."""
+
+    clock: dict[str, Any] | None
+    reserve: dict[str, float]
+
+
+# ── cube ────────────────────────────────────────────────────────────────────
+@_register("cube.offered", "cube")
+@dataclass(frozen=True)
+class CubeOffered(Event):
+    """``side`` doubled to ``value``; the opponent's clock runs while they decide."""
+
+    side: SideName
+    value: int
+
+
+@_register("cube.taken", "cube")
+@dataclass(frozen=True)
+class CubeTaken(Event):
+    """``side`` took: the cube is on ``value``, owned by ``side``."""
+
+    side: SideName
+    value: int
+
+
+@_register("cube.passed", "cube")
+@dataclass(frozen=True)
+class CubePassed(Event):
+    """``side`` passed; the game ends for the cube value before the double."""
+
+    side: SideName
+    value: int
+
+
+# ── results ─────────────────────────────────────────────────────────────────
+@_register("result.claimed", "result")
+@dataclass(frozen=True)
+class ResultClaimed(Event):
+    """A game result entered at the table by ``by``; it waits for the opponent's confirmation."""
+
+    by: SideName
+    winner: SideName
+    kind: int
+    points: int
+    conceded: bool
+
+
+@_register("result.rejected", "result")
+@dataclass(frozen=True)
+class ResultRejected(Event):
+    """The opponent refused the claimed result; nothing was recorded."""
+
+    by: SideName
+
+
+@_register("score.corrected", "result")
+@dataclass(frozen=True)
+class ScoreCorrected(Event):
+    """The director corrected the score (HGV 4.8)."""
+
+    before: dict[str, int]
+    score: dict[str, int]
+    reason: str
+
+
+# ── director ────────────────────────────────────────────────────────────────
+@_register("director.called", "director")
+@dataclass(frozen=True)
+class DirectorCalled(Event):
+    """The table calls the director (players' request, a timeout, a disputed result)."""
+
+    reason: str
+
+
+@_register("director.call_cleared", "director")
+@dataclass(frozen=True)
+class DirectorCallCleared(Event):
+    """The director answered the call."""
+
+
+@_register("table.restored", "table")
+@dataclass(frozen=True)
+class TableRestored(Event):
+    """The table restarted and restored its state from the journal, paused."""
+
+    state: str
+    reserve: dict[str, float]
+
+
+# ── parsing and validation ──────────────────────────────────────────────────
+def parse_event(type_name: str, data: Any) -> Event:
+    """Validate ``data`` against ``type_name`` and build the event, or raise :class:`EventError`."""
+    cls = EVENT_TYPES.get(type_name) if isinstance(type_name, str) else None
+    if cls is None:
+        raise EventError(f"unknown event type {type_name!r}")
+    if not isinstance(data, dict):
+        raise EventError(f"{type_name}: data must be an object, not {type(data).__name__}")
+    hints = typing.get_type_hints(cls)
+    fields = {f.name for f in dataclasses.fields(cls)}
+    unknown = set(data) - fields
+    if unknown:
+        raise EventError(f"{type_name}: unknown fields {sorted(unknown)}")
+    missing = fields - set(data)
+    if missing:
+        raise EventError(f"{type_name}: missing fields {sorted(missing)}")
+    for f in dataclasses.fields(cls):
+        try:
+            check_value(f.name, hints[f.name], data[f.name])
+        except ValidationError as e:
+            raise EventError(f"{type_name}: {e}") from None
+    return cls(**data)
+
+
+def describe(cls: type[Event]) -> list[tuple[str, str]]:
+    """``(field, type)`` pairs for the docs."""
+    hints = typing.get_type_hints(cls)
+    out = []
+    for f in dataclasses.fields(cls):
+        text = str(hints[f.name]).replace("typing.", "")
+        text = text.replace("<class '", "").replace("'>", "")
+        out.append((f.name, text))
+    return out
