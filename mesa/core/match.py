@@ -103,8 +103,12 @@ class Match:
         self.in_game = True
         self.cube_value, self.cube_owner, self.cube_offered_by = 1, None, None
         # The Crawford game is the first game after a player reaches length − 1, exactly once.
+        # A 1-point match starts at double match point: it has no Crawford game.
         self.crawford_game = (
-            self.crawford and not self.crawford_played and any(self.away(s) == 1 for s in SIDES)
+            self.crawford
+            and self.length > 1
+            and not self.crawford_played
+            and any(self.away(s) == 1 for s in SIDES)
         )
         if self.crawford_game:
             self.crawford_played = True

@@ -42,7 +42,7 @@ class View:
     players: dict[str, str]
     timed: bool
     display: str
-    clocks: dict[str, ClockView]
+    clocks: dict[str, ClockView]  # empty for a match without a clock
     on_move: str | None
     score: dict[str, int]
     length: int
@@ -70,7 +70,7 @@ class View:
 def table_view(table: Table, now: float) -> View:
     s = table.s
     clocks: dict[str, ClockView] = {}
-    if s.clock is not None:
+    if s.clock is not None and s.timed:
         for side in SIDES:
             reserve, delay = s.clock.remaining(side, now)
             clocks[side] = ClockView(

@@ -1,0 +1,537 @@
+"""Every word the dashboard, the public view and the exports show, in Spanish and English.
+
+Spanish is the default (HGV 1.6); English is selectable with ``?lang=en`` (kept in a cookie).
+All user-facing strings live in :data:`STRINGS`; templates call ``_("key")`` and a test checks
+that every key a template uses exists in both languages.
+
+>>> tr = Translator("es")
+>>> tr("nav.groups"), tr.points(230), tr.clock(605.4)
+('Grupos', '2,30', '10:05')
+>>> en = Translator("en")
+>>> en("nav.groups"), en.points(230), en.number(2.5, 1)
+('Groups', '2.30', '2.5')
+>>> tr("flash.throttled", seconds=8)
+'Demasiados intentos fallidos. Espere 8 s antes de volver a intentarlo.'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+LANGUAGES: tuple[str, ...] = ("es", "en")
+DEFAULT_LANGUAGE = "es"
+LANGUAGE_NAMES = {"es": "Español", "en": "English"}
+
+# key → {"es": ..., "en": ...}. Keys are grouped by a dotted prefix: nav., live., state., …
+STRINGS: dict[str, dict[str, str]] = {
+    # ── the frame ──
+    "app.title": {"es": "Mesa · Torneo de backgammon", "en": "Mesa · Backgammon tournament"},
+    "app.club": {"es": "Club de backgammon", "en": "Backgammon club"},
+    "nav.live": {"es": "Mesas en vivo", "en": "Live tables"},
+    "nav.groups": {"es": "Grupos", "en": "Groups"},
+    "nav.draw": {"es": "Cuadro", "en": "Draw"},
+    "nav.consolation": {"es": "Último Chance", "en": "Último Chance"},
+    "nav.rankings": {"es": "Rankings", "en": "Rankings"},
+    "nav.players": {"es": "Jugadores", "en": "Players"},
+    "nav.final": {"es": "Así quedó", "en": "Final standings"},
+    "nav.exports": {"es": "Exportar", "en": "Exports"},
+    "nav.director": {"es": "Dirección", "en": "Director"},
+    "nav.tournament": {"es": "Torneo", "en": "Tournament"},
+    "nav.audit": {"es": "Registro", "en": "Audit log"},
+    "nav.login": {"es": "Entrar", "en": "Log in"},
+    "nav.logout": {"es": "Salir", "en": "Log out"},
+    "nav.public": {"es": "Vista pública", "en": "Public view"},
+    "nav.json": {"es": "JSON", "en": "JSON"},
+    "nav.language": {"es": "Idioma", "en": "Language"},
+    "nav.print": {"es": "Imprimir", "en": "Print"},
+    "nav.signed_in_as": {"es": "Director: {user}", "en": "Director: {user}"},
+    "app.no_tournament": {
+        "es": "Todavía no hay ningún torneo. El director puede crearlo desde «Torneo».",
+        "en": "There is no tournament yet. The director can create one under “Tournament”.",
+    },
+    "app.footer": {
+        "es": "Mesa · datos en vivo; esta página se actualiza sola.",
+        "en": "Mesa · live data; this page updates itself.",
+    },
+    "app.not_found": {"es": "No encontrado", "en": "Not found"},
+    "app.not_found_text": {
+        "es": "Esa página o ese dato no existe.",
+        "en": "That page or record does not exist.",
+    },
+    "app.error": {"es": "Error", "en": "Error"},
+    "app.back": {"es": "Volver", "en": "Back"},
+    # ── the connection ──
+    "conn.live": {"es": "En vivo", "en": "Live"},
+    "conn.reconnecting": {"es": "Reconectando…", "en": "Reconnecting…"},
+    "conn.offline": {
+        "es": "Sin conexión con el hub; se reintentará sola.",
+        "en": "No connection to the hub; retrying by itself.",
+    },
+    # ── live tables ──
+    "live.title": {"es": "Mesas en vivo", "en": "Live tables"},
+    "live.table": {"es": "Mesa {id}", "en": "Table {id}"},
+    "live.no_tables": {
+        "es": "Ninguna mesa se ha conectado todavía.",
+        "en": "No table has connected yet.",
+    },
+    "live.free": {"es": "Libre", "en": "Free"},
+    "live.match": {"es": "Partido {id}", "en": "Match {id}"},
+    "live.to_points": {"es": "a {n}", "en": "to {n}"},
+    "live.on_move": {"es": "al turno", "en": "on move"},
+    "live.cube": {"es": "Cubo", "en": "Cube"},
+    "live.cube_centre": {"es": "centrado", "en": "centred"},
+    "live.cube_offered": {"es": "ofrecido por {who}", "en": "offered by {who}"},
+    "live.game": {"es": "Juego {n}", "en": "Game {n}"},
+    "live.crawford": {"es": "CRAWFORD", "en": "CRAWFORD"},
+    "live.post_crawford": {"es": "post-Crawford", "en": "post-Crawford"},
+    "live.untimed": {"es": "sin reloj", "en": "no clock"},
+    "live.delay": {"es": "retardo", "en": "delay"},
+    "live.last_seen": {"es": "último dato hace {s}", "en": "last heard {s} ago"},
+    "live.winner": {"es": "Ganó {who}", "en": "{who} won"},
+    "live.checked_in": {"es": "presente", "en": "present"},
+    "live.absent": {"es": "ausente", "en": "absent"},
+    "live.counts": {
+        "es": "{playing} jugando · {alerts} avisos · {offline} sin conexión",
+        "en": "{playing} playing · {alerts} alerts · {offline} offline",
+    },
+    "live.sound_on": {"es": "Activar sonido", "en": "Enable sound"},
+    "live.sound_enabled": {"es": "Sonido activado", "en": "Sound on"},
+    # ── badges ──
+    "badge.paused": {"es": "En pausa: {why}", "en": "Paused: {why}"},
+    "badge.director": {"es": "¡Llaman al director! {why}", "en": "Director called! {why}"},
+    "badge.low_time": {"es": "Poco tiempo: {who}", "en": "Low time: {who}"},
+    "badge.timeout": {"es": "Tiempo agotado: {who}", "en": "Time out: {who}"},
+    "badge.late": {
+        "es": "Retraso: {who} ausente, próximo punto en {left}",
+        "en": "Late: {who} absent, next point in {left}",
+    },
+    "badge.late_points": {"es": "puntos por retraso {a}–{b}", "en": "lateness points {a}–{b}"},
+    "badge.result": {
+        "es": "Resultado por confirmar: {who} gana {kind}",
+        "en": "Result awaiting confirmation: {who} wins {kind}",
+    },
+    "badge.offline": {"es": "Desconectada", "en": "Offline"},
+    "badge.lost": {"es": "¡Conexión perdida!", "en": "Connection lost!"},
+    "badge.stale": {"es": "Sin noticias desde hace {s}", "en": "Silent for {s}"},
+    "badge.over": {"es": "Partido terminado", "en": "Match over"},
+    # ── table states ──
+    "state.idle": {"es": "libre", "en": "idle"},
+    "state.assigned": {"es": "asignada, esperando jugadores", "en": "assigned, waiting for players"},
+    "state.checking_in": {"es": "llegando jugadores", "en": "checking in"},
+    "state.between_games": {"es": "entre juegos", "en": "between games"},
+    "state.running": {"es": "jugando", "en": "playing"},
+    "state.cube_offered": {"es": "cubo ofrecido", "en": "cube offered"},
+    "state.paused": {"es": "en pausa", "en": "paused"},
+    "state.result_entry": {"es": "anotando resultado", "en": "entering the result"},
+    "state.match_over": {"es": "partido terminado", "en": "match over"},
+    "state.unknown": {"es": "desconocido", "en": "unknown"},
+    # ── pause reasons (mesa.table.inputs.PAUSE_REASONS) ──
+    "reason.unspecified": {"es": "sin motivo", "en": "no reason given"},
+    "reason.game_over": {"es": "fin del juego", "en": "game over"},
+    "reason.concession": {"es": "abandono", "en": "concession"},
+    "reason.break": {"es": "descanso", "en": "break"},
+    "reason.fallen_die": {"es": "dado caído", "en": "fallen die"},
+    "reason.dispute": {"es": "disputa", "en": "dispute"},
+    "reason.director": {"es": "llamada al director", "en": "director called"},
+    "reason.timeout": {"es": "tiempo agotado", "en": "time out"},
+    "reason.result_rejected": {"es": "resultado rechazado", "en": "result rejected"},
+    "reason.players": {"es": "los jugadores", "en": "the players"},
+    # ── game kinds and match endings ──
+    "kind.0": {"es": "(cubo rechazado)", "en": "(double passed)"},
+    "kind.1": {"es": "sencillo", "en": "single"},
+    "kind.2": {"es": "gammon", "en": "gammon"},
+    "kind.3": {"es": "backgammon", "en": "backgammon"},
+    "how.score": {"es": "por puntos", "en": "on points"},
+    "how.timeout": {"es": "por tiempo", "en": "on time"},
+    "how.lateness": {"es": "por retraso", "en": "by lateness"},
+    "how.penalty": {"es": "por penalización", "en": "by penalty"},
+    "how.forfeit": {"es": "por incomparecencia", "en": "by forfeit"},
+    "how.director": {"es": "por decisión del director", "en": "by the director"},
+    # ── tournament ──
+    "t.status.registration": {"es": "inscripción", "en": "registration"},
+    "t.status.groups": {"es": "fase de grupos", "en": "group stage"},
+    "t.status.knockout": {"es": "eliminatorias", "en": "knockout"},
+    "t.status.finished": {"es": "terminado", "en": "finished"},
+    "t.status.closed": {"es": "cerrado y publicado", "en": "closed and published"},
+    "t.players_count": {"es": "{n} jugadores", "en": "{n} players"},
+    "t.date": {"es": "Fecha", "en": "Date"},
+    "t.name": {"es": "Torneo", "en": "Tournament"},
+    "phase.group": {"es": "Grupos", "en": "Groups"},
+    "phase.knockout": {"es": "Cuadro", "en": "Knockout"},
+    "phase.consolation": {"es": "Último Chance", "en": "Último Chance"},
+    "match.status.waiting": {"es": "pendiente", "en": "waiting"},
+    "match.status.ready": {"es": "lista", "en": "ready"},
+    "match.status.assigned": {"es": "en mesa", "en": "at a table"},
+    "match.status.playing": {"es": "jugando", "en": "playing"},
+    "match.status.done": {"es": "terminada", "en": "done"},
+    "group.title": {"es": "Grupo {n}", "en": "Group {n}"},
+    "group.none": {
+        "es": "Los grupos aún no se han sorteado.",
+        "en": "The groups have not been drawn yet.",
+    },
+    "col.place": {"es": "Pos.", "en": "Pos."},
+    "col.player": {"es": "Jugador", "en": "Player"},
+    "col.played": {"es": "PJ", "en": "P"},
+    "col.won": {"es": "PG", "en": "W"},
+    "col.lost": {"es": "PP", "en": "L"},
+    "col.diff": {"es": "Dif.", "en": "Diff."},
+    "col.tiebreak": {"es": "Desempate", "en": "Tie-break"},
+    "col.qualified": {"es": "Clasif.", "en": "Qual."},
+    "col.points": {"es": "Puntos", "en": "Points"},
+    "col.rating": {"es": "Rating", "en": "Rating"},
+    "col.experience": {"es": "Experiencia", "en": "Experience"},
+    "col.tournaments": {"es": "Torneos", "en": "Tournaments"},
+    "col.wins": {"es": "Ganados", "en": "Won"},
+    "col.finals": {"es": "Finales", "en": "Finals"},
+    "col.match": {"es": "Partida", "en": "Match"},
+    "col.round": {"es": "Ronda", "en": "Round"},
+    "col.table": {"es": "Mesa", "en": "Table"},
+    "col.score": {"es": "Resultado", "en": "Score"},
+    "col.status": {"es": "Estado", "en": "Status"},
+    "col.length": {"es": "A", "en": "To"},
+    "col.white": {"es": "Blancas", "en": "White"},
+    "col.black": {"es": "Negras", "en": "Black"},
+    "col.when": {"es": "Cuándo", "en": "When"},
+    "col.who": {"es": "Quién", "en": "Who"},
+    "col.action": {"es": "Acción", "en": "Action"},
+    "col.target": {"es": "Sobre", "en": "Target"},
+    "col.why": {"es": "Motivo", "en": "Reason"},
+    "col.outcome": {"es": "Resultado", "en": "Outcome"},
+    "col.seed": {"es": "Cabeza", "en": "Seed"},
+    "col.group": {"es": "Grupo", "en": "Group"},
+    "col.checked_in": {"es": "Presente", "en": "Present"},
+    "col.opponent": {"es": "Rival", "en": "Opponent"},
+    "col.phase": {"es": "Fase", "en": "Phase"},
+    "col.change": {"es": "Cambio", "en": "Change"},
+    "col.id": {"es": "Código", "en": "ID"},
+    "qualified.yes": {"es": "sí", "en": "yes"},
+    "tiebreak.matches_won_among": {
+        "es": "partidas ganadas entre empatados",
+        "en": "matches won among the tied",
+    },
+    "tiebreak.points_diff_among": {
+        "es": "diferencia de puntos entre empatados",
+        "en": "point difference among the tied",
+    },
+    "tiebreak.points_diff_all": {
+        "es": "diferencia de puntos en el grupo",
+        "en": "point difference in the group",
+    },
+    "tiebreak.dice": {"es": "tirada de dados", "en": "dice roll"},
+    "tiebreak.forfeit": {"es": "incomparecencia (va detrás)", "en": "forfeit (placed below)"},
+    "tiebreak.wins": {"es": "partidas ganadas", "en": "matches won"},
+    "tiebreak.pending": {"es": "pendiente de dados", "en": "dice pending"},
+    "draw.title": {"es": "Cuadro final", "en": "Knockout draw"},
+    "draw.none": {
+        "es": "El cuadro se sortea al terminar los grupos.",
+        "en": "The draw is made when the groups finish.",
+    },
+    "draw.bye": {"es": "libre", "en": "bye"},
+    "draw.tbd": {"es": "por decidir", "en": "to be decided"},
+    "draw.champion": {"es": "Campeón", "en": "Champion"},
+    "draw.printable": {"es": "Cuadro para imprimir", "en": "Printable draw"},
+    "draw.a4": {"es": "A4 apaisado", "en": "A4 landscape"},
+    "draw.a3": {"es": "A3 apaisado", "en": "A3 landscape"},
+    "round.playin": {"es": "Repechaje", "en": "Play-in"},
+    "round.final": {"es": "Final", "en": "Final"},
+    "round.semi": {"es": "Semifinales", "en": "Semifinals"},
+    "round.quarter": {"es": "Cuartos de final", "en": "Quarterfinals"},
+    "round.of": {"es": "Ronda de {n}", "en": "Round of {n}"},
+    "round.group": {"es": "Ronda {n}", "en": "Round {n}"},
+    "consolation.title": {"es": "Último Chance", "en": "Último Chance"},
+    "consolation.none": {
+        "es": "El Último Chance empieza cuando hay perdedores de la primera ronda.",
+        "en": "Último Chance starts once the first knockout round has losers.",
+    },
+    "rank.title": {"es": "Rankings", "en": "Rankings"},
+    "rank.tournament": {"es": "Torneo", "en": "Tournament"},
+    "rank.annual": {"es": "Anual", "en": "Annual"},
+    "rank.historic": {"es": "Histórico", "en": "Historic"},
+    "rank.rating": {"es": "Rating", "en": "Rating"},
+    "rank.none": {"es": "Aún no hay datos para este ranking.", "en": "No data for this ranking yet."},
+    "rank.eligible": {"es": "opta a premio anual", "en": "eligible for the annual prize"},
+    "rank.history": {"es": "Evolución del rating", "en": "Rating history"},
+    "rank.season": {"es": "Temporada {year}", "en": "Season {year}"},
+    "player.title": {"es": "Ficha de {name}", "en": "{name}"},
+    "player.matches": {"es": "Partidas", "en": "Matches"},
+    "player.rating": {"es": "Rating {r}", "en": "Rating {r}"},
+    "player.none": {"es": "Sin partidas todavía.", "en": "No matches yet."},
+    "player.won": {"es": "ganó", "en": "won"},
+    "player.lost": {"es": "perdió", "en": "lost"},
+    "players.title": {"es": "Jugadores", "en": "Players"},
+    "final.title": {"es": "ASÍ QUEDÓ EL TORNEO", "en": "FINAL STANDINGS"},
+    "final.none": {
+        "es": "La clasificación final se publica al cerrar el torneo.",
+        "en": "The final standings are published when the tournament closes.",
+    },
+    "final.place": {"es": "Puesto", "en": "Place"},
+    # ── exports ──
+    "exp.title": {"es": "Exportar", "en": "Exports"},
+    "exp.csv": {"es": "CSV", "en": "CSV"},
+    "exp.json": {"es": "JSON", "en": "JSON"},
+    "exp.static": {
+        "es": "Resultados en HTML estático para la web del club (.zip)",
+        "en": "Static HTML results for the club's website (.zip)",
+    },
+    "exp.final": {"es": "«ASÍ QUEDÓ EL TORNEO»", "en": "“FINAL STANDINGS” list"},
+    "exp.draw": {"es": "Cuadro para imprimir", "en": "Printable draw"},
+    "exp.standings": {"es": "Clasificación de grupos", "en": "Group standings"},
+    "exp.matches": {"es": "Todas las partidas", "en": "All matches"},
+    "exp.rankings": {"es": "Rankings", "en": "Rankings"},
+    "exp.generated": {"es": "Generado el {when}", "en": "Generated on {when}"},
+    # ── login ──
+    "login.title": {"es": "Entrada del director", "en": "Director login"},
+    "login.user": {"es": "Usuario", "en": "User"},
+    "login.password": {"es": "Contraseña", "en": "Password"},
+    "login.submit": {"es": "Entrar", "en": "Log in"},
+    "login.needed": {
+        "es": "Esta parte es solo para el director. Entre con su usuario.",
+        "en": "This part is for the director only. Please log in.",
+    },
+    # ── messages after an action ──
+    "flash.logged_in": {"es": "Bienvenido, {user}.", "en": "Welcome, {user}."},
+    "flash.logged_out": {"es": "Sesión cerrada.", "en": "Logged out."},
+    "flash.bad_login": {"es": "Usuario o contraseña incorrectos.", "en": "Wrong user or password."},
+    "flash.throttled": {
+        "es": "Demasiados intentos fallidos. Espere {seconds} s antes de volver a intentarlo.",
+        "en": "Too many failed attempts. Wait {seconds} s before trying again.",
+    },
+    "flash.csrf": {
+        "es": "El formulario ha caducado o no es válido (falta el token CSRF). Recargue la página; no se ha cambiado nada.",
+        "en": "The form has expired or is not valid (missing CSRF token). Reload the page; nothing was changed.",
+    },
+    "flash.login_required": {
+        "es": "Hace falta entrar como director para hacer esto. No se ha cambiado nada.",
+        "en": "You must be logged in as the director to do this. Nothing was changed.",
+    },
+    "flash.done": {"es": "Hecho: {what}.", "en": "Done: {what}."},
+    "flash.refused": {"es": "No se pudo: {why}. No se ha cambiado nada.", "en": "Refused: {why}. Nothing was changed."},
+    "flash.conflict": {
+        "es": "Otro director cambió este resultado mientras usted lo editaba (ahora {now}). Revise y vuelva a intentarlo; no se ha cambiado nada.",
+        "en": "Another director changed this result while you were editing it (now {now}). Check it and try again; nothing was changed.",
+    },
+    "flash.finished": {
+        "es": "La partida {match} ya terminó; corrija su resultado en lugar de actuar sobre la mesa. No se ha cambiado nada.",
+        "en": "Match {match} is already over; correct its result instead of acting on the table. Nothing was changed.",
+    },
+    "flash.no_table": {
+        "es": "La mesa {table} no existe o no está conectada. No se ha cambiado nada.",
+        "en": "Table {table} does not exist or is not connected. Nothing was changed.",
+    },
+    "flash.table_timeout": {
+        "es": "La mesa {table} no respondió a tiempo; compruebe su estado.",
+        "en": "Table {table} did not answer in time; check its state.",
+    },
+    "flash.reason_required": {
+        "es": "Indique el motivo; queda en el registro. No se ha cambiado nada.",
+        "en": "Please give a reason; it goes into the audit log. Nothing was changed.",
+    },
+    "flash.bad_value": {
+        "es": "Dato no válido en «{field}». No se ha cambiado nada.",
+        "en": "Invalid value in “{field}”. Nothing was changed.",
+    },
+    "flash.unknown_action": {"es": "Acción desconocida: {name}.", "en": "Unknown action: {name}."},
+    "flash.read_only": {
+        "es": "La vista pública es de solo lectura.",
+        "en": "The public view is read-only.",
+    },
+    # ── director actions (names, also used in the audit log) ──
+    "act.create_tournament": {"es": "crear torneo", "en": "create tournament"},
+    "act.import_ranking": {"es": "importar ranking", "en": "import ranking"},
+    "act.register_player": {"es": "inscribir jugador", "en": "register player"},
+    "act.unregister_player": {"es": "borrar inscripción", "en": "unregister player"},
+    "act.check_in": {"es": "marcar presente", "en": "check in"},
+    "act.start_groups": {"es": "empezar los grupos", "en": "start the groups"},
+    "act.start_knockout": {"es": "sortear el cuadro", "en": "draw the knockout"},
+    "act.assign": {"es": "asignar a mesa", "en": "assign to a table"},
+    "act.unassign": {"es": "retirar de la mesa", "en": "take off the table"},
+    "act.set_clock": {"es": "poner reloj", "en": "put a clock on"},
+    "act.correct_result": {"es": "corregir resultado", "en": "correct result"},
+    "act.record_result": {"es": "anotar resultado", "en": "record result"},
+    "act.adjust_clock": {"es": "ajustar reloj", "en": "adjust clock"},
+    "act.lose_delay": {"es": "quitar el retardo", "en": "take away the delay"},
+    "act.correct_score": {"es": "corregir marcador", "en": "correct the score"},
+    "act.pause": {"es": "pausar mesa", "en": "pause table"},
+    "act.resume": {"es": "reanudar mesa", "en": "resume table"},
+    "act.clear_call": {"es": "atender llamada", "en": "clear the call"},
+    "act.forfeit": {"es": "anotar incomparecencia", "en": "record a forfeit"},
+    "act.sanction": {"es": "sancionar", "en": "sanction"},
+    "act.roll_dice": {"es": "tirar los dados del desempate", "en": "roll the tie-break dice"},
+    "act.close": {"es": "cerrar y publicar", "en": "close and publish"},
+    "act.auto_assign": {"es": "asignación automática", "en": "automatic assignment"},
+    "act.login": {"es": "entrada", "en": "login"},
+    "act.logout": {"es": "salida", "en": "logout"},
+    # ── director forms ──
+    "form.reason": {"es": "Motivo", "en": "Reason"},
+    "form.submit": {"es": "Aplicar", "en": "Apply"},
+    "form.name": {"es": "Nombre", "en": "Name"},
+    "form.date": {"es": "Fecha", "en": "Date"},
+    "form.season": {"es": "Temporada", "en": "Season"},
+    "form.official": {"es": "Oficial (cuenta para el ranking)", "en": "Official (counts for the ranking)"},
+    "form.category": {"es": "Categoría", "en": "Category"},
+    "form.seed": {"es": "Semilla del sorteo", "en": "Draw seed"},
+    "form.csv": {"es": "Ranking en CSV (nombre;puntos)", "en": "Ranking as CSV (name;points)"},
+    "form.csv_file": {"es": "o elija un archivo", "en": "or choose a file"},
+    "form.player": {"es": "Jugador", "en": "Player"},
+    "form.new_player": {"es": "Nuevo jugador (nombre)", "en": "New player (name)"},
+    "form.override": {"es": "Ignorar sanción pendiente", "en": "Override a pending sanction"},
+    "form.match": {"es": "Partida", "en": "Match"},
+    "form.table": {"es": "Mesa", "en": "Table"},
+    "form.score_a": {"es": "Puntos blancas", "en": "White's points"},
+    "form.score_b": {"es": "Puntos negras", "en": "Black's points"},
+    "form.side": {"es": "Jugador", "en": "Player"},
+    "form.seconds": {"es": "Segundos (+/−)", "en": "Seconds (+/−)"},
+    "form.winner": {"es": "Gana", "en": "Winner"},
+    "form.kind": {"es": "Sanción", "en": "Sanction"},
+    "form.clock_preset": {"es": "Reloj", "en": "Clock"},
+    "form.no_clock": {"es": "sin reloj", "en": "no clock"},
+    "form.groups": {"es": "Número de grupos (vacío: N÷3)", "en": "Number of groups (blank: N÷3)"},
+    "form.consolation": {"es": "Con Último Chance", "en": "With Último Chance"},
+    "form.confirm_close": {
+        "es": "¿Cerrar el torneo y publicar los resultados? Después no se podrá modificar.",
+        "en": "Close the tournament and publish the results? It cannot be changed afterwards.",
+    },
+    "form.expected": {"es": "Resultado que estaba a la vista", "en": "Result you were looking at"},
+    "sanction.left": {"es": "abandonó el torneo (HGV 2.3.5)", "en": "left the tournament (HGV 2.3.5)"},
+    "sanction.no_show": {"es": "confirmó y no vino (HGV 2.3.6)", "en": "confirmed and did not come (HGV 2.3.6)"},
+    "dir.title": {"es": "Dirección del torneo", "en": "Tournament direction"},
+    "dir.tables": {"es": "Mesas", "en": "Tables"},
+    "dir.matches": {"es": "Partidas", "en": "Matches"},
+    "dir.registration": {"es": "Inscripción", "en": "Registration"},
+    "dir.actions": {"es": "Acciones", "en": "Actions"},
+    "dir.audit_title": {"es": "Registro de acciones del director", "en": "Director's audit log"},
+    "dir.audit_none": {"es": "Ninguna acción todavía.", "en": "No actions yet."},
+    "dir.outcome.ok": {"es": "hecho", "en": "done"},
+    "dir.outcome.refused": {"es": "rechazado", "en": "refused"},
+    "dir.ties": {"es": "Empates que se deciden a los dados", "en": "Ties decided by the dice"},
+    "dir.no_ties": {"es": "Ningún empate pendiente.", "en": "No tie pending."},
+    "dir.tie": {"es": "Grupo {group}: {players}", "en": "Group {group}: {players}"},
+    "dir.ready_matches": {"es": "Partidas listas para jugar", "en": "Matches ready to play"},
+    "dir.table_actions": {"es": "Acciones sobre la mesa {id}", "en": "Actions on table {id}"},
+    "side.a": {"es": "blancas", "en": "white"},
+    "side.b": {"es": "negras", "en": "black"},
+}
+
+
+def t(key: str, lang: str = DEFAULT_LANGUAGE, /, **values: Any) -> str:
+    """The string ``key`` in ``lang`` with ``{placeholders}`` filled; the key itself if unknown.
+
+    >>> t("live.table", "en", id="3")
+    'Table 3'
+    """
+    entry = STRINGS.get(key)
+    if entry is None:
+        return key
+    text = entry.get(lang) or entry[DEFAULT_LANGUAGE]
+    return text.format(**values) if values else text
+
+
+def pick_language(*candidates: str | None) -> str:
+    """The first supported language among ``candidates`` (query, cookie, header), else Spanish.
+
+    >>> pick_language(None, "fr", "en-GB,en;q=0.8")
+    'en'
+    >>> pick_language(None, None)
+    'es'
+    """
+    for c in candidates:
+        if not c:
+            continue
+        for part in c.split(","):
+            code = part.split(";")[0].strip().lower()[:2]
+            if code in LANGUAGES:
+                return code
+    return DEFAULT_LANGUAGE
+
+
+def format_number(value: float, lang: str, decimals: int = 2) -> str:
+    """A number with the language's decimal mark and thousands separator.
+
+    >>> format_number(1534.256, "es"), format_number(1534.256, "en")
+    ('1.534,26', '1,534.26')
+    """
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—"
+    text = f"{value:,.{decimals}f}"
+    if lang == "es":
+        text = text.replace(",", "\x00").replace(".", ",").replace("\x00", ".")
+    return text
+
+
+def format_points(hundredths: int | float | None, lang: str) -> str:
+    """Tournament points kept in hundredths, printed with two decimals: 230 → ``2,30``."""
+    if hundredths is None:
+        return "—"
+    return format_number(hundredths / 100, lang, 2)
+
+
+def format_clock(seconds: float | None) -> str:
+    """A reserve as ``m:ss`` (``h:mm:ss`` from an hour), rounded up like a chess clock.
+
+    >>> format_clock(59.2), format_clock(3600), format_clock(-3)
+    ('1:00', '1:00:00', '0:00')
+    """
+    if seconds is None:
+        return "—"
+    whole = max(0, math.ceil(seconds - 1e-9))
+    h, rest = divmod(whole, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def format_datetime(value: datetime | str | None, lang: str) -> str:
+    """A date and time as the club writes it: ``31/12/2025 21:05`` (``2025-12-31 21:05`` in en)."""
+    if value is None:
+        return "—"
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return value
+    return value.strftime("%d/%m/%Y %H:%M" if lang == "es" else "%Y-%m-%d %H:%M")
+
+
+def format_date(value: Any, lang: str) -> str:
+    """A date: ``31/12/2025`` in Spanish, ``2025-12-31`` in English."""
+    if value is None:
+        return "—"
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return value
+    return value.strftime("%d/%m/%Y" if lang == "es" else "%Y-%m-%d")
+
+
+class Translator:
+    """The strings and number formats of one language, handed to every template as ``_``."""
+
+    def __init__(self, lang: str = DEFAULT_LANGUAGE) -> None:
+        self.lang = lang if lang in LANGUAGES else DEFAULT_LANGUAGE
+
+    def __call__(self, key: str, /, **values: Any) -> str:
+        return t(key, self.lang, **values)
+
+    def points(self, hundredths: int | float | None) -> str:
+        return format_points(hundredths, self.lang)
+
+    def number(self, value: float, decimals: int = 2) -> str:
+        return format_number(value, self.lang, decimals)
+
+    def clock(self, seconds: float | None) -> str:
+        return format_clock(seconds)
+
+    def datetime(self, value: Any) -> str:
+        return format_datetime(value, self.lang)
+
+    def date(self, value: Any) -> str:
+        return format_date(value, self.lang)
+
+    def strings(self, prefix: str) -> Mapping[str, str]:
+        """Every string under ``prefix`` (for the browser's script), keyed without the prefix."""
+        return {
+            k[len(prefix) :]: t(k, self.lang) for k in STRINGS if k.startswith(prefix)
+        }
