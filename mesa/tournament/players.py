@@ -99,6 +99,8 @@ class PlayerRegistry:
 
     players: dict[str, Player] = field(default_factory=dict)
     sanctions: list[Sanction] = field(default_factory=list)
+    _names: dict[str, str] | None = field(default=None, repr=False, compare=False)
+    _top: int | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.players)
@@ -110,8 +112,10 @@ class PlayerRegistry:
         return player_id in self.players
 
     def next_id(self) -> str:
-        numbers = [int(p[1:]) for p in self.players if re.fullmatch(r"P\d+", p)]
-        return f"P{max(numbers, default=0) + 1:04d}"
+        if self._top is None:
+            self._top = max((int(p[1:]) for p in self.players if re.fullmatch(r"P\d+", p)),
+                            default=0)
+        return f"P{self._top + 1:04d}"
 
     def get(self, player_id: str) -> Player:
         try:
@@ -128,11 +132,10 @@ class PlayerRegistry:
         raise UnknownPlayerError(f"card {key}")
 
     def find_name(self, name: str) -> Player | None:
-        key = normalize_name(name)
-        for p in self.players.values():
-            if normalize_name(p.name) == key:
-                return p
-        return None
+        if self._names is None:
+            self._names = {normalize_name(p.name): p.id for p in self.players.values()}
+        pid = self._names.get(normalize_name(name))
+        return None if pid is None else self.players.get(pid)
 
     def _check_unique(self, player: Player, ignore: str | None = None) -> None:
         if not player.name.strip():
@@ -155,6 +158,10 @@ class PlayerRegistry:
         player = replace(player, card_ids=tuple(normalize_card(c) for c in player.card_ids))
         self._check_unique(player)
         self.players[player.id] = player
+        if self._names is not None:
+            self._names[normalize_name(player.name)] = player.id
+        if re.fullmatch(r"P\d+", player.id) and self._top is not None:
+            self._top = max(self._top, int(player.id[1:]))
         return player
 
     def add_new(self, name: str, *, card_ids: tuple[str, ...] = (), category: Category = "open",
@@ -171,6 +178,7 @@ class PlayerRegistry:
             raise TournamentError("a player's id cannot change", code="bad_player")
         self._check_unique(new, ignore=player_id)
         self.players[player_id] = new
+        self._names = None
         return new
 
     def add_card(self, player_id: str, card_id: str) -> Player:

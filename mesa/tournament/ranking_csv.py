@@ -1,0 +1,199 @@
+"""Ranking CSV import (all or nothing, every bad row reported) and export.
+
+>>> from mesa.tournament.players import PlayerRegistry
+>>> reg = PlayerRegistry()
+>>> _ = reg.add_new("ALEX"); _ = reg.add_new("EL MANU")
+>>> r = import_ranking("nombre;puntos\\nALEX;2,30\\nEL MANU;1,34\\n", reg).ranking
+>>> [(e.name, e.points) for e in r.entries]
+[('ALEX', 230), ('EL MANU', 134)]
+>>> import_ranking("name,points\\nALEX,x\\nNOBODY,1\\n", reg)
+Traceback (most recent call last):
+...
+mesa.tournament.errors.RankingCSVError: ranking CSV has 2 bad row(s), nothing imported:
+  line 2: points: 'x' is not a number
+  line 3: unknown player 'NOBODY' (register them first, or import with create_missing=True)
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+
+from mesa.tournament.errors import RankingCSVError, RowError, UnknownPlayerError
+from mesa.tournament.i18n import check_lang, format_points
+from mesa.tournament.players import Category, Player, PlayerRegistry, normalize_name
+from mesa.tournament.points import parse_points
+from mesa.tournament.season import Ranking, order_ranking
+
+EXPORT_HEADERS = {
+    "es": ["posicion", "jugador", "nombre", "puntos", "torneos", "ganados", "finales",
+           "premio"],
+    "en": ["position", "player_id", "name", "points", "tournaments", "won", "finals",
+           "eligible"],
+}
+# Column names accepted on import (compared without case or accents).
+ALIASES = {
+    "position": ("posicion", "position", "pos", "puesto"),
+    "player_id": ("jugador", "player_id", "id", "player"),
+    "name": ("nombre", "name"),
+    "points": ("puntos", "points", "pts"),
+    "tournaments": ("torneos", "tournaments", "jugados", "played"),
+    "won": ("ganados", "won", "torneos_ganados", "titles"),
+    "finals": ("finales", "finals", "finales_jugadas"),
+    "card_id": ("tarjeta", "card", "card_id"),
+}
+
+
+def export_ranking(ranking: Ranking, lang: str = "es") -> str:
+    """A ranking as CSV: ``;`` and decimal comma in Spanish, ``,`` and point in English."""
+    check_lang(lang)
+    buf = io.StringIO()
+    w = csv.writer(buf, delimiter=";" if lang == "es" else ",", lineterminator="\n")
+    w.writerow(EXPORT_HEADERS[lang])
+    yes, no = ("sí", "no") if lang == "es" else ("yes", "no")
+    for e in ranking.entries:
+        w.writerow([e.position, e.player_id, e.name,
+                    format_points(e.points, lang),  # type: ignore[arg-type]
+                    e.tournaments, e.won, e.finals, yes if e.eligible else no])
+    return buf.getvalue()
+
+
+@dataclass(frozen=True)
+class ImportedRanking:
+    ranking: Ranking
+    new_players: tuple[Player, ...]
+
+
+def _delimiter(header_line: str) -> str:
+    counts = {d: header_line.count(d) for d in (";", ",", "\t")}
+    return max(counts, key=lambda d: counts[d]) if any(counts.values()) else ","
+
+
+def _column_map(header: list[str]) -> tuple[dict[str, int], list[str]]:
+    cols: dict[str, int] = {}
+    problems: list[str] = []
+    for i, raw in enumerate(header):
+        key = normalize_name(raw).replace(" ", "_")
+        for field, names in ALIASES.items():
+            if key in names:
+                if field in cols:
+                    problems.append(f"column {raw!r} repeats {field}")
+                cols[field] = i
+    if "points" not in cols:
+        problems.append("no points column (puntos/points)")
+    if "name" not in cols and "player_id" not in cols:
+        problems.append("no name or player id column (nombre/name, jugador/player_id)")
+    return cols, problems
+
+
+def _count(value: str, what: str, errors: list[str]) -> int:
+    v = value.strip()
+    if not v:
+        return 0
+    if not v.isdigit():
+        errors.append(f"{what}: {value!r} is not a whole number ≥ 0")
+        return 0
+    return int(v)
+
+
+def import_ranking(
+    text: str,
+    registry: PlayerRegistry,
+    *,
+    category: Category = "open",
+    title: str = "imported",
+    create_missing: bool = False,
+) -> ImportedRanking:
+    """Read a ranking CSV; raise :class:`RankingCSVError` listing every bad row.
+
+    Columns (Spanish or English names, ``;`` ``,`` or tab separated): ``points`` and either
+    ``name`` or ``player_id`` are required; ``position``, ``tournaments``, ``won``,
+    ``finals`` and ``card_id`` are optional; other columns are ignored. Points take a decimal
+    comma or point. Players are matched by id, card, then name; unknown names are an error
+    unless ``create_missing``, which registers them, but only when the whole file is valid.
+    """
+    text = text.lstrip("\ufeff")
+    first = text.splitlines()[0] if text.strip() else ""
+    if not first.strip():
+        raise RankingCSVError([RowError(1, "the file is empty: it needs a header line")])
+    reader = csv.reader(io.StringIO(text), delimiter=_delimiter(first))
+    header = next(reader)
+    cols, problems = _column_map(header)
+    if problems:
+        raise RankingCSVError([RowError(1, p) for p in problems])
+    errors: list[RowError] = []
+    seen: dict[str, int] = {}
+    rows: list[tuple[str | None, str, int, int, int, int]] = []
+    for row in reader:
+        line = reader.line_num
+        if not any(c.strip() for c in row):
+            continue
+        if len(row) != len(header):
+            errors.append(RowError(line, f"expected {len(header)} fields, found {len(row)}"))
+            continue
+        problems = []
+
+        def get(field: str, row: list[str] = row) -> str:
+            return row[cols[field]].strip() if field in cols else ""
+
+        name, pid, card = get("name"), get("player_id"), get("card_id")
+        player: Player | None = None
+        if pid:
+            if pid in registry:
+                player = registry.get(pid)
+                if name and normalize_name(name) != normalize_name(player.name):
+                    problems.append(f"name {name!r} does not match {pid} ({player.name})")
+            else:
+                problems.append(f"unknown player id {pid!r}")
+        elif card:
+            try:
+                player = registry.by_card(card)
+            except UnknownPlayerError:
+                problems.append(f"unknown card {card!r}")
+        elif name:
+            player = registry.find_name(name)
+            if player is None and not create_missing:
+                problems.append(f"unknown player {name!r} (register them first, or import "
+                                "with create_missing=True)")
+        else:
+            problems.append("a row needs a name or a player id")
+        try:
+            points = parse_points(get("points"))
+            if points < 0:
+                problems.append(f"points: {get('points')!r} is negative")
+        except ValueError as e:
+            problems.append(f"points: {e}")
+            points = 0
+        if get("position") and not get("position").isdigit():
+            problems.append(f"position: {get('position')!r} is not a whole number")
+        played = _count(get("tournaments"), "tournaments", problems)
+        won = _count(get("won"), "won", problems)
+        finals = _count(get("finals"), "finals", problems)
+        if "finals" in cols and won > finals:
+            problems.append(f"won {won} tournaments but played only {finals} finals")
+        if "tournaments" in cols and max(won, finals) > played:
+            problems.append(f"more finals or wins than tournaments played ({played})")
+        key = player.id if player else normalize_name(name)
+        if key and key in seen:
+            problems.append(f"player already listed on line {seen[key]}")
+        elif key:
+            seen[key] = line
+        if problems:
+            errors.extend(RowError(line, p) for p in problems)
+            continue
+        rows.append((player.id if player else None, name or (player.name if player else ""),
+                     points, played, won, finals))
+    if errors:
+        raise RankingCSVError(errors)
+    created: list[Player] = []
+    totals: dict[str, list[int]] = {}
+    names: dict[str, str] = {}
+    for pid_or_none, name, points, played, won, finals in rows:
+        if pid_or_none is None:
+            p = registry.add_new(name, category=category)
+            created.append(p)
+            pid_or_none = p.id
+        totals[pid_or_none] = [points, played, won, finals]
+        names[pid_or_none] = registry.get(pid_or_none).name
+    return ImportedRanking(order_ranking(totals, names, title, category), tuple(created))

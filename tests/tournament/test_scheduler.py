@@ -1,0 +1,68 @@
+"""Table assignment (HGV 2.3.1 scheduled start, 2.3.4 playing early, 7.4.7 other tables)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from mesa.tournament.matches import ClockPreset, Match, Result
+from mesa.tournament.scheduler import plan_assignments
+
+T0 = datetime(2014, 1, 31, 20, 0)
+
+
+def gm(mid: str, a: str, b: str, group: int, rnd: int, **kw) -> Match:
+    return Match(mid, "group", str(rnd), rnd, int(mid.split("-")[1]), 3,
+                 ClockPreset.for_length(3), a, b, group=group,
+                 planned_start=T0 + timedelta(minutes=30 * (rnd - 1)), **kw)
+
+
+def test_busy_players_wait() -> None:
+    ms = [gm("G1-1", "B", "C", 1, 1), gm("G1-2", "A", "B", 1, 2), gm("G1-3", "C", "A", 1, 3)]
+    plan = plan_assignments(ms, ["T1", "T2", "T3"], T0)
+    assert [a.match_id for a in plan] == ["G1-1"]
+
+
+def test_one_table_per_match_and_calendar_order() -> None:
+    ms = [gm("G2-1", "E", "F", 2, 1), gm("G1-1", "B", "C", 1, 1), gm("G3-1", "H", "I", 3, 1)]
+    plan = plan_assignments(ms, ["T1", "T2"], T0)
+    assert [(a.match_id, a.table) for a in plan] == [("G1-1", "T1"), ("G2-1", "T2")]
+
+
+def test_early_play_keeps_the_calendar_time() -> None:
+    ms = [gm("G1-2", "A", "B", 1, 2)]
+    [a] = plan_assignments(ms, ["T1"], T0)
+    assert a.early and a.scheduled_start == T0 + timedelta(minutes=30)
+    assert plan_assignments(ms, ["T1"], T0, play_early=False) == []
+
+
+def test_late_assignment_starts_lateness_at_assignment() -> None:
+    ms = [gm("G1-1", "B", "C", 1, 1)]
+    later = T0 + timedelta(minutes=45)
+    [a] = plan_assignments(ms, ["T1"], later)
+    assert a.scheduled_start == later and not a.early
+
+
+def test_tables_in_use_are_not_free() -> None:
+    busy = gm("G1-1", "B", "C", 1, 1, table="T1")
+    ms = [busy, gm("G2-1", "E", "F", 2, 1)]
+    assert [(a.match_id, a.table) for a in plan_assignments(ms, ["T1", "T2"], T0)] == [
+        ("G2-1", "T2")]
+
+
+def test_group_keeps_its_table() -> None:
+    ms = [gm("G1-1", "B", "C", 1, 1, result=Result("B", "C", 3, 0, False, "table", "t", T0)),
+          gm("G1-2", "A", "B", 1, 2), gm("G2-1", "E", "F", 2, 1)]
+    plan = plan_assignments(ms, ["T1", "T2", "T3"], T0, home_tables={1: "T3", 2: "T1"})
+    assert {a.match_id: a.table for a in plan} == {"G1-2": "T3", "G2-1": "T1"}
+
+
+def test_final_waits_for_a_feature_table() -> None:
+    final = Match("KO-F-1", "knockout", "F", 5, 1, 7, ClockPreset(840, 10, True), "X", "Y")
+    qf = Match("KO-QF-1", "knockout", "QF", 3, 1, 5, ClockPreset.for_length(5), "P", "Q")
+    kw = {"feature_tables": ["T9"], "needs_feature_table": frozenset({"KO-F-1"})}
+    assert [(a.match_id, a.table) for a in plan_assignments([final, qf], ["T1"], T0, **kw)] == [
+        ("KO-QF-1", "T1")]
+    assert [(a.match_id, a.table) for a in plan_assignments(
+        [final, qf], ["T1", "T9"], T0, **kw)] == [("KO-QF-1", "T1"), ("KO-F-1", "T9")]
+    assert plan_assignments([final], ["T1", "T9"], T0, **kw)[0].to_dict()["clock"] == {
+        "reserve_s": 840, "delay_s": 10, "mandatory": True}
