@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import logging
 import pickle
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,6 +30,8 @@ from mesa.core.sides import SIDES, Side, other
 from mesa.errors import ConfigError, RuleError
 from mesa.table.inputs import Input, InputError, parse_input
 from mesa.table.transitions import STATES, TRANSITIONS
+
+log = logging.getLogger(__name__)
 
 MENU_IN_GAME = ("resume", "game_over", "concession", "fallen_die", "dispute", "director")
 MENU_CUBE = ("resume", "fallen_die", "dispute", "director")
@@ -157,9 +160,12 @@ class Table:
     ) -> Outcome:
         """Apply one input at ``now`` (seconds on the table's monotonic clock)."""
         try:
-            inp = name if isinstance(name, Input) else parse_input(name, args or {})
+            # An Input built by hand is validated too: defaults are filled, types checked.
+            inp = (parse_input(name.name, name.args) if isinstance(name, Input)
+                   else parse_input(name, args or {}))
         except InputError as e:
-            raw = Input(str(name), dict(args or {}) if isinstance(args, dict) else {})
+            raw = name if isinstance(name, Input) else Input(
+                str(name), dict(args) if isinstance(args, dict) else {})
             return Outcome(raw, now, self.s.state, refusal=Refusal("bad_input", str(e)))
         if self.s.last_now is not None and now < self.s.last_now:
             return Outcome(
@@ -189,8 +195,15 @@ class Table:
             if (self.s.state, inp.name) not in TRANSITIONS:
                 raise _refuse("not_now", f"{inp.name} does nothing while {self.s.state}")
             handler(inp, now)
-        except (_Refused, RuleError) as e:
-            refusal = e.refusal if isinstance(e, _Refused) else Refusal(e.code, str(e))
+        except Exception as e:
+            if isinstance(e, _Refused):
+                refusal = e.refusal
+            elif isinstance(e, RuleError):
+                refusal = Refusal(e.code, str(e))
+            else:
+                # A bug must never leave a half-applied input behind or stop the clock.
+                log.exception("table: %s refused after an internal error", inp.name)
+                refusal = Refusal("internal_error", f"internal error: {type(e).__name__}: {e}")
             report = [x for x in self._events[len(settled) :] if isinstance(x, ev.CardRejected)]
             self.s = before
             self.s.last_now = now

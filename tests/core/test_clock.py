@@ -162,6 +162,7 @@ def test_charges_add_up_and_the_flag_falls_exactly(turns: list[float], delay: fl
         before = dict(c.reserve)
         limit = delay + c.reserve[side]
         end = now + t
+        t = end - now  # the turn as the clock sees it: a difference of two float timestamps
         if t > limit:
             assert c.flagged(end)
             assert c.flag_at() == pytest.approx(now + limit)

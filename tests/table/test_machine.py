@@ -382,3 +382,30 @@ def test_every_input_has_a_handler() -> None:
     t = Table()
     for name in INPUT_NAMES:
         assert callable(getattr(t, f"_on_{name}"))
+
+
+def test_a_hand_built_input_is_validated_and_completed() -> None:
+    from mesa.table.inputs import Input
+
+    t = Table()
+    out = t.apply(Input("assign", {"match_id": "M", "players": {"a": "A", "b": "B"}, "length": 3}),
+                  now=0.0)
+    assert out.accepted and t.state == "assigned"
+    out = t.apply(Input("press", {"side": "z"}), now=1.0)
+    assert out.refusal.code == "bad_input"
+
+
+def test_an_internal_error_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    d = running()
+    before = d.table.snapshot()
+
+    def boom(self, inp, now):  # type: ignore[no-untyped-def]
+        self.s.claim = {"half": "applied"}
+        raise ZeroDivisionError("bug")
+
+    monkeypatch.setattr(Table, "_on_pause", boom)
+    out = d.try_("pause", reason="dispute")
+    assert out.refusal.code == "internal_error"
+    after = d.table.snapshot()
+    before.pop("last_now"), after.pop("last_now")
+    assert before == after

@@ -1,0 +1,262 @@
+"""The buttons, LEDs and buzzer through gpiozero (imported lazily: a laptop has no GPIO).
+
+>>> from gpiozero.pins.mock import MockFactory
+>>> from mesa.controller.gestures import GestureRecognizer
+>>> from mesa.controller.runtime import TableRuntime
+>>> factory = MockFactory()
+>>> rt = TableRuntime(buttons=GestureRecognizer())
+>>> pad = ButtonPad(rt, {"a": 17, "b": 27}, pin_factory=factory)
+>>> factory.pin(17).drive_low()       # a's button closes (wired to ground, pulled up)
+>>> [(kind, e.button, e.pressed) for kind, _, e in rt.take_queued()]
+[('edge', 'a', False), ('edge', 'b', False), ('edge', 'a', True)]
+>>> pad.close()
+
+GPIO callbacks run on gpiozero's background threads: they only stamp the edge and queue it for
+the table's one consumer loop (:class:`~mesa.controller.runtime.TableRuntime`), where the
+:class:`~mesa.controller.gestures.GestureRecognizer` turns edges into presses and holds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from mesa.controller.runtime import TableRuntime
+from mesa.table.machine import Outcome
+from mesa.table.view import View
+
+log = logging.getLogger(__name__)
+
+# An edge's age computed from the pin factory's own timestamps is trusted up to this; beyond it
+# (a factory whose ticks are not monotonic seconds) the callback's own time is used.
+MAX_EDGE_AGE = 0.5
+
+
+class ButtonPad:
+    """The table's buttons: ``pins`` maps ``a``, ``b`` and optionally ``cube``/``pause`` to pins."""
+
+    def __init__(
+        self,
+        runtime: TableRuntime,
+        pins: dict[str, Any],
+        *,
+        pull_up: bool = True,
+        pin_factory: Any = None,
+    ) -> None:
+        from gpiozero import DigitalInputDevice
+
+        self.runtime = runtime
+        self.pull_up = pull_up
+        self.devices: dict[str, Any] = {}
+        self._callbacks: dict[str, Any] = {}
+        self.factory = pin_factory
+        try:
+            for name, pin in pins.items():
+                if pin is None:
+                    continue
+                dev = DigitalInputDevice(
+                    pin, pull_up=pull_up, bounce_time=None, pin_factory=pin_factory
+                )
+                self.devices[name] = dev
+                self.factory = dev.pin_factory
+            now = runtime.now()
+            for name, dev in self.devices.items():
+                # A button already down (held at boot, or stuck) is ignored until released.
+                runtime.submit_edge(name, bool(dev.is_active), now, initial=True)
+            for name, dev in self.devices.items():
+                # gpiozero keeps only a weak reference to the callback: hold it here.
+                self._callbacks[name] = self._callback(name)
+                dev.pin.when_changed = self._callbacks[name]
+        except Exception:
+            self.close()
+            raise
+
+    def _callback(self, name: str) -> Any:
+        def changed(ticks: Any, state: Any) -> None:
+            now = self.runtime.now()
+            # The edge happened ``age`` ago by the pin factory's clock (lgpio stamps edges in the
+            # kernel): date it back so that a busy callback thread costs the player nothing.
+            if ticks is not None and self.factory is not None:
+                try:
+                    age = self.factory.ticks_diff(self.factory.ticks(), ticks)
+                except Exception:
+                    age = 0.0
+                if 0.0 <= age <= MAX_EDGE_AGE:
+                    now -= age * self.runtime.speed
+            pressed = (not state) if self.pull_up else bool(state)
+            self.runtime.submit_edge(name, pressed, now)
+
+        return changed
+
+    def levels(self) -> dict[str, bool]:
+        return {name: bool(dev.is_active) for name, dev in self.devices.items()}
+
+    def close(self) -> None:
+        for dev in self.devices.values():
+            with contextlib.suppress(Exception):
+                dev.pin.when_changed = None
+                dev.close()
+        self.devices = {}
+
+
+# ── outputs ────────────────────────────────────────────────────────────────
+def led_modes(view: View) -> dict[str, str]:
+    """``on``, ``off`` or ``blink`` for each clock button's LED: the lit one is on move.
+
+    >>> from mesa.table.machine import Table
+    >>> from mesa.table.view import table_view
+    >>> led_modes(table_view(Table(), 0.0))
+    {'a': 'off', 'b': 'off'}
+    """
+    st = view.state
+    modes = {"a": "off", "b": "off"}
+    if st in ("running", "cube_offered") and view.on_move in modes:
+        modes[view.on_move] = "on"
+    elif st in ("assigned", "checking_in"):
+        # Invite the players who have not checked in yet to press.
+        for side in modes:
+            modes[side] = "on" if side in view.checked_in else "blink"
+    elif st == "between_games":
+        modes = {"a": "blink", "b": "blink"}
+    elif st in ("paused", "result_entry") and view.on_move in modes:
+        modes[view.on_move] = "blink"
+    elif st == "match_over" and view.winner in modes:
+        modes[view.winner] = "on"
+    return modes
+
+
+@dataclass(frozen=True)
+class Beep:
+    """A buzzer cue: ``count`` beeps of ``on`` seconds, ``off`` apart."""
+
+    count: int
+    on: float = 0.08
+    off: float = 0.12
+
+
+def time_left(view: View) -> float | None:
+    """Seconds until the flag of the player on move falls (reserve + delay left)."""
+    if view.state not in ("running", "cube_offered") or not view.timed or view.on_move is None:
+        return None
+    c = view.clocks.get(view.on_move)
+    return None if c is None else c.reserve + c.delay
+
+
+def warnings_between(before: View | None, after: View, thresholds: Iterable[float]) -> list[Beep]:
+    """The low-time warnings crossed from ``before`` to ``after`` within one turn.
+
+    One beep at the highest threshold, two at the next, three at the last (60, 30, 10 s).
+
+    >>> from mesa.table.view import ClockView
+    >>> from dataclasses import replace
+    >>> from mesa.table.machine import Table
+    >>> from mesa.table.view import table_view
+    >>> v = replace(table_view(Table(), 0.0), state="running", timed=True, on_move="a",
+    ...             clocks={"a": ClockView(61.0, 61.0, 0.0, True)})
+    >>> w = replace(v, clocks={"a": ClockView(59.5, 59.5, 0.0, True)})
+    >>> warnings_between(v, w, (60, 30, 10))
+    [Beep(count=1, on=0.08, off=0.12)]
+    """
+    if before is None or before.on_move != after.on_move or before.game != after.game:
+        return []
+    t0, t1 = time_left(before), time_left(after)
+    if t0 is None or t1 is None:
+        return []
+    out = []
+    for i, th in enumerate(sorted(thresholds, reverse=True)):
+        if t1 <= th < t0:
+            out.append(Beep(count=i + 1))
+    return out
+
+
+FLAG_BEEP = Beep(count=1, on=1.5, off=0.1)
+
+
+class TableOutputs:
+    """The LEDs of the clock buttons and the piezo buzzer.
+
+    Register :meth:`update` as a view listener and the object itself as a sink (for flag falls).
+    Every gpiozero call here is quick or runs in gpiozero's background thread (blink, beep).
+    """
+
+    def __init__(
+        self,
+        leds: dict[str, Any] | None = None,
+        buzzer: Any = None,
+        *,
+        warnings: Iterable[float] = (60.0, 30.0, 10.0),
+        active_high: bool = True,
+        buzzer_active_high: bool = True,
+        pin_factory: Any = None,
+    ) -> None:
+        self.warnings = tuple(warnings)
+        self.leds: dict[str, Any] = {}
+        self.buzzer: Any = None
+        self._modes: dict[str, str] = {}
+        self._last: View | None = None
+        self.beeps: list[Beep] = []  # every cue played (the simulator shows them)
+        if leds or buzzer is not None:
+            from gpiozero import LED, Buzzer
+
+            try:
+                for side, pin in (leds or {}).items():
+                    if pin is not None:
+                        self.leds[side] = LED(pin, active_high=active_high, pin_factory=pin_factory)
+                if buzzer is not None:
+                    self.buzzer = Buzzer(
+                        buzzer, active_high=buzzer_active_high, pin_factory=pin_factory
+                    )
+            except Exception:
+                self.close()
+                raise
+
+    def update(self, view: View, now: float) -> None:
+        modes = led_modes(view)
+        for side, mode in modes.items():
+            if self._modes.get(side) == mode:
+                continue
+            self._modes[side] = mode
+            led = self.leds.get(side)
+            if led is None:
+                continue
+            try:
+                if mode == "on":
+                    led.on()
+                elif mode == "off":
+                    led.off()
+                else:
+                    led.blink(on_time=0.4, off_time=0.4, background=True)
+            except Exception:
+                log.exception("LED %s failed", side)
+        for beep in warnings_between(self._last, view, self.warnings):
+            self.play(beep)
+        self._last = view
+
+    def on_outcome(self, outcome: Outcome, snapshot: dict[str, Any], now: float) -> None:
+        if any(e.TYPE == "clock.flag_fell" for e in outcome.events):
+            self.play(FLAG_BEEP)
+
+    def play(self, beep: Beep) -> None:
+        self.beeps.append(beep)
+        if len(self.beeps) > 100:
+            del self.beeps[:50]
+        if self.buzzer is None:
+            return
+        try:
+            self.buzzer.beep(on_time=beep.on, off_time=beep.off, n=beep.count, background=True)
+        except Exception:
+            log.exception("buzzer failed")
+
+    @property
+    def led_state(self) -> dict[str, str]:
+        return dict(self._modes)
+
+    def close(self) -> None:
+        for dev in [*self.leds.values(), self.buzzer]:
+            if dev is not None:
+                with contextlib.suppress(Exception):
+                    dev.close()
+        self.leds, self.buzzer = {}, None

@@ -1,0 +1,431 @@
+"""Robot players: headless players that play whole matches at a table, for the simulator, the
+demo and the tests.
+
+>>> from mesa.controller.runtime import ManualClock, TableRuntime
+>>> from mesa.table.inputs import Input
+>>> clock = ManualClock()
+>>> rt = TableRuntime(clock=clock)
+>>> rt.submit(Input("assign", {"match_id": "R-1", "players": {"a": "Ana", "b": "Beto"},
+...                            "length": 3, "clock": {"preset": "singles"}}), 0.0)
+>>> view = play(rt, RobotPlayers(seed=1), clock)       # virtual time: a whole match in a blink
+>>> view.state, max(view.score.values()) >= 3 or view.ended_by
+('match_over', True)
+
+A robot checks in, rolls the opening (the lower die presses), thinks a realistic while before
+each press (log-normal, with the occasional long think), sometimes doubles, takes or passes, and
+ends each game with a claim that its opponent confirms, until the match is over. With
+``ui="buttons"`` it uses only what a minimal table has (press, hold, both held, the menu cursor);
+with ``ui="menu"`` (the default) the menu inputs ``double``/``take``/``drop``/``claim``/
+``confirm``. All times are table seconds: in an accelerated simulator (``speed``) they pass
+faster, like everything else.
+
+Drive robots with :class:`RobotDriver` (a thread, beside a running runtime) or :func:`play`
+(virtual time, for tests and benchmarks).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mesa.controller.runtime import ManualClock, TableRuntime
+from mesa.core.match import MAX_CUBE
+from mesa.table.inputs import Input
+from mesa.table.view import View
+
+SIDES = ("a", "b")
+
+
+def _other(side: str) -> str:
+    return "b" if side == "a" else "a"
+
+
+@dataclass(frozen=True)
+class RobotStyle:
+    """How robots play. Times are table seconds."""
+
+    think_median: float = 7.0
+    think_sigma: float = 0.6
+    slow_chance: float = 0.04
+    slow_range: tuple[float, float] = (20.0, 45.0)
+    react_range: tuple[float, float] = (0.6, 2.5)
+    checkin_range: tuple[float, float] = (2.0, 40.0)
+    turns_range: tuple[int, int] = (30, 70)  # presses in a game before it ends
+    double_chance: float = 0.03  # per turn, when a double is legal (half that to redouble)
+    take_chance: float = 0.75
+    gammon_chance: float = 0.2
+    backgammon_chance: float = 0.03
+    concede_chance: float = 0.1
+    fallen_die_chance: float = 0.004  # per turn: a short pause and resume
+    ui: str = "menu"  # or "buttons"
+
+    def __post_init__(self) -> None:
+        if self.ui not in ("menu", "buttons"):
+            raise ValueError(f"ui must be 'menu' or 'buttons', not {self.ui!r}")
+
+
+FAST = RobotStyle(
+    think_median=2.0,
+    slow_chance=0.0,
+    react_range=(0.3, 0.8),
+    checkin_range=(0.5, 3.0),
+    turns_range=(6, 14),
+    fallen_die_chance=0.0,
+)
+
+
+@dataclass
+class _Plan:
+    at: float
+    input: Input
+    done_at: float | None = None
+
+
+@dataclass
+class _Ending:
+    """The game's end the robots agreed on: who claims, who wins, how."""
+
+    claimant: str
+    winner: str
+    kind: int
+    conceded: bool
+
+
+@dataclass
+class RobotStats:
+    inputs: int = 0
+    games: int = 0
+    doubles: int = 0
+    passes: int = 0
+    claims: int = 0
+    by_name: dict[str, int] = field(default_factory=dict)
+
+
+class RobotPlayers:
+    """The players of ``sides`` at one table; call :meth:`poll` with the table's view."""
+
+    retry_after = 15.0  # a planned input that changed nothing is planned again after this
+
+    def __init__(
+        self,
+        sides: Iterable[str] = SIDES,
+        *,
+        seed: int | None = 0,
+        style: RobotStyle | None = None,
+    ) -> None:
+        self.sides = tuple(sides)
+        self.style = style or RobotStyle()
+        self.rng = random.Random(seed)
+        self.stats = RobotStats()
+        self._key: Any = None
+        self._plan: _Plan | None = None
+        self._game = -1
+        self._turns = 0
+        self._game_length = 0
+        self._ending: _Ending | None = None
+        self._checkin_at: dict[str, float] = {}
+        self._match: str | None = None
+        self._pausing = False  # we paused for a fallen die
+
+    # ── the interface ───────────────────────────────────────────────────
+    def poll(self, view: View, now: float) -> Input | None:
+        """The input to submit at ``now``, if one is due."""
+        self._observe(view, now)
+        p = self._plan
+        if p is None:
+            return None
+        if p.done_at is None:
+            if p.at <= now:
+                p.done_at = now
+                self.stats.inputs += 1
+                self.stats.by_name[p.input.name] = self.stats.by_name.get(p.input.name, 0) + 1
+                return p.input
+            return None
+        if now - p.done_at >= self.retry_after:
+            self._key = None  # nothing changed: think again
+        return None
+
+    def next_time(self) -> float | None:
+        """When :meth:`poll` may next return something without the view changing."""
+        p = self._plan
+        if p is None:
+            return None
+        if p.done_at is None:
+            return p.at
+        return p.done_at + self.retry_after
+
+    # ── thinking ────────────────────────────────────────────────────────
+    def _between(self, bounds: tuple[float, float]) -> float:
+        return self.rng.uniform(*bounds)
+
+    def _think(self) -> float:
+        s = self.style
+        if self.rng.random() < s.slow_chance:
+            return self._between(s.slow_range)
+        return min(90.0, s.think_median * math.exp(self.rng.gauss(0.0, s.think_sigma)))
+
+    def _key_of(self, view: View) -> Any:
+        claim = tuple(sorted(view.claim.items())) if view.claim else None
+        return (
+            view.state,
+            view.match_id,
+            view.on_move,
+            view.game,
+            view.cube_value,
+            view.cube_owner,
+            view.cube_offered_by,
+            view.menu_cursor,
+            view.menu,
+            claim,
+            view.pause_reason,
+            view.paused_by,
+            view.checked_in,
+            tuple(sorted(view.score.items())),
+        )
+
+    def _observe(self, view: View, now: float) -> None:
+        if view.match_id != self._match:
+            self._match = view.match_id
+            self._checkin_at = {}
+            self._game = -1
+        if view.game != self._game:
+            self._game = view.game
+            self._turns = 0
+            self._game_length = self.rng.randint(*self.style.turns_range)
+            self._ending = None
+            if view.game > 0:
+                self.stats.games += 1
+        key = self._key_of(view)
+        if key == self._key:
+            return
+        old = self._key
+        self._key = key
+        if (
+            old is not None
+            and view.state == "running"
+            and old[0] in ("running", "cube_offered")
+            and old[2] != view.on_move
+        ):
+            self._turns += 1
+        self._plan = self._make_plan(view, now)
+
+    def _mine(self, side: str | None) -> bool:
+        return side in self.sides
+
+    def _act(self, at: float, name: str, **args: Any) -> _Plan:
+        return _Plan(at, Input(name, args))
+
+    def _make_plan(self, view: View, now: float) -> _Plan | None:
+        st = view.state
+        s = self.style
+        if st in ("assigned", "checking_in"):
+            for side in SIDES:
+                if self._mine(side) and side not in self._checkin_at:
+                    self._checkin_at[side] = now + self._between(s.checkin_range)
+            due = [
+                (t, side)
+                for side, t in self._checkin_at.items()
+                if self._mine(side) and side not in view.checked_in
+            ]
+            if not due:
+                return None
+            t, side = min(due)
+            return self._act(t, "press", side=side)
+        if st == "between_games":
+            a, b = self.rng.randint(1, 6), self.rng.randint(1, 6)
+            while a == b:
+                a, b = self.rng.randint(1, 6), self.rng.randint(1, 6)
+            lower = "a" if a < b else "b"
+            if not self._mine(lower):
+                return None
+            return self._act(now + self._between(s.react_range), "press", side=lower)
+        if st == "running":
+            return self._running(view, now)
+        if st == "cube_offered":
+            answer = _other(view.cube_offered_by or "a")
+            if not self._mine(answer):
+                return None
+            at = now + min(self._think(), 20.0)
+            if self.rng.random() < s.take_chance:
+                return self._act(at, "take" if s.ui == "menu" else "press", side=answer)
+            self.stats.passes += 1
+            return self._act(at, "drop" if s.ui == "menu" else "hold", side=answer)
+        if st == "paused":
+            return self._paused(view, now)
+        if st == "result_entry":
+            return self._result_entry(view, now)
+        return None
+
+    def _can_double(self, view: View, side: str) -> bool:
+        away = {x: view.length - view.score[x] for x in SIDES}
+        return (
+            view.cube_offered_by is None
+            and view.crawford != "crawford"
+            and not (away["a"] == 1 and away["b"] == 1)
+            and min(away.values()) > 0
+            and view.cube_owner in (None, side)
+            and view.cube_value < MAX_CUBE
+        )
+
+    def _decide_ending(self, view: View, claimant: str) -> _Ending:
+        s = self.style
+        winner = self.rng.choice(SIDES)
+        r = self.rng.random()
+        kind = (
+            3 if r < s.backgammon_chance else 2 if r < s.backgammon_chance + s.gammon_chance else 1
+        )
+        conceded = kind == 1 and self.rng.random() < s.concede_chance
+        return _Ending(claimant, winner, kind, conceded)
+
+    def _running(self, view: View, now: float) -> _Plan | None:
+        on = view.on_move
+        if not self._mine(on):
+            return None
+        assert on is not None
+        s = self.style
+        at = now + self._think()
+        if self._turns >= self._game_length:
+            self._ending = self._decide_ending(view, on)
+            e = self._ending
+            self.stats.claims += 1
+            if s.ui == "menu":
+                return self._act(
+                    at, "claim", side=on, winner=e.winner, kind=e.kind, conceded=e.conceded
+                )
+            return self._act(at, "both_held")
+        chance = s.double_chance if view.cube_owner is None else s.double_chance / 2
+        if self._can_double(view, on) and self.rng.random() < chance:
+            self.stats.doubles += 1
+            return self._act(at, "double" if s.ui == "menu" else "hold", side=on)
+        if self.rng.random() < s.fallen_die_chance:
+            self._pausing = True
+            return self._act(now + self._think() / 2, "pause", reason="fallen_die")
+        return self._act(at, "press", side=on)
+
+    def _navigate(self, view: View, side: str, target: str, now: float) -> _Plan | None:
+        """Move the menu cursor to ``target`` with presses, then hold to choose it."""
+        if target not in view.menu:
+            return None
+        at = now + self._between(self.style.react_range)
+        current = view.menu[view.menu_cursor % len(view.menu)]
+        return self._act(at, "hold" if current == target else "press", side=side)
+
+    def _paused(self, view: View, now: float) -> _Plan | None:
+        s = self.style
+        if self._ending is not None and view.pause_reason in ("unspecified", "game_over"):
+            e = self._ending
+            if not self._mine(e.claimant):
+                return None
+            target = "concession" if e.conceded else "game_over"
+            return self._navigate(view, e.claimant, target, now)
+        if view.paused_by == "director":
+            return None  # the director resumes
+        actor = next((x for x in SIDES if self._mine(x)), None)
+        if actor is None:
+            return None
+        wait = self._between((5.0, 20.0)) if self._pausing else self._between(s.react_range) * 3
+        self._pausing = False
+        if s.ui == "menu":
+            return self._act(now + wait, "resume")
+        return self._act(now + wait, "both_held")
+
+    def _result_entry(self, view: View, now: float) -> _Plan | None:
+        s = self.style
+        claim = view.claim
+        if claim:
+            answer = _other(claim["by"])
+            if not self._mine(answer):
+                return None
+            at = now + self._between(s.react_range)
+            return self._act(at, "confirm" if s.ui == "menu" else "hold", side=answer)
+        if self._ending is None:
+            # A result to enter that we did not start (a restored table, a concession menu).
+            claimant = next((x for x in SIDES if self._mine(x)), None)
+            if claimant is None:
+                return None
+            self._ending = self._decide_ending(view, claimant)
+            if view.pause_reason == "concession":
+                self._ending.conceded = True
+        e = self._ending
+        if not self._mine(e.claimant):
+            return None
+        if s.ui == "menu":
+            at = now + self._between(s.react_range)
+            return self._act(
+                at, "claim", side=e.claimant, winner=e.winner, kind=e.kind, conceded=e.conceded
+            )
+        return self._navigate(view, e.claimant, f"{e.winner}{e.kind}", now)
+
+
+# ── drivers ────────────────────────────────────────────────────────────────
+class RobotDriver:
+    """Runs robots beside a running :class:`TableRuntime`, in their own thread.
+
+    The demo: ``RobotDriver(runtime, RobotPlayers(seed=i)).start()`` for each simulated table.
+    """
+
+    def __init__(self, runtime: TableRuntime, robots: RobotPlayers, *, poll: float = 0.05):
+        self.runtime = runtime
+        self.robots = robots
+        self.poll_interval = poll
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def run(self) -> None:
+        version = -1
+        while not self._stop.is_set():
+            now = self.runtime.now()
+            inp = self.robots.poll(self.runtime.view(now), now)
+            if inp is not None:
+                self.runtime.submit(inp, now)
+                continue
+            nxt = self.robots.next_time()
+            wait = self.poll_interval
+            if nxt is not None:
+                wait = min(wait, max(0.001, (nxt - now) / self.runtime.speed))
+            version = self.runtime.wait_for_change(version, wait)
+
+    def start(self) -> None:
+        self._stop.clear()
+        self._thread = threading.Thread(target=self.run, name="mesa-robots", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+
+def play(
+    runtime: TableRuntime,
+    robots: RobotPlayers,
+    clock: ManualClock,
+    *,
+    until: Callable[[View], bool] = lambda v: v.state == "match_over",
+    max_step: float = 1.0,
+    max_time: float = 6 * 3600.0,
+) -> View:
+    """Play in virtual time: advance ``clock`` to each robot action (at most ``max_step`` at a
+    time, so ticks and heartbeats happen as they would), until ``until(view)``. Returns the view.
+    """
+    start = clock()
+    while True:
+        runtime.step()
+        now = runtime.now()
+        view = runtime.view(now)
+        if until(view):
+            return view
+        if clock() - start > max_time:
+            raise TimeoutError(f"no end after {max_time:.0f} s of table time: {view.state}")
+        inp = robots.poll(view, now)
+        if inp is not None:
+            runtime.submit(inp, now)
+            continue
+        nxt = robots.next_time()
+        target = now + max_step if nxt is None else min(nxt, now + max_step)
+        clock.set(max(target, now + 0.001))

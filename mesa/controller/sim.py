@@ -1,0 +1,261 @@
+"""The table on a laptop: the same runtime, journal and screen, with robots or keys for players.
+
+>>> import tempfile
+>>> sim = SimTable("demo-1", speed=50, seed=3, auto_assign=True, style=FAST)
+>>> sim.start()
+>>> sim.wait_matches(1, timeout=60)
+True
+>>> sim.stop(); sim.runtime.view().state
+'match_over'
+
+:class:`SimTable` is what ``mesa sim`` runs and what the demo runs eight of: a
+:class:`~mesa.controller.runtime.TableRuntime` on an accelerated clock (``speed``), robot players
+(:mod:`mesa.controller.robots`), optionally a journal (so a killed simulator resumes like a real
+table) and any sinks (the hub link). With ``auto_assign`` the table assigns itself matches
+between robots, as a hub would.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from mesa.controller.gestures import GestureRecognizer, GestureSettings
+from mesa.controller.journal import Journal, Recovery
+from mesa.controller.ports import OutcomeSink
+from mesa.controller.robots import FAST, RobotDriver, RobotPlayers, RobotStyle
+from mesa.controller.runtime import ScaledClock, TableRuntime
+from mesa.table.inputs import Input
+from mesa.table.machine import Outcome
+from mesa.table.view import View
+
+__all__ = ["FAST", "AutoAssign", "SimTable", "WindowKeys"]
+
+log = logging.getLogger(__name__)
+
+NAMES = (
+    "Ana", "Beto", "Carmen", "Diego", "Elena", "Félix", "Gloria", "Hugo",
+    "Inés", "Jorge", "Lucía", "Manuel", "Nuria", "Óscar", "Paula", "Ramón",
+)  # fmt: skip
+
+
+@dataclass
+class AutoAssign:
+    """Assigns the next match when the table is idle or a match has been over for ``gap`` s."""
+
+    runtime: TableRuntime
+    table_id: str
+    length: int = 3
+    language: str = "es"
+    gap: float = 20.0
+    matches: int | None = None  # stop assigning after this many
+    players: tuple[str, str] | None = None
+    seed: int = 0
+    assigned: int = 0
+    _over_since: float | None = None
+    _sent: str | None = None
+
+    def __call__(self, view: View, now: float) -> None:
+        """A view listener (runs in the loop)."""
+        if self.matches is not None and self.assigned >= self.matches:
+            return
+        if view.state == "match_over":
+            if self._over_since is None:
+                self._over_since = now
+            if now - self._over_since < self.gap:
+                return
+        elif view.state != "idle":
+            self._over_since = None
+            return
+        number = self.assigned + 1
+        m = re.search(r"-M(\d+)$", view.match_id or "")
+        if m:  # a restarted simulator continues the numbering it left
+            number = max(number, int(m.group(1)) + 1)
+        match_id = f"{self.table_id}-M{number}"
+        if self._sent == match_id:
+            return
+        self._sent = match_id
+        k = (self.seed * 7 + self.assigned * 2) % len(NAMES)
+        a, b = self.players or (NAMES[k], NAMES[(k + 1) % len(NAMES)])
+        self.assigned += 1
+        self._over_since = None
+        self.runtime.submit(
+            Input(
+                "assign",
+                {
+                    "match_id": match_id,
+                    "players": {"a": a, "b": b},
+                    "length": self.length,
+                    "clock": {"preset": "singles"},
+                    "cards": {"a": f"SIM{k:02d}A", "b": f"SIM{k:02d}B"},
+                    "language": self.language,
+                },
+            ),
+            now,
+        )
+
+
+class _MatchCounter:
+    def __init__(self) -> None:
+        self.ended = 0
+        self.cond = threading.Condition()
+
+    def on_outcome(self, outcome: Outcome, snapshot: dict[str, Any], now: float) -> None:
+        if any(e.TYPE == "match.ended" for e in outcome.events):
+            with self.cond:
+                self.ended += 1
+                self.cond.notify_all()
+
+
+class SimTable:
+    """One simulated table (see the module). The demo's use::
+
+        sim = SimTable(table_id, speed=20, seed=i, robots=("a", "b"), style=FAST)
+        sim.runtime.add_sink(link); sim.start(); ...; sim.stop()
+
+    ``link(runtime, snapshot)``, when given, makes the hub link before a journal restore (so
+    the link reports it) and is stopped with the table.
+    """
+
+    def __init__(
+        self,
+        table_id: str = "sim",
+        *,
+        speed: float = 1.0,
+        seed: int = 0,
+        robots: Iterable[str] = ("a", "b"),
+        style: RobotStyle | None = None,
+        sinks: Iterable[OutcomeSink] = (),
+        journal_dir: str | Path | None = None,
+        heartbeat: float = 1.0,
+        sync_interval: float = 5.0,
+        fsync: bool = True,
+        auto_assign: bool = False,
+        length: int = 3,
+        language: str = "es",
+        matches: int | None = None,
+        players: tuple[str, str] | None = None,
+        buttons: bool = False,
+        tick_interval: float = 0.1,
+        link: Callable[[TableRuntime, dict[str, Any]], Any] | None = None,
+    ) -> None:
+        self.table_id = table_id
+        self.speed = speed
+        self.clock = ScaledClock(speed)
+        self.counter = _MatchCounter()
+        self.journal: Journal | None = None
+        self.recovery: Recovery | None = None
+        recognizer = GestureRecognizer(GestureSettings()) if buttons else None
+        self.runtime = TableRuntime(
+            clock=self.clock,
+            speed=speed,
+            sinks=[self.counter],
+            buttons=recognizer,
+            tick_interval=tick_interval,
+            table_id=table_id,
+        )
+        if journal_dir is not None:
+            self.journal = Journal(
+                journal_dir, heartbeat=heartbeat, sync_interval=sync_interval, fsync=fsync
+            )
+            self.recovery = self.journal.prepare(self.runtime)
+        for sink in sinks:
+            self.runtime.add_sink(sink)
+        # The hub link (``link(runtime, snapshot)``, see ``app.make_link``) is made before the
+        # restore so that it reports ``table.restored`` like any other event.
+        table = self.recovery.table if self.recovery is not None else self.runtime.table
+        self.link = link(self.runtime, table.snapshot()) if link is not None else None
+        if self.recovery is not None:
+            self.runtime.restore(self.recovery)
+        robot_sides = tuple(robots)
+        self.robots = RobotPlayers(robot_sides, seed=seed, style=style) if robot_sides else None
+        self.driver = RobotDriver(self.runtime, self.robots) if self.robots else None
+        self.assigner: AutoAssign | None = None
+        if auto_assign:
+            self.assigner = AutoAssign(
+                self.runtime,
+                table_id,
+                length=length,
+                language=language,
+                matches=matches,
+                players=players,
+                seed=seed,
+            )
+            self.runtime.add_view_listener(self.assigner)
+
+    @property
+    def restored(self) -> bool:
+        return self.runtime.status.restored
+
+    def start(self) -> None:
+        self.runtime.start()
+        if self.driver is not None:
+            self.driver.start()
+
+    def stop(self) -> None:
+        if self.driver is not None:
+            self.driver.stop()
+        self.runtime.stop()
+        if self.link is not None:
+            self.link.stop()
+        if self.journal is not None:
+            self.journal.close()
+
+    def wait_matches(self, count: int, timeout: float) -> bool:
+        """Block until ``count`` matches have ended at this table (real ``timeout`` seconds)."""
+        deadline = time.monotonic() + timeout
+        with self.counter.cond:
+            while self.counter.ended < count:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self.counter.cond.wait(left)
+        return True
+
+    @property
+    def matches_ended(self) -> int:
+        return self.counter.ended
+
+
+class WindowKeys:
+    """The simulator window's keyboard as the table's buttons: real press and release edges.
+
+    >>> from mesa.controller.runtime import ManualClock, TableRuntime
+    >>> rt = TableRuntime(clock=ManualClock())
+    >>> keys = WindowKeys(rt)
+    >>> keys.key("a", "a", True); keys.key("a", "a", True); keys.key("a", "a", False)
+    >>> [(e.button, e.pressed) for _, _, e in rt.take_queued()]   # the repeat is no edge
+    [('a', True), ('a', False)]
+
+    ``a`` and ``l`` are the clock buttons (hold them for a hold), ``c`` CUBE, ``p`` PAUSE,
+    ``1``/``2`` swipe player a's/b's card, Escape quits. Key auto-repeat sends release/press
+    pairs while a key is held: the gesture lockout absorbs them like contact bounce.
+    """
+
+    BUTTONS: ClassVar[dict[str, str]] = {"a": "a", "l": "b", "c": "cube", "p": "pause"}
+
+    def __init__(self, runtime: TableRuntime, stop: threading.Event | None = None) -> None:
+        self.runtime = runtime
+        self.stop = stop or threading.Event()
+        self.down: set[str] = set()
+
+    def key(self, char: str, keysym: str, pressed: bool) -> None:
+        rt = self.runtime
+        name = self.BUTTONS.get(char)
+        if name is not None:
+            if pressed == (name in self.down):
+                return
+            (self.down.add if pressed else self.down.discard)(name)
+            rt.submit_edge(name, pressed, rt.now())
+        elif pressed and char in ("1", "2"):
+            card = rt.table.s.cards.get("a" if char == "1" else "b")
+            if card:
+                rt.submit(Input("card", {"card": card}), rt.now())
+        elif pressed and keysym == "Escape":
+            self.stop.set()

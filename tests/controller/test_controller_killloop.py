@@ -1,0 +1,147 @@
+"""kill -9 at random instants, many times, on a running simulated table with robots: after each
+restart the restored clocks match the journal's reference, and stay within the delay bound of
+what the table showed just before it died.
+
+The loop is bounded: ``MESA_KILL_LOOPS`` restarts (default 8), each under a few seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mesa.table.machine import Table, TableSettings
+
+ROOT = Path(__file__).resolve().parents[2]
+LOOPS = int(os.environ.get("MESA_KILL_LOOPS", "8"))
+SPEED = 20.0
+DELAY = 10.0  # the singles delay: the bound a restored clock must stay within
+
+
+class Child:
+    """``mesa sim --headless`` with its status lines read in a thread."""
+
+    def __init__(self, journal: Path, seed: int) -> None:
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(
+            [
+                sys.executable, "-m", "mesa", "sim", "--headless", "--journal", str(journal),
+                "--speed", str(SPEED), "--status-every", "0.05", "--seed", str(seed),
+                "--length", "5", "--log-level", "error",
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        self.lines: list[dict[str, Any]] = []
+        self.first_line_after: float | None = None
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            try:
+                data = json.loads(raw)
+            except ValueError:
+                continue
+            if self.first_line_after is None:
+                self.first_line_after = time.monotonic() - self.started
+            self.lines.append(data)
+
+    def wait_start(self, timeout: float = 30.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.lines:
+                return self.lines[0]
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read() if self.proc.stderr else ""
+                raise AssertionError(f"the simulator died: {err[-2000:]}")
+            time.sleep(0.01)
+        raise AssertionError("no start line from the simulator")
+
+    def kill9(self) -> dict[str, Any]:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+        self._reader.join(5)
+        if self.proc.stdout:
+            self.proc.stdout.close()
+        if self.proc.stderr:
+            self.proc.stderr.close()
+        return self.lines[-1]
+
+
+def reference(folder: Path) -> tuple[Table, float]:
+    """The journal read independently: the newest generation with a whole snapshot line, its
+    records up to the first bad one, and a running clock paused at the last instant known."""
+    recs: list[dict[str, Any]] = []
+    for path in sorted(folder.glob("journal-*.jsonl"), reverse=True):
+        recs = []
+        for line in path.read_bytes().split(b"\n"):
+            crc, _, body = line.partition(b" ")
+            if not body or int(crc, 16) != zlib.crc32(body):
+                break
+            recs.append(json.loads(body))
+        if recs and recs[0]["k"] == "s":
+            break
+    assert recs, "no readable journal"
+    table = Table.restore(recs[0]["st"], TableSettings(**recs[0]["set"]))
+    last_t = recs[0]["t"]
+    for r in recs[1:]:
+        last_t = max(last_t, r["t"])
+        if r["k"] == "i":
+            table.apply(r["i"], r.get("a", {}), now=r["t"])
+    if table.state in ("running", "cube_offered"):
+        table.apply("pause", {"reason": "unspecified"}, now=last_t)
+    return table, last_t
+
+
+def test_kill_9_at_random_instants(tmp_path: Path) -> None:
+    rng = random.Random(1234)
+    journal = tmp_path / "journal"
+    child = Child(journal, seed=3)
+    child.wait_start()
+    checked = running_restores = 0
+    startups = []
+    for _ in range(LOOPS):
+        time.sleep(rng.uniform(0.4, 1.6))
+        last = child.kill9()
+        expected, last_t = reference(journal)
+        was_running = last["state"] in ("running", "cube_offered")
+        child = Child(journal, seed=3)
+        start = child.wait_start()
+        startups.append(child.first_line_after)
+        assert start["event"] == "start" and start["restored"] is True
+        # The restored clocks are the journal's, to the microsecond...
+        ref_reserve = {s: expected.s.clock.reserve[s] for s in "ab"} if expected.s.clock else {}
+        for side, value in ref_reserve.items():
+            assert start["reserve"][side] == pytest.approx(value, abs=1e-3)
+        assert start["state"] == expected.state
+        assert start["t"] == pytest.approx(last_t, abs=0.5 * SPEED)
+        # ... and within the delay bound of what the table showed before it died.
+        if last["match"] == start["match"] and last["reserve"]:
+            for side in "ab":
+                assert abs(start["reserve"][side] - last["reserve"][side]) <= DELAY
+        if was_running:
+            assert start["state"] == "paused"
+            running_restores += 1
+        checked += 1
+    child.kill9()
+    assert checked == LOOPS
+    assert running_restores >= 1
+    print(
+        f"\n{checked} kill -9 restarts, {running_restores} with a clock running; "
+        f"restart to restored table: max {max(startups):.2f} s"  # type: ignore[type-var]
+    )
