@@ -17,6 +17,7 @@ mesa.events.EventError: turn.ended: side must be 'a' or 'b', not 'c'
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -335,6 +336,12 @@ class TableRestored(Event):
 
 
 # ── parsing and validation ──────────────────────────────────────────────────
+@functools.cache
+def _hints(cls: type[Event]) -> dict[str, Any]:
+    # get_type_hints re-evaluates annotations on every call; the vocabulary never changes.
+    return typing.get_type_hints(cls)
+
+
 def parse_event(type_name: str, data: Any) -> Event:
     """Validate ``data`` against ``type_name`` and build the event, or raise :class:`EventError`."""
     cls = EVENT_TYPES.get(type_name) if isinstance(type_name, str) else None
@@ -342,7 +349,7 @@ def parse_event(type_name: str, data: Any) -> Event:
         raise EventError(f"unknown event type {type_name!r}")
     if not isinstance(data, dict):
         raise EventError(f"{type_name}: data must be an object, not {type(data).__name__}")
-    hints = typing.get_type_hints(cls)
+    hints = _hints(cls)
     fields = {f.name for f in dataclasses.fields(cls)}
     unknown = set(data) - fields
     if unknown:

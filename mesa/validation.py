@@ -71,7 +71,12 @@ def check_value(name: str, hint: Any, value: Any) -> None:
     elif hint is int:
         ok = isinstance(value, int) and not isinstance(value, bool)
     elif hint is float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        if ok:
+            try:
+                ok = math.isfinite(value)
+            except OverflowError:  # an integer too large for a float
+                ok = False
     elif hint is str:
         ok = isinstance(value, str)
     else:

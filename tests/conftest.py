@@ -33,3 +33,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         report.outcome = "failed"
         report.longrepr = f"skipped under MESA_REQUIRE_INTEGRATION=1, which forbids skips: {reason}"
+
+
+# ── a real Mosquitto for the broker tests (appended by the hub-link work) ───
+@pytest.fixture(scope="session")
+def mosquitto(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """A private Mosquitto on 127.0.0.1 (fresh process, config, port) for the whole session,
+    with accounts for the hub and tables t1…t12 (see :mod:`mesa.testing.mosquitto`)."""
+    from mesa.testing.mosquitto import have_mosquitto, start_broker
+
+    if not have_mosquitto():
+        pytest.skip("mosquitto not installed")
+    broker = start_broker(tmp_path_factory.mktemp("mosquitto"))
+    yield broker
+    broker.stop()

@@ -79,3 +79,9 @@ def test_fields_with_wrong_values_are_refused(type_name: str, data: st.DataObjec
     payload = {f: object() for f in fields}
     with pytest.raises(EventError):
         parse_event(type_name, payload)
+
+
+def test_huge_integers_are_refused_not_crashing() -> None:
+    data = {"side": "a", "seconds": 10**400, "delay": 0, "charged": 0, "reserve": 0}
+    with pytest.raises(EventError, match="seconds must be float"):
+        parse_event("turn.ended", data)

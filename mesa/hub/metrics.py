@@ -61,14 +61,22 @@ class Metrics:
         *,
         table: str | None = None,
         topic: str | None = None,
-        level: int = logging.WARNING,
+        level: int | None = logging.WARNING,
     ) -> None:
-        """Count a refused message under ``refused{reason=...}`` and log why."""
+        """Count a refused message under ``refused{reason=...}`` and log why (``level=None``:
+        the caller logs a summary instead, for refusals that come in bursts)."""
         self.inc("refused", reason=reason)
-        entry = {"at": time.time(), "reason": reason, "detail": detail, "table": table, "topic": topic}
+        entry = {
+            "at": time.time(),
+            "reason": reason,
+            "detail": detail,
+            "table": table,
+            "topic": topic,
+        }
         with self._lock:
             self._recent.append(entry)
-        self._log.log(level, "refused %s (table=%s topic=%s): %s", reason, table, topic, detail)
+        if level is not None:
+            self._log.log(level, "refused %s (table=%s topic=%s): %s", reason, table, topic, detail)
 
     def snapshot(self) -> dict[str, int]:
         """Every counter, sorted by key (the JSON the dashboard shows)."""

@@ -38,7 +38,12 @@ def hash_password(password: str, *, cost: int = SCRYPT_N) -> str:
     """``scrypt$N$r$p$salt$hash`` (base64), a self-describing hash that can be re-tuned later."""
     salt = secrets.token_bytes(16)
     digest = hashlib.scrypt(
-        password.encode("utf-8"), salt=salt, n=cost, r=SCRYPT_R, p=SCRYPT_P, dklen=32,
+        password.encode("utf-8"),
+        salt=salt,
+        n=cost,
+        r=SCRYPT_R,
+        p=SCRYPT_P,
+        dklen=32,
         maxmem=128 * cost * SCRYPT_R * 2,
     )
     b64 = base64.b64encode
@@ -54,8 +59,13 @@ def verify_password(password: str, stored: str) -> bool:
         n_i, r_i, p_i = int(n), int(r), int(p)
         expected = base64.b64decode(digest)
         got = hashlib.scrypt(
-            password.encode("utf-8"), salt=base64.b64decode(salt), n=n_i, r=r_i, p=p_i,
-            dklen=len(expected), maxmem=128 * n_i * r_i * 2,
+            password.encode("utf-8"),
+            salt=base64.b64decode(salt),
+            n=n_i,
+            r=r_i,
+            p=p_i,
+            dklen=len(expected),
+            maxmem=128 * n_i * r_i * 2,
         )
     except (ValueError, TypeError):
         return False

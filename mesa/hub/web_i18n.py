@@ -5,7 +5,7 @@ All user-facing strings live in :data:`STRINGS`; templates call ``_("key")`` and
 that every key a template uses exists in both languages.
 
 >>> tr = Translator("es")
->>> tr("nav.groups"), tr.points(230), tr.clock(605.4)
+>>> tr("nav.groups"), tr.points(230), tr.clock(605.0)
 ('Grupos', '2,30', '10:05')
 >>> en = Translator("en")
 >>> en("nav.groups"), en.points(230), en.number(2.5, 1)
@@ -28,8 +28,6 @@ LANGUAGE_NAMES = {"es": "Español", "en": "English"}
 # key → {"es": ..., "en": ...}. Keys are grouped by a dotted prefix: nav., live., state., …
 STRINGS: dict[str, dict[str, str]] = {
     # ── the frame ──
-    "app.title": {"es": "Mesa · Torneo de backgammon", "en": "Mesa · Backgammon tournament"},
-    "app.club": {"es": "Club de backgammon", "en": "Backgammon club"},
     "nav.live": {"es": "Mesas en vivo", "en": "Live tables"},
     "nav.groups": {"es": "Grupos", "en": "Groups"},
     "nav.draw": {"es": "Cuadro", "en": "Draw"},
@@ -43,7 +41,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "nav.audit": {"es": "Registro", "en": "Audit log"},
     "nav.login": {"es": "Entrar", "en": "Log in"},
     "nav.logout": {"es": "Salir", "en": "Log out"},
-    "nav.public": {"es": "Vista pública", "en": "Public view"},
     "nav.json": {"es": "JSON", "en": "JSON"},
     "nav.language": {"es": "Idioma", "en": "Language"},
     "nav.print": {"es": "Imprimir", "en": "Print"},
@@ -61,7 +58,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "es": "Esa página o ese dato no existe.",
         "en": "That page or record does not exist.",
     },
-    "app.error": {"es": "Error", "en": "Error"},
     "app.back": {"es": "Volver", "en": "Back"},
     # ── the connection ──
     "conn.live": {"es": "En vivo", "en": "Live"},
@@ -80,7 +76,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "live.free": {"es": "Libre", "en": "Free"},
     "live.match": {"es": "Partido {id}", "en": "Match {id}"},
     "live.to_points": {"es": "a {n}", "en": "to {n}"},
-    "live.on_move": {"es": "al turno", "en": "on move"},
     "live.cube": {"es": "Cubo", "en": "Cube"},
     "live.cube_centre": {"es": "centrado", "en": "centred"},
     "live.cube_offered": {"es": "ofrecido por {who}", "en": "offered by {who}"},
@@ -88,8 +83,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "live.crawford": {"es": "CRAWFORD", "en": "CRAWFORD"},
     "live.post_crawford": {"es": "post-Crawford", "en": "post-Crawford"},
     "live.untimed": {"es": "sin reloj", "en": "no clock"},
-    "live.delay": {"es": "retardo", "en": "delay"},
-    "live.last_seen": {"es": "último dato hace {s}", "en": "last heard {s} ago"},
+    "live.silent_for": {"es": "sin datos desde hace", "en": "silent for"},
     "live.winner": {"es": "Ganó {who}", "en": "{who} won"},
     "live.checked_in": {"es": "presente", "en": "present"},
     "live.absent": {"es": "ausente", "en": "absent"},
@@ -115,11 +109,13 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "badge.offline": {"es": "Desconectada", "en": "Offline"},
     "badge.lost": {"es": "¡Conexión perdida!", "en": "Connection lost!"},
-    "badge.stale": {"es": "Sin noticias desde hace {s}", "en": "Silent for {s}"},
     "badge.over": {"es": "Partido terminado", "en": "Match over"},
     # ── table states ──
     "state.idle": {"es": "libre", "en": "idle"},
-    "state.assigned": {"es": "asignada, esperando jugadores", "en": "assigned, waiting for players"},
+    "state.assigned": {
+        "es": "asignada, esperando jugadores",
+        "en": "assigned, waiting for players",
+    },
     "state.checking_in": {"es": "llegando jugadores", "en": "checking in"},
     "state.between_games": {"es": "entre juegos", "en": "between games"},
     "state.running": {"es": "jugando", "en": "playing"},
@@ -137,8 +133,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "reason.dispute": {"es": "disputa", "en": "dispute"},
     "reason.director": {"es": "llamada al director", "en": "director called"},
     "reason.timeout": {"es": "tiempo agotado", "en": "time out"},
-    "reason.result_rejected": {"es": "resultado rechazado", "en": "result rejected"},
-    "reason.players": {"es": "los jugadores", "en": "the players"},
     # ── game kinds and match endings ──
     "kind.0": {"es": "(cubo rechazado)", "en": "(double passed)"},
     "kind.1": {"es": "sencillo", "en": "single"},
@@ -159,9 +153,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "t.players_count": {"es": "{n} jugadores", "en": "{n} players"},
     "t.date": {"es": "Fecha", "en": "Date"},
     "t.name": {"es": "Torneo", "en": "Tournament"},
-    "phase.group": {"es": "Grupos", "en": "Groups"},
-    "phase.knockout": {"es": "Cuadro", "en": "Knockout"},
-    "phase.consolation": {"es": "Último Chance", "en": "Último Chance"},
     "match.status.waiting": {"es": "pendiente", "en": "waiting"},
     "match.status.ready": {"es": "lista", "en": "ready"},
     "match.status.assigned": {"es": "en mesa", "en": "at a table"},
@@ -191,7 +182,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "col.table": {"es": "Mesa", "en": "Table"},
     "col.score": {"es": "Resultado", "en": "Score"},
     "col.status": {"es": "Estado", "en": "Status"},
-    "col.length": {"es": "A", "en": "To"},
     "col.white": {"es": "Blancas", "en": "White"},
     "col.black": {"es": "Negras", "en": "Black"},
     "col.when": {"es": "Cuándo", "en": "When"},
@@ -200,27 +190,22 @@ STRINGS: dict[str, dict[str, str]] = {
     "col.target": {"es": "Sobre", "en": "Target"},
     "col.why": {"es": "Motivo", "en": "Reason"},
     "col.outcome": {"es": "Resultado", "en": "Outcome"},
-    "col.seed": {"es": "Cabeza", "en": "Seed"},
     "col.group": {"es": "Grupo", "en": "Group"},
     "col.checked_in": {"es": "Presente", "en": "Present"},
-    "col.opponent": {"es": "Rival", "en": "Opponent"},
-    "col.phase": {"es": "Fase", "en": "Phase"},
-    "col.change": {"es": "Cambio", "en": "Change"},
-    "col.id": {"es": "Código", "en": "ID"},
-    "qualified.yes": {"es": "sí", "en": "yes"},
     "tiebreak.matches_won_among": {
-        "es": "partidas ganadas entre empatados",
-        "en": "matches won among the tied",
+        "es": "1 · duelos entre empatados",
+        "en": "1 · head-to-head wins",
     },
     "tiebreak.points_diff_among": {
-        "es": "diferencia de puntos entre empatados",
-        "en": "point difference among the tied",
+        "es": "2 · diferencia entre empatados",
+        "en": "2 · head-to-head points",
     },
     "tiebreak.points_diff_all": {
-        "es": "diferencia de puntos en el grupo",
-        "en": "point difference in the group",
+        "es": "3 · diferencia en el grupo",
+        "en": "3 · group point difference",
     },
-    "tiebreak.dice": {"es": "tirada de dados", "en": "dice roll"},
+    "tiebreak.dice": {"es": "4 · dados", "en": "4 · dice"},
+    "tiebreak.void": {"es": "anulado (HGV 2.3.3)", "en": "removed (HGV 2.3.3)"},
     "tiebreak.forfeit": {"es": "incomparecencia (va detrás)", "en": "forfeit (placed below)"},
     "tiebreak.wins": {"es": "partidas ganadas", "en": "matches won"},
     "tiebreak.pending": {"es": "pendiente de dados", "en": "dice pending"},
@@ -229,17 +214,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "es": "El cuadro se sortea al terminar los grupos.",
         "en": "The draw is made when the groups finish.",
     },
-    "draw.bye": {"es": "libre", "en": "bye"},
     "draw.tbd": {"es": "por decidir", "en": "to be decided"},
     "draw.champion": {"es": "Campeón", "en": "Champion"},
     "draw.printable": {"es": "Cuadro para imprimir", "en": "Printable draw"},
     "draw.a4": {"es": "A4 apaisado", "en": "A4 landscape"},
     "draw.a3": {"es": "A3 apaisado", "en": "A3 landscape"},
-    "round.playin": {"es": "Repechaje", "en": "Play-in"},
-    "round.final": {"es": "Final", "en": "Final"},
-    "round.semi": {"es": "Semifinales", "en": "Semifinals"},
-    "round.quarter": {"es": "Cuartos de final", "en": "Quarterfinals"},
-    "round.of": {"es": "Ronda de {n}", "en": "Round of {n}"},
     "round.group": {"es": "Ronda {n}", "en": "Round {n}"},
     "consolation.title": {"es": "Último Chance", "en": "Último Chance"},
     "consolation.none": {
@@ -251,7 +230,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "rank.annual": {"es": "Anual", "en": "Annual"},
     "rank.historic": {"es": "Histórico", "en": "Historic"},
     "rank.rating": {"es": "Rating", "en": "Rating"},
-    "rank.none": {"es": "Aún no hay datos para este ranking.", "en": "No data for this ranking yet."},
+    "rank.none": {
+        "es": "Aún no hay datos para este ranking.",
+        "en": "No data for this ranking yet.",
+    },
     "rank.eligible": {"es": "opta a premio anual", "en": "eligible for the annual prize"},
     "rank.history": {"es": "Evolución del rating", "en": "Rating history"},
     "rank.season": {"es": "Temporada {year}", "en": "Season {year}"},
@@ -259,8 +241,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "player.matches": {"es": "Partidas", "en": "Matches"},
     "player.rating": {"es": "Rating {r}", "en": "Rating {r}"},
     "player.none": {"es": "Sin partidas todavía.", "en": "No matches yet."},
-    "player.won": {"es": "ganó", "en": "won"},
-    "player.lost": {"es": "perdió", "en": "lost"},
     "players.title": {"es": "Jugadores", "en": "Players"},
     "final.title": {"es": "ASÍ QUEDÓ EL TORNEO", "en": "FINAL STANDINGS"},
     "final.none": {
@@ -270,7 +250,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "final.place": {"es": "Puesto", "en": "Place"},
     # ── exports ──
     "exp.title": {"es": "Exportar", "en": "Exports"},
-    "exp.csv": {"es": "CSV", "en": "CSV"},
     "exp.json": {"es": "JSON", "en": "JSON"},
     "exp.static": {
         "es": "Resultados en HTML estático para la web del club (.zip)",
@@ -308,7 +287,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "You must be logged in as the director to do this. Nothing was changed.",
     },
     "flash.done": {"es": "Hecho: {what}.", "en": "Done: {what}."},
-    "flash.refused": {"es": "No se pudo: {why}. No se ha cambiado nada.", "en": "Refused: {why}. Nothing was changed."},
+    "flash.refused": {
+        "es": "No se pudo: {why}. No se ha cambiado nada.",
+        "en": "Refused: {why}. Nothing was changed.",
+    },
     "flash.conflict": {
         "es": "Otro director cambió este resultado mientras usted lo editaba (ahora {now}). Revise y vuelva a intentarlo; no se ha cambiado nada.",
         "en": "Another director changed this result while you were editing it (now {now}). Check it and try again; nothing was changed.",
@@ -334,10 +316,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Invalid value in “{field}”. Nothing was changed.",
     },
     "flash.unknown_action": {"es": "Acción desconocida: {name}.", "en": "Unknown action: {name}."},
-    "flash.read_only": {
-        "es": "La vista pública es de solo lectura.",
-        "en": "The public view is read-only.",
-    },
     # ── director actions (names, also used in the audit log) ──
     "act.create_tournament": {"es": "crear torneo", "en": "create tournament"},
     "act.import_ranking": {"es": "importar ranking", "en": "import ranking"},
@@ -369,8 +347,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "form.submit": {"es": "Aplicar", "en": "Apply"},
     "form.name": {"es": "Nombre", "en": "Name"},
     "form.date": {"es": "Fecha", "en": "Date"},
-    "form.season": {"es": "Temporada", "en": "Season"},
-    "form.official": {"es": "Oficial (cuenta para el ranking)", "en": "Official (counts for the ranking)"},
+    "form.official": {
+        "es": "Oficial (cuenta para el ranking)",
+        "en": "Official (counts for the ranking)",
+    },
     "form.category": {"es": "Categoría", "en": "Category"},
     "form.seed": {"es": "Semilla del sorteo", "en": "Draw seed"},
     "form.csv": {"es": "Ranking en CSV (nombre;puntos)", "en": "Ranking as CSV (name;points)"},
@@ -378,7 +358,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "form.player": {"es": "Jugador", "en": "Player"},
     "form.new_player": {"es": "Nuevo jugador (nombre)", "en": "New player (name)"},
     "form.override": {"es": "Ignorar sanción pendiente", "en": "Override a pending sanction"},
-    "form.match": {"es": "Partida", "en": "Match"},
     "form.table": {"es": "Mesa", "en": "Table"},
     "form.score_a": {"es": "Puntos blancas", "en": "White's points"},
     "form.score_b": {"es": "Puntos negras", "en": "Black's points"},
@@ -387,16 +366,20 @@ STRINGS: dict[str, dict[str, str]] = {
     "form.winner": {"es": "Gana", "en": "Winner"},
     "form.kind": {"es": "Sanción", "en": "Sanction"},
     "form.clock_preset": {"es": "Reloj", "en": "Clock"},
-    "form.no_clock": {"es": "sin reloj", "en": "no clock"},
     "form.groups": {"es": "Número de grupos (vacío: N÷3)", "en": "Number of groups (blank: N÷3)"},
     "form.consolation": {"es": "Con Último Chance", "en": "With Último Chance"},
     "form.confirm_close": {
         "es": "¿Cerrar el torneo y publicar los resultados? Después no se podrá modificar.",
         "en": "Close the tournament and publish the results? It cannot be changed afterwards.",
     },
-    "form.expected": {"es": "Resultado que estaba a la vista", "en": "Result you were looking at"},
-    "sanction.left": {"es": "abandonó el torneo (HGV 2.3.5)", "en": "left the tournament (HGV 2.3.5)"},
-    "sanction.no_show": {"es": "confirmó y no vino (HGV 2.3.6)", "en": "confirmed and did not come (HGV 2.3.6)"},
+    "sanction.left": {
+        "es": "abandonó el torneo (HGV 2.3.5)",
+        "en": "left the tournament (HGV 2.3.5)",
+    },
+    "sanction.no_show": {
+        "es": "confirmó y no vino (HGV 2.3.6)",
+        "en": "confirmed and did not come (HGV 2.3.6)",
+    },
     "dir.title": {"es": "Dirección del torneo", "en": "Tournament direction"},
     "dir.tables": {"es": "Mesas", "en": "Tables"},
     "dir.matches": {"es": "Partidas", "en": "Matches"},
@@ -411,6 +394,153 @@ STRINGS: dict[str, dict[str, str]] = {
     "dir.tie": {"es": "Grupo {group}: {players}", "en": "Group {group}: {players}"},
     "dir.ready_matches": {"es": "Partidas listas para jugar", "en": "Matches ready to play"},
     "dir.table_actions": {"es": "Acciones sobre la mesa {id}", "en": "Actions on table {id}"},
+    # ── why an action was refused (engine and table codes) ──
+    "err.already_decided": {
+        "es": "la partida ya tiene resultado",
+        "en": "the match already has a result",
+    },
+    "err.match_not_ready": {"es": "la partida no está lista", "en": "the match is not ready"},
+    "err.unknown_match": {"es": "esa partida no existe", "en": "no such match"},
+    "err.unknown_player": {"es": "ese jugador no existe", "en": "no such player"},
+    "err.duplicate_player": {"es": "jugador repetido", "en": "duplicate player"},
+    "err.duplicate_tournament": {
+        "es": "ya existe un torneo con ese código",
+        "en": "a tournament with that id already exists",
+    },
+    "err.unknown_tournament": {"es": "ese torneo no existe", "en": "no such tournament"},
+    "err.not_enough_players": {"es": "no hay jugadores suficientes", "en": "not enough players"},
+    "err.sanctioned": {
+        "es": "el jugador tiene una sanción pendiente",
+        "en": "the player has a pending sanction",
+    },
+    "err.wrong_category": {"es": "categoría equivocada", "en": "wrong category"},
+    "err.wrong_phase": {
+        "es": "no corresponde a la fase del torneo",
+        "en": "not in this phase of the tournament",
+    },
+    "err.invalid_result": {
+        "es": "resultado imposible para esa partida",
+        "en": "impossible result for that match",
+    },
+    "err.table_unavailable": {
+        "es": "la mesa no está disponible",
+        "en": "the table is not available",
+    },
+    "err.players_busy": {
+        "es": "algún jugador está jugando otra partida",
+        "en": "a player is still playing another match",
+    },
+    "err.conflict": {
+        "es": "conflicto con lo ya jugado",
+        "en": "conflicts with what was already played",
+    },
+    "err.bad_ranking_csv": {
+        "es": "el CSV del ranking tiene errores",
+        "en": "the ranking CSV has errors",
+    },
+    "err.bad_group_count": {
+        "es": "número de grupos imposible",
+        "en": "impossible number of groups",
+    },
+    "err.bad_dice": {"es": "dados no válidos", "en": "invalid dice"},
+    "err.not_eligible": {
+        "es": "no puede jugar el Último Chance",
+        "en": "not eligible for Último Chance",
+    },
+    "err.bad_withdrawal": {"es": "retirada no válida", "en": "invalid withdrawal"},
+    "err.bad_setting": {"es": "ajuste no válido", "en": "invalid setting"},
+    "err.bad_player": {"es": "jugador no válido", "en": "invalid player"},
+    "err.unknown_group": {"es": "ese grupo no existe", "en": "no such group"},
+    "err.not_now": {
+        "es": "la mesa no admite eso en su estado actual",
+        "en": "the table cannot do that in its current state",
+    },
+    "err.not_running": {
+        "es": "los relojes ya están parados",
+        "en": "the clocks are already stopped",
+    },
+    "err.bad_adjustment": {"es": "ajuste de reloj imposible", "en": "impossible clock adjustment"},
+    "err.bad_score": {"es": "marcador imposible", "en": "impossible score"},
+    "err.bad_clock": {"es": "reloj no válido", "en": "invalid clock"},
+    "err.no_call": {"es": "nadie ha llamado al director", "en": "nobody called the director"},
+    "err.no_clock": {"es": "la partida no tiene reloj", "en": "the match has no clock"},
+    "err.game_in_progress": {"es": "hay un juego en marcha", "en": "a game is in progress"},
+    "err.in_game": {"es": "hay un juego en marcha", "en": "a game is in progress"},
+    "err.match_over": {"es": "la partida ya terminó", "en": "the match is over"},
+    "err.bad_input": {"es": "orden no válida para la mesa", "en": "invalid command for the table"},
+    "err.no_table": {"es": "mesa desconocida", "en": "unknown table"},
+    "err.offline": {"es": "la mesa no está conectada", "en": "the table is not connected"},
+    "err.no_tournament": {"es": "no hay torneo en curso", "en": "no tournament in progress"},
+    "err.no_outcome": {
+        "es": "la mesa no aplicó la orden",
+        "en": "the table did not apply the command",
+    },
+    "err.tournament_error": {
+        "es": "el torneo no lo permite",
+        "en": "the tournament does not allow it",
+    },
+    "err.closed": {"es": "el torneo está cerrado", "en": "the tournament is closed"},
+    "err.other": {"es": "error", "en": "error"},
+    # ── who called the director ──
+    "call.players": {"es": "los jugadores", "en": "the players"},
+    "call.timeout": {"es": "tiempo agotado", "en": "time out"},
+    "call.disputed_result": {"es": "resultado en disputa", "en": "disputed result"},
+    "call.director": {"es": "llamada", "en": "call"},
+    "act.start_consolation": {"es": "empezar el Último Chance", "en": "start Último Chance"},
+    "act.resolve_conflict": {"es": "resolver conflicto", "en": "resolve conflict"},
+    "act.move": {"es": "cambiar de mesa", "en": "move to another table"},
+    "conflict.title": {
+        "es": "Correcciones pendientes de decisión",
+        "en": "Corrections waiting for a decision",
+    },
+    "conflict.text": {
+        "es": "Corregir {match} ({old} → {new}) afecta a partidas ya jugadas o en juego: {affected}.",
+        "en": "Correcting {match} ({old} → {new}) affects matches already played or in play: {affected}.",
+    },
+    "conflict.keep": {"es": "Mantener el resultado anotado", "en": "Keep the recorded result"},
+    "conflict.apply": {
+        "es": "Aplicar y anular lo afectado",
+        "en": "Apply and annul what it affects",
+    },
+    "conflict.apply_keep_draw": {
+        "es": "Aplicar y mantener el cuadro",
+        "en": "Apply and keep the draw",
+    },
+    "flash.conflict_opened": {
+        "es": "La corrección de {match} afecta a partidas posteriores: decida en «Correcciones pendientes». Todavía no se ha cambiado nada.",
+        "en": "The correction of {match} affects later matches: decide under “Corrections waiting”. Nothing has changed yet.",
+    },
+    "form.present": {"es": "Presente", "en": "Present"},
+    "form.absent": {"es": "Ausente", "en": "Absent"},
+    "form.values": {"es": "Dados (vacío: los tira el hub)", "en": "Dice (blank: the hub rolls)"},
+    "form.roll": {"es": "Tirar", "en": "Roll"},
+    "form.id": {"es": "Código (vacío: la fecha)", "en": "ID (blank: the date)"},
+    "form.create_missing": {"es": "Dar de alta a los que falten", "en": "Create missing players"},
+    "form.year": {"es": "Temporada (año)", "en": "Season (year)"},
+    "form.forfeit": {"es": "Por incomparecencia", "en": "By forfeit"},
+    "form.preset.singles": {
+        "es": "individual (2 min/punto + 10 s)",
+        "en": "singles (2 min/point + 10 s)",
+    },
+    "form.preset.usbgf": {"es": "USBGF (12 s de retardo)", "en": "USBGF (12 s delay)"},
+    "form.preset.standard": {"es": "estándar (sin retardo)", "en": "standard (no delay)"},
+    "form.preset.none": {"es": "quitar el reloj", "en": "take the clock off"},
+    "dir.command_log": {"es": "Órdenes enviadas a la mesa", "en": "Commands sent to the table"},
+    "dir.accepted": {"es": "aceptada", "en": "accepted"},
+    "dir.refused": {"es": "rechazada", "en": "refused"},
+    "dir.waiting": {"es": "sin respuesta", "en": "no answer"},
+    "dir.checkin_count": {
+        "es": "{present} de {total} presentes",
+        "en": "{present} of {total} present",
+    },
+    "dir.start_hint": {
+        "es": "Al empezar se sortean los grupos con el ranking oficial; los ausentes deben borrarse antes.",
+        "en": "Starting draws the groups from the official ranking; remove absent players first.",
+    },
+    "dir.login_hint": {
+        "es": "Demo: usuario «{user}», contraseña «{password}».",
+        "en": "Demo: user “{user}”, password “{password}”.",
+    },
     "side.a": {"es": "blancas", "en": "white"},
     "side.b": {"es": "negras", "en": "black"},
 }
@@ -483,15 +613,19 @@ def format_clock(seconds: float | None) -> str:
 
 
 def format_datetime(value: datetime | str | None, lang: str) -> str:
-    """A date and time as the club writes it: ``31/12/2025 21:05`` (``2025-12-31 21:05`` in en)."""
+    """A date and time as the club writes it: ``31/12/2025 21:05:00`` (``2025-12-31 …`` in en)."""
     if value is None:
         return "—"
+    if isinstance(value, int | float):
+        value = datetime.fromtimestamp(value)
     if isinstance(value, str):
         try:
             value = datetime.fromisoformat(value)
         except ValueError:
             return value
-    return value.strftime("%d/%m/%Y %H:%M" if lang == "es" else "%Y-%m-%d %H:%M")
+        if value.tzinfo is not None:
+            value = value.astimezone()  # the audit log is kept in UTC; show local time
+    return value.strftime("%d/%m/%Y %H:%M:%S" if lang == "es" else "%Y-%m-%d %H:%M:%S")
 
 
 def format_date(value: Any, lang: str) -> str:
@@ -532,6 +666,4 @@ class Translator:
 
     def strings(self, prefix: str) -> Mapping[str, str]:
         """Every string under ``prefix`` (for the browser's script), keyed without the prefix."""
-        return {
-            k[len(prefix) :]: t(k, self.lang) for k in STRINGS if k.startswith(prefix)
-        }
+        return {k[len(prefix) :]: t(k, self.lang) for k in STRINGS if k.startswith(prefix)}

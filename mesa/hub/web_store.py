@@ -58,6 +58,14 @@ CREATE TABLE IF NOT EXISTS web_audit (
     detail TEXT NOT NULL DEFAULT '',
     address TEXT NOT NULL DEFAULT ''
 );
+CREATE TABLE IF NOT EXISTS web_checkins (
+    tournament_id TEXT NOT NULL,
+    player_id TEXT NOT NULL,
+    present INTEGER NOT NULL,
+    at TEXT NOT NULL,
+    by TEXT NOT NULL,
+    PRIMARY KEY (tournament_id, player_id)
+);
 """
 
 
@@ -169,6 +177,25 @@ class WebStore:
         with self._lock:
             self._db.execute("DELETE FROM web_sessions WHERE token = ?", (token_digest(token),))
 
+    # ── check-in at the venue (before the draw) ──
+    def set_checkin(self, tournament_id: str, player_id: str, present: bool, by: str) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO web_checkins(tournament_id, player_id, present, at, by) "
+                "VALUES (?,?,?,?,?) ON CONFLICT(tournament_id, player_id) DO UPDATE SET "
+                "present = excluded.present, at = excluded.at, by = excluded.by",
+                (tournament_id, player_id, int(present), _iso(self._now()), by),
+            )
+
+    def checkins(self, tournament_id: str) -> dict[str, bool]:
+        """``{player id: present}`` for the players the director marked."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT player_id, present FROM web_checkins WHERE tournament_id = ?",
+                (tournament_id,),
+            ).fetchall()
+        return {r[0]: bool(r[1]) for r in rows}
+
     # ── the audit log ──
     def audit(
         self,
@@ -188,9 +215,15 @@ class WebStore:
                 "INSERT INTO web_audit(at, user, action, target, reason, params, outcome, detail,"
                 " address) VALUES (?,?,?,?,?,?,?,?,?)",
                 (
-                    _iso(self._now()), user, action, target, reason,
+                    _iso(self._now()),
+                    user,
+                    action,
+                    target,
+                    reason,
                     json.dumps(params or {}, ensure_ascii=False, sort_keys=True, default=str),
-                    outcome, detail, address,
+                    outcome,
+                    detail,
+                    address,
                 ),
             )
             return int(cur.lastrowid or 0)

@@ -13,6 +13,7 @@ mesa.table.inputs.InputError: press: side must be 'a' or 'b', not 'x'
 
 from __future__ import annotations
 
+import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -20,16 +21,6 @@ from mesa.errors import MesaError
 from mesa.validation import ValidationError, check_value
 
 SideArg = Literal["a", "b"]
-PAUSE_REASONS: tuple[str, ...] = (
-    "unspecified",
-    "game_over",
-    "concession",
-    "break",
-    "fallen_die",
-    "dispute",
-    "director",
-    "timeout",
-)
 ReasonArg = Literal[
     "unspecified",
     "game_over",
@@ -40,6 +31,7 @@ ReasonArg = Literal[
     "director",
     "timeout",
 ]
+PAUSE_REASONS: tuple[str, ...] = typing.get_args(ReasonArg)
 KindArg = Literal[1, 2, 3]
 
 

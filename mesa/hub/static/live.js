@@ -1,0 +1,269 @@
+/* Mesa live view: server-sent events with reconnect and catch-up, clocks ticking locally from
+   the last snapshot, and a sound and a flash while a table calls the director.
+
+   The server renders every table card (in the page's language); this script only swaps cards,
+   counts clocks down between snapshots and keeps the connection alive. Every card carries the
+   server time its figures were valid at (data-as-of); the page and every event carry the
+   server's "now", so a wrong clock on the phone does not make the clocks drift. */
+(function () {
+  "use strict";
+
+  const body = document.body;
+  const streamUrl = body.dataset.stream;
+  const conn = document.getElementById("conn");
+  const grid = document.getElementById("grid");
+  let offset = parseFloat(body.dataset.serverNow || "0") - Date.now() / 1000;
+  let source = null;
+  let retryDelay = 1000;
+  let soundOn = false;
+  let audio = null;
+  let lastBeep = 0;
+
+  function serverNow() { return Date.now() / 1000 + offset; }
+
+  function setConn(state) {
+    if (!conn) return;
+    conn.dataset.state = state;
+    conn.textContent = conn.dataset["label" + state.charAt(0).toUpperCase() + state.slice(1)] || state;
+  }
+
+  function fmtClock(seconds) {
+    let whole = Math.max(0, Math.ceil(seconds - 1e-9));
+    const h = Math.floor(whole / 3600);
+    whole -= h * 3600;
+    const m = Math.floor(whole / 60);
+    const s = whole - m * 60;
+    const ss = (s < 10 ? "0" : "") + s;
+    if (h) return h + ":" + (m < 10 ? "0" : "") + m + ":" + ss;
+    return m + ":" + ss;
+  }
+
+  /* ── clocks and countdowns ── */
+  function tick() {
+    const now = serverNow();
+    document.querySelectorAll("[data-clock]").forEach(function (el) {
+      const card = el.closest("[data-as-of]");
+      const asOf = parseFloat(card ? card.dataset.asOf : el.dataset.asOf);
+      let reserve = parseFloat(el.dataset.reserve);
+      let delay = parseFloat(el.dataset.delay);
+      const rate = parseFloat(el.dataset.rate || "1");
+      if (el.dataset.running === "1") {
+        // Table seconds: the demo's tables run faster than the wall clock.
+        const elapsed = Math.max(0, now - asOf) * rate;
+        const used = Math.max(0, elapsed - delay);
+        delay = Math.max(0, delay - elapsed);
+        reserve = reserve - used;
+      }
+      const flag = reserve <= 0 && el.dataset.running === "1";
+      reserve = Math.max(0, reserve);
+      const shown = el.dataset.display === "bronstein" ? reserve + delay : reserve;
+      const main = el.querySelector(".reserve");
+      const d = el.querySelector(".delay");
+      if (main) main.textContent = fmtClock(shown);
+      if (d) d.textContent = el.dataset.display === "bronstein" ? "" : "+" + Math.ceil(delay);
+      const low = parseFloat(el.dataset.low || "0");
+      el.classList.toggle("low", !flag && low > 0 && reserve <= low);
+      el.classList.toggle("flag", flag);
+    });
+    document.querySelectorAll("[data-countdown]").forEach(function (el) {
+      const card = el.closest("[data-as-of]");
+      const asOf = parseFloat(card ? card.dataset.asOf : el.dataset.asOf);
+      const rate = parseFloat(el.dataset.rate || "1");
+      const left = parseFloat(el.dataset.countdown) - Math.max(0, now - asOf) * rate;
+      el.textContent = fmtClock(left);
+    });
+    document.querySelectorAll("[data-age]").forEach(function (el) {
+      const card = el.closest("[data-as-of]");
+      const asOf = parseFloat(card ? card.dataset.asOf : el.dataset.asOf);
+      el.textContent = fmtClock(parseFloat(el.dataset.age) + Math.max(0, now - asOf));
+    });
+    alertDirector();
+  }
+
+  /* ── the director's call: flash (CSS) and a beep every 2 s until cleared ── */
+  function beep() {
+    try {
+      audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.type = "square";
+      osc.frequency.value = 880;
+      gain.gain.value = 0.08;
+      osc.connect(gain);
+      gain.connect(audio.destination);
+      osc.start();
+      osc.stop(audio.currentTime + 0.25);
+    } catch (e) { /* no audio on this device */ }
+  }
+
+  function alertDirector() {
+    const calling = document.querySelectorAll(".card[data-call='1']");
+    body.dataset.calling = String(calling.length);
+    if (calling.length && soundOn && Date.now() - lastBeep > 2000) {
+      lastBeep = Date.now();
+      beep();
+    }
+  }
+
+  const soundButton = document.getElementById("sound");
+  if (soundButton) {
+    soundButton.addEventListener("click", function () {
+      soundOn = true; // browsers allow audio only after a click
+      beep();
+      soundButton.textContent = soundButton.dataset.on;
+      soundButton.disabled = true;
+    });
+  }
+
+  /* ── applying what the server sends ── */
+  const pending = new Map(); // table id -> html held back while the director types in it
+
+  function typingIn(el) {
+    const f = document.activeElement;
+    return !!(el && f && el.contains(f) &&
+      f.matches("input:not([type=hidden]):not([type=checkbox]), select, textarea"));
+  }
+
+  document.addEventListener("focusout", function (evt) {
+    const card = evt.target.closest && evt.target.closest(".card");
+    if (!card || !pending.has(card.dataset.table)) return;
+    setTimeout(function () {
+      const html = pending.get(card.dataset.table);
+      if (html !== undefined && !typingIn(card)) {
+        pending.delete(card.dataset.table);
+        replaceCard(card.dataset.table, html);
+      }
+    }, 0);
+  });
+
+  function replaceCard(id, html) {
+    if (!grid) return;
+    const old = document.getElementById("table-" + id);
+    if (typingIn(old)) { pending.set(id, html); return; } // never yank a field being typed in
+    pending.delete(id);
+    const tpl = document.createElement("template");
+    tpl.innerHTML = html.trim();
+    const card = tpl.content.firstElementChild;
+    if (!card) { if (old) old.remove(); return; }
+    // Keep an open action panel open across updates, so the director is not interrupted.
+    if (old) {
+      old.querySelectorAll("details[open]").forEach(function (d) {
+        const twin = card.querySelector("details[data-key='" + d.dataset.key + "']");
+        if (twin) twin.open = true;
+      });
+      old.replaceWith(card);
+    } else {
+      if (grid.dataset.all !== "1") return; // a one-table page shows only its own table
+      const empty = document.getElementById("no-tables");
+      if (empty) empty.remove();
+      const cards = Array.from(grid.querySelectorAll(".card"));
+      const after = cards.find(function (c) { return naturalLess(id, c.dataset.table); });
+      grid.insertBefore(card, after || null);
+    }
+  }
+
+  function naturalLess(a, b) {
+    return a.localeCompare(b, undefined, { numeric: true }) < 0;
+  }
+
+  function onMessage(evt) {
+    const msg = JSON.parse(evt.data);
+    if (typeof msg.now === "number") offset = msg.now - Date.now() / 1000;
+    if (msg.kind === "table") replaceCard(msg.key, msg.html || "");
+    if (msg.kind === "summary") {
+      const s = document.getElementById("summary");
+      if (s && msg.html) s.innerHTML = msg.html;
+    }
+    if (msg.kind === "tournament") refreshMain(msg.version);
+    tick();
+  }
+
+  /* Pages other than the grid (groups, draw, rankings) refetch their content when the
+     tournament changes, unless the director is typing into a form. */
+  let shownVersion = body.dataset.tournamentVersion || null;
+  let refreshing = false;
+  let touched = false; // the director started filling a form: keep the page as it is
+  document.addEventListener("input", function (evt) {
+    if (evt.target.closest && evt.target.closest("#content form")) touched = true;
+  });
+  function busyWithAForm() {
+    const active = document.activeElement;
+    return touched || !!(active && active.closest && active.closest("#content form"));
+  }
+  function refreshMain(version) {
+    if (body.dataset.refresh !== "tournament" || version === shownVersion || refreshing) return;
+    if (busyWithAForm()) return;
+    refreshing = true;
+    fetch(window.location.href, { headers: { "X-Mesa-Fragment": "main" }, credentials: "same-origin" })
+      .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
+      .then(function (html) {
+        const main = document.getElementById("content");
+        if (main && !busyWithAForm()) { // checked again: typing may have started meanwhile
+          main.innerHTML = html;
+          shownVersion = version;
+        }
+      })
+      .catch(function () { /* keep what is shown; the next change retries */ })
+      .finally(function () { refreshing = false; tick(); });
+  }
+
+  function connect() {
+    if (!streamUrl || !window.EventSource) return;
+    source = new EventSource(streamUrl);
+    source.addEventListener("open", function () { setConn("live"); retryDelay = 1000; });
+    ["table", "summary", "tournament", "hello"].forEach(function (name) {
+      source.addEventListener(name, onMessage);
+    });
+    source.addEventListener("error", function () {
+      // EventSource retries by itself (sending Last-Event-ID, so the server sends only what
+      // changed); if the browser gave up, start a new one after a growing pause.
+      setConn(navigator.onLine === false ? "offline" : "reconnecting");
+      if (source.readyState === EventSource.CLOSED) {
+        source = null;
+        setTimeout(connect, retryDelay);
+        retryDelay = Math.min(retryDelay * 2, 15000);
+      }
+    });
+  }
+
+  window.addEventListener("online", function () { if (!source) connect(); });
+  /* Forms posted by script keep the grid live; a plain submit still works without it. */
+  document.addEventListener("submit", function (evt) {
+    const form = evt.target;
+    if (!form.matches || !form.matches("form[data-async]")) return;
+    evt.preventDefault();
+    const data = new URLSearchParams(new FormData(form));
+    const out = form.querySelector(".result") || document.getElementById("action-result");
+    fetch(form.action, {
+      method: "POST",
+      body: data,
+      credentials: "same-origin",
+      headers: { "Accept": "application/json", "X-CSRF-Token": body.dataset.csrf || "" },
+    }).then(function (r) { return r.json().then(function (j) { return [r.status, j]; }); })
+      .then(function (res) {
+        const ok = res[0] < 400;
+        if (out) {
+          out.textContent = res[1].message || "";
+          out.className = "result flash " + (ok ? "ok" : "error");
+        }
+      })
+      .catch(function () {
+        if (out) { out.textContent = conn ? conn.dataset.labelOffline : "offline"; out.className = "result flash error"; }
+      });
+  });
+
+  /* A file picked for the ranking import is read into its textarea (no multipart needed). */
+  document.querySelectorAll("input[type=file][data-into]").forEach(function (input) {
+    input.addEventListener("change", function () {
+      const file = input.files && input.files[0];
+      const target = document.getElementById(input.dataset.into);
+      if (!file || !target) return;
+      file.text().then(function (text) { target.value = text; });
+    });
+  });
+
+  setConn("reconnecting");
+  connect();
+  tick();
+  setInterval(tick, 250);
+})();

@@ -1,0 +1,359 @@
+"""The tournament desk: the club's state as the hub runs it, between the tables and the director.
+
+The desk owns the :class:`~mesa.tournament.club.Club` (loaded from and saved to the
+:class:`~mesa.tournament.store.TournamentStore` in the hub's SQLite file) and does three things:
+
+- it applies the director's actions, one at a time, on its own thread (SQLite connections belong
+  to the thread that opened them), saving after each and rolling back from the store on an error;
+- it tails the hub's committed events: ``match.started`` and ``match.ended`` at a table become
+  the tournament's ``match_started`` and ``record_result``;
+- it hands ready matches to free tables (online, idle or done) and publishes the assignments.
+
+>>> import tempfile, os
+>>> from datetime import date, datetime
+>>> desk = TournamentDesk(os.path.join(tempfile.mkdtemp(), "hub.sqlite3"),
+...                       now=lambda: datetime(2025, 3, 7, 20, 0))
+>>> t = desk.call(lambda club, now: club.create_tournament("2025-03", "Marzo", date(2025, 3, 7)))
+>>> desk.current().name, desk.version
+('Marzo', 1)
+>>> desk.close()
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mesa.tournament.club import Club
+from mesa.tournament.errors import TournamentError
+from mesa.tournament.matches import Match
+from mesa.tournament.scheduler import Assignment
+from mesa.tournament.store import TournamentStore
+from mesa.tournament.tournament import Tournament
+
+log = logging.getLogger("mesa.web.desk")
+T = TypeVar("T")
+
+# Table states in which a table can take the next match.
+FREE_STATES = ("idle", "match_over")
+TimedPolicy = str  # "all": every match has a clock; "mandatory": only where the rules demand
+
+
+class TournamentDesk:
+    """See the module docstring. ``hub`` may be None (no tables: the director enters results)."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        hub: Any = None,
+        now: Callable[[], datetime] = datetime.now,
+        wall: Callable[[], float] = time.time,
+        rate: float = 1.0,
+        timed: TimedPolicy = "all",
+        auto_assign: bool = True,
+        language: str = "es",
+    ) -> None:
+        self.path = str(path)
+        self.hub = hub
+        self._now = now
+        self._wall = wall
+        self.rate = rate
+        self.timed = timed
+        self.auto_assign = auto_assign
+        self.language = language
+        self.version = 0
+        self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mesa-desk")
+        self._closed = False
+        self._lock = threading.Lock()  # guards version/current for readers on other threads
+        self.store: TournamentStore = self._pool.submit(TournamentStore, self.path).result()
+        self.club: Club = self._pool.submit(self.store.load_club).result()
+        self._meta = self._pool.submit(self._load_meta).result()
+
+    # ── running things on the desk's thread ──────────────────────────────
+    def submit(self, fn: Callable[[Club, datetime], T]) -> concurrent.futures.Future[T]:
+        """Run ``fn(club, now)`` on the desk's thread; the club is saved if it returns."""
+        return self._pool.submit(self._apply, fn)
+
+    def call(self, fn: Callable[[Club, datetime], T]) -> T:
+        """:meth:`submit` and wait for the result (or the exception)."""
+        return self.submit(fn).result()
+
+    def read(self, fn: Callable[[Club], T]) -> T:
+        """Run a read-only ``fn(club)`` on the desk's thread (no save, no version bump)."""
+        return self.submit_read(fn).result()
+
+    def submit_read(self, fn: Callable[[Club], T]) -> concurrent.futures.Future[T]:
+        """Reads go through the desk's thread too, so a page never sees half an action."""
+        return self._pool.submit(lambda: fn(self.club))
+
+    def _apply(self, fn: Callable[[Club, datetime], T]) -> T:
+        try:
+            result = fn(self.club, self._now())
+            self.store.save_club(self.club)
+        except BaseException:
+            # A half-applied action must not survive: the store holds the last good state.
+            self.club = self.store.load_club()
+            raise
+        with self._lock:
+            self.version += 1
+        return result
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._pool.submit(self.store.close).result()
+        self._pool.shutdown(wait=True)
+
+    # ── what is current ──────────────────────────────────────────────────
+    def current(self) -> Tournament | None:
+        """The tournament the dashboard shows: the newest still open, else the newest closed."""
+        ts = sorted(self.club.tournaments.values(), key=lambda t: (t.held_on, t.id))
+        open_ = [t for t in ts if t.phase != "closed"]
+        if open_:
+            return open_[-1]
+        return ts[-1] if ts else None
+
+    # ── the desk's own small memory (which match each table was given) ──
+    def _load_meta(self) -> dict[str, Any]:
+        self.store.db.execute(
+            "CREATE TABLE IF NOT EXISTS web_desk (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+        )
+        rows = self.store.db.execute("SELECT key, value FROM web_desk").fetchall()
+        # cursor: last event read; tables: what each table was last given; given: which
+        # tournament each (table, match) assignment belongs to; playing: the match each table
+        # says it has (its last table.assigned event).
+        meta: dict[str, Any] = {"cursor": 0, "tables": {}, "given": {}, "playing": {}}
+        for k, v in rows:
+            meta[k] = json.loads(v)
+        return meta
+
+    def _save_meta(self) -> None:
+        with self.store.transaction():
+            for k, v in self._meta.items():
+                self.store.db.execute(
+                    "INSERT INTO web_desk(key, value) VALUES (?, ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    (k, json.dumps(v)),
+                )
+
+    # ── tables ───────────────────────────────────────────────────────────
+    def _table_clock(self, table: str) -> float | None:
+        """The table's own clock now, from its last snapshot (for the lateness start)."""
+        if self.hub is None:
+            return None
+        for row in self.hub.store.tables():
+            if row["table"] == table:
+                snap = row.get("snapshot") or {}
+                last, ts = snap.get("last_now"), row.get("state_ts")
+                if isinstance(last, int | float) and isinstance(ts, int | float):
+                    return float(last) + max(0.0, self._wall() - ts) * self.rate
+        return None
+
+    def assign_args(self, t: Tournament, a: Assignment, now: datetime) -> dict[str, Any]:
+        """The ``assign`` input a table receives for a tournament assignment."""
+        m = t.match(a.match_id)
+        timed = self.timed == "all" or m.clock.mandatory
+        clock = (
+            {"reserve": float(m.clock.reserve_s), "delay": float(m.clock.delay_s)}
+            if timed
+            else None
+        )
+        start = None
+        table_now = self._table_clock(a.table)
+        if table_now is not None:
+            ahead = max(0.0, (a.scheduled_start - now).total_seconds())
+            start = table_now + ahead * self.rate
+        cards: dict[str, str] = {}
+        for side, pid in (("a", a.a), ("b", a.b)):
+            if pid in self.club.registry and self.club.registry.get(pid).card_ids:
+                cards[side] = self.club.registry.get(pid).card_ids[0]
+        args: dict[str, Any] = {
+            "match_id": a.match_id,
+            "players": {"a": t.name_of(a.a), "b": t.name_of(a.b)},
+            "length": m.length,
+            "clock": clock,
+            "scheduled_start": start,
+            "language": self.language,
+        }
+        if cards:
+            args["cards"] = cards
+        return args
+
+    def publish_assignment(self, t: Tournament, a: Assignment, now: datetime) -> None:
+        if self.hub is None:
+            return
+        args = self.assign_args(t, a, now)
+        self.hub.register_table(a.table)
+        self.hub.assign(a.table, args)
+        self._meta["tables"][a.table] = [t.id, a.match_id]
+        self._meta["given"][f"{a.table}/{a.match_id}"] = t.id
+        self._save_meta()
+
+    def withdraw_assignment(self, table: str) -> None:
+        if self.hub is None:
+            return
+        self.hub.unassign(table)
+        self._meta["tables"].pop(table, None)
+        self._save_meta()
+
+    def free_tables(self, t: Tournament) -> list[str]:
+        """Tables the hub can give a match now: online and idle (or done), not busy here."""
+        if self.hub is None:
+            return []
+        busy = {m.table for m in t.matches.values() if m.status in ("assigned", "playing")}
+        out = []
+        for live in self.hub.tables():
+            tid = live["table"]
+            if live.get("status") != "online" or live.get("state") not in FREE_STATES:
+                continue
+            if tid in busy:
+                continue
+            out.append(tid)
+        return out
+
+    def assign_match(
+        self, t: Tournament, match_id: str, table: str, now: datetime, actor: str
+    ) -> Assignment:
+        """Give one ready match to one table (the director's choice, not the calendar's)."""
+        return t.assign_match(match_id, table, now=now, actor=actor)
+
+    # ── following the tables ─────────────────────────────────────────────
+    def sync(self) -> bool:
+        """Fold new table events into the tournament and fill free tables. True if it changed."""
+        if self.hub is None or self._closed:
+            return False
+        return self._pool.submit(self._sync).result()
+
+    def _sync(self) -> bool:
+        changed = False
+        events = self.hub.events(since=self._meta["cursor"], limit=2000)
+        for e in events:
+            try:
+                if self._on_event(e):
+                    changed = True
+            except TournamentError as err:
+                log.warning("table %s: %s not applied: %s", e["table"], e["type"], err)
+            self._meta["cursor"] = e["rowid"]
+        if events:
+            self._save_meta()
+        t = self.current()
+        if (
+            self.auto_assign
+            and t is not None
+            and t.knockout is not None
+            and t.consolation is None
+            and t.settings.consolation
+            and t.phase != "closed"
+        ):
+            # Último Chance starts once every first knockout match is decided; until then the
+            # engine refuses and nothing changes.
+            try:
+                self._apply(lambda club, now: t.start_consolation(actor="auto", now=now))
+                changed = True
+            except TournamentError:
+                pass
+        if self.auto_assign and t is not None and t.phase in ("groups", "knockout"):
+            free = self.free_tables(t)
+            if free and t.ready_matches():
+                now = self._now()
+                plan: list[Assignment] = []
+
+                def assign(club: Club, now: datetime) -> list[Assignment]:
+                    return t.assign_tables(free, now=now)
+
+                plan = self._apply(assign)
+                for a in plan:
+                    try:
+                        self.publish_assignment(t, a, now)
+                    except Exception:
+                        # Never leave a match "assigned" to a table that was not told.
+                        log.exception("table %s: assignment of %s failed", a.table, a.match_id)
+                        self._apply(
+                            lambda club, now, mid=a.match_id: t.unassign(mid, actor="auto", now=now)
+                        )
+                changed = changed or bool(plan)
+        return changed
+
+    def _on_event(self, e: dict[str, Any]) -> bool:
+        kind = e["type"]
+        table = e["table"]
+        if kind == "table.assigned":
+            self._meta["playing"][table] = e["data"]["match_id"]
+            return False
+        if kind == "table.unassigned":
+            self._meta["playing"].pop(table, None)
+            return False
+        if kind not in ("match.started", "match.ended", "score.corrected"):
+            return False
+        # The table's own word on which match it plays: a late event of its previous match
+        # must not land on the match the hub has just given it.
+        match_id = self._meta["playing"].get(table)
+        tid = self._meta["given"].get(f"{table}/{match_id}")
+        if match_id is None or tid is None:
+            return False
+        t = self.club.tournaments.get(tid)
+        if t is None or match_id not in t.matches:
+            return False
+        m = t.match(match_id)
+        if kind == "match.started":
+            if m.status not in ("ready", "assigned"):
+                return False
+            self._apply(lambda club, now: t.match_started(match_id, now=now))
+            return True
+        d = e["data"]
+        score_a, score_b = int(d["score"]["a"]), int(d["score"]["b"])
+        if kind == "score.corrected":
+            if m.result is None or max(score_a, score_b) < m.length:
+                return False  # a match still in play (or reopened): its match.ended decides
+            forfeit = m.result.forfeit
+        else:
+            forfeit = d.get("how") in ("forfeit", "lateness")
+        if m.result is None:
+            self._apply(
+                lambda club, now: t.record_result(
+                    match_id,
+                    score_a,
+                    score_b,
+                    forfeit=forfeit,
+                    source="table",
+                    actor=f"table {e['table']}",
+                    now=now,
+                )
+            )
+            return True
+        r = m.result
+        if (r.score_a, r.score_b, r.forfeit) != (score_a, score_b, forfeit):
+            # The director corrected the score at the table after the match ended.
+            self._apply(
+                lambda club, now: t.correct_result(
+                    match_id,
+                    score_a,
+                    score_b,
+                    forfeit=forfeit,
+                    actor=f"table {e['table']}",
+                    now=now,
+                    reason="score corrected at the table",
+                )
+            )
+            return True
+        return False
+
+    # ── helpers for the web layer ────────────────────────────────────────
+    def match_at(self, table: str) -> Match | None:
+        """The tournament match assigned to or playing at ``table`` now, if any."""
+        t = self.current()
+        if t is None:
+            return None
+        for m in t.matches.values():
+            if m.table == table and m.status in ("assigned", "playing"):
+                return m
+        return None

@@ -1,0 +1,230 @@
+"""The table's link against a real Mosquitto and an in-process hub."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from mesa.controller.link import LinkSettings, TableLink
+from mesa.controller.outbox import Outbox
+from mesa.hub.app import Hub
+from mesa.hub.broker import PrivateMosquitto
+from mesa.hub.checker import check
+from mesa.protocol import Command, TableStatus, table_topic
+from mesa.table.inputs import parse_input
+from mesa.table.machine import Table
+from mesa.testing.harness import ASSIGN_ARGS, start_hub, wait_until
+from mesa.testing.mosquitto import table_password
+from mesa.testing.netcut import CutProxy
+from mesa.testing.tables import SimRuntime, play
+
+pytestmark = pytest.mark.broker
+_ids = itertools.count(1)
+
+
+@pytest.fixture
+def table_id(mosquitto: PrivateMosquitto) -> str:
+    table = f"lk{next(_ids)}"
+    mosquitto.add_user(table, table_password(table))
+    return table
+
+
+@pytest.fixture
+def hub(tmp_path: Path, mosquitto: PrivateMosquitto) -> Iterator[Hub]:
+    h = start_hub(tmp_path / "hub.sqlite3", mosquitto)
+    yield h
+    h.stop()
+
+
+@dataclass
+class Rig:
+    runtime: SimRuntime
+    outbox: Outbox
+    link: TableLink
+    pumping: threading.Event
+
+    @property
+    def table(self) -> Table:
+        return self.runtime.table
+
+    def stop(self) -> None:
+        self.pumping.clear()
+        self.link.stop()
+        self.outbox.close()
+
+
+def rig(table: str, port: int, path: Path, *, table_state: Table | None = None) -> Rig:
+    """A table with a real link; a background pump applies what the hub sends."""
+    outbox = Outbox(path, table)
+    runtime = SimRuntime(table_state or Table())
+    settings = LinkSettings(
+        table=table, port=port, password=table_password(table), keepalive=5, resend_after=2.0
+    )
+    link = TableLink(
+        settings, outbox, runtime, snapshot=runtime.table.snapshot(), clock=runtime.clock
+    )
+    runtime.sinks.append(link)
+    pumping = threading.Event()
+    pumping.set()
+
+    def pump() -> None:
+        tick = threading.Event()
+        while pumping.is_set():
+            runtime.drain()
+            tick.wait(0.01)
+
+    threading.Thread(target=pump, daemon=True).start()
+    link.start()
+    return Rig(runtime, outbox, link, pumping)
+
+
+def answered(hub: Hub, txn: str) -> dict | None:
+    status = hub.command_status(txn)
+    return status if status and status["accepted"] is not None else None
+
+
+def test_a_match_reaches_the_hub_in_order(
+    hub: Hub, mosquitto: PrivateMosquitto, table_id: str, tmp_path: Path
+) -> None:
+    hub.register_table(table_id)
+    txn = hub.assign(table_id, ASSIGN_ARGS)
+    r = rig(table_id, mosquitto.port, tmp_path / "outbox.sqlite3")
+    try:
+        assert wait_until(lambda: r.table.state == "assigned", 10)
+        r.pumping.clear()  # from here the players' loop applies everything
+        play(r.runtime, random.Random(1), pace=0)
+        assert r.table.state == "match_over"
+        assert r.link.flush(10)
+        assert wait_until(lambda: r.outbox.pending == 0, 20), r.outbox.pending
+    finally:
+        r.stop()
+    report = check([tmp_path / "outbox.sqlite3"], hub.store.path)
+    assert report.ok and report.sent == report.stored > 30, report.summary()
+    live = hub.table(table_id)
+    assert live["state"] == "match_over" and live["events"] == report.sent
+    assert answered(hub, txn)["accepted"] is True
+
+
+def test_a_whole_match_without_network_is_delivered_when_it_returns(
+    hub: Hub, mosquitto: PrivateMosquitto, table_id: str, tmp_path: Path
+) -> None:
+    proxy = CutProxy(mosquitto.host, mosquitto.port).start()
+    proxy.cut()
+    table = Table()
+    r = rig(table_id, proxy.port, tmp_path / "outbox.sqlite3", table_state=table)
+    try:
+        r.runtime.apply(parse_input("assign", ASSIGN_ARGS), 0.0)  # assigned before the outage
+        play(r.runtime, random.Random(2), pace=0)  # the clock never waits on the network
+        assert r.table.state == "match_over" and r.link.flush(10)
+        assert not r.link.connected and r.outbox.pending == r.outbox.last_seq > 30
+        proxy.restore()
+        assert wait_until(lambda: r.outbox.pending == 0, 30), r.outbox.pending
+    finally:
+        r.stop()
+        proxy.stop()
+    report = check([tmp_path / "outbox.sqlite3"], hub.store.path)
+    assert report.ok and report.sent == report.stored, report.summary()
+
+
+def test_commands_become_inputs_and_are_answered(
+    hub: Hub, mosquitto: PrivateMosquitto, table_id: str, tmp_path: Path
+) -> None:
+    hub.register_table(table_id)
+    hub.assign(table_id, ASSIGN_ARGS)
+    r = rig(table_id, mosquitto.port, tmp_path / "outbox.sqlite3")
+    try:
+        assert wait_until(lambda: r.table.state == "assigned", 10)
+        r.runtime.submit(parse_input("press", {"side": "a"}), 1.0)  # both check in
+        r.runtime.submit(parse_input("press", {"side": "b"}), 2.0)
+        assert wait_until(lambda: r.table.state == "between_games", 10)
+        adjust = hub.command(table_id, "director_adjust", {"side": "a", "seconds": 30.0})
+        resume = hub.command(table_id, "director_resume")
+        assert wait_until(lambda: answered(hub, adjust) and answered(hub, resume), 10)
+        assert answered(hub, adjust)["accepted"] is True
+        refused = answered(hub, resume)
+        assert refused["accepted"] is False and refused["code"] == "not_now"
+        assert r.table.s.clock is not None and r.table.s.clock.reserve["a"] == 630.0
+        # The hub's projection follows the committed events.
+        assert wait_until(lambda: (hub.table(table_id) or {}).get("reserve", {}).get("a") == 630.0)
+        # Withdrawn: the table goes idle and says so.
+        txn = hub.unassign(table_id)
+        assert wait_until(lambda: answered(hub, txn), 10)
+        assert r.table.state == "idle" and answered(hub, txn)["accepted"] is True
+    finally:
+        r.stop()
+
+
+def test_malformed_commands_are_refused_with_a_reason(
+    hub: Hub, mosquitto: PrivateMosquitto, table_id: str, tmp_path: Path
+) -> None:
+    hub.register_table(table_id)
+    r = rig(table_id, mosquitto.port, tmp_path / "outbox.sqlite3")
+    try:
+        assert wait_until(lambda: r.link.connected and r.link.hub_online, 10)
+        client = hub._client
+        assert client is not None
+        topic = table_topic(table_id, "cmd")
+        bad = Command(table_id, "bad-1", "director_adjust", {"side": "z", "seconds": 1.0}, 1.0)
+        client.publish(topic, bad.to_payload(), 1)
+        other = Command("t9", "bad-2", "director_pause", {}, 1.0)
+        client.publish(topic, other.to_payload(), 1)
+        client.publish(topic, b"{not json", 1)
+        with hub.store.transaction():  # so that the hub files the answers
+            hub.store.record_command("bad-1", table_id, "cmd", "director_adjust", {})
+            hub.store.record_command("bad-2", table_id, "cmd", "director_pause", {})
+        assert wait_until(lambda: answered(hub, "bad-1") and answered(hub, "bad-2"), 10)
+        assert answered(hub, "bad-1")["code"] == "bad_input"
+        assert answered(hub, "bad-2")["code"] == "table_mismatch"
+        assert wait_until(lambda: r.link.metrics.get("refused", reason="bad_json") == 1, 5)
+        assert r.table.state == "idle" and r.outbox.last_seq == 0  # nothing changed
+    finally:
+        r.stop()
+
+
+def test_the_retained_assignment_is_applied_once(
+    hub: Hub, mosquitto: PrivateMosquitto, table_id: str, tmp_path: Path
+) -> None:
+    hub.register_table(table_id)
+    hub.assign(table_id, ASSIGN_ARGS)
+    path = tmp_path / "outbox.sqlite3"
+    r = rig(table_id, mosquitto.port, path)
+    assert wait_until(lambda: r.table.state == "assigned", 10)
+    r.runtime.apply(parse_input("press", {"side": "a"}), 1.0)  # a checks in
+    assert r.link.flush(5)
+    table, seq = r.table, r.outbox.last_seq
+    r.stop()
+    # The table restarts (same outbox) and reconnects: the retained assignment comes again.
+    again = rig(table_id, mosquitto.port, path, table_state=Table.restore(table.snapshot()))
+    try:
+        assert wait_until(lambda: again.link.connected and again.link.hub_online, 10)
+        assert again.link.flush(5)
+        assert again.table.state == "checking_in" and again.outbox.last_seq == seq
+        # A new assignment is applied.
+        hub.assign(table_id, {**ASSIGN_ARGS, "match_id": "M2"})
+        assert wait_until(lambda: again.table.s.match_id == "M2", 10)
+    finally:
+        again.stop()
+
+
+def test_a_stale_will_is_corrected(
+    hub: Hub, mosquitto: PrivateMosquitto, table_id: str, tmp_path: Path
+) -> None:
+    hub.register_table(table_id)
+    r = rig(table_id, mosquitto.port, tmp_path / "outbox.sqlite3")
+    try:
+        assert wait_until(lambda: (hub.table(table_id) or {}).get("status") == "online", 10)
+        stale = TableStatus(table_id, "lost", 0, 1.0)  # a will from an older connection
+        assert hub._client is not None
+        hub._client.publish(table_topic(table_id, "status"), stale.to_payload(), 1, True)
+        assert wait_until(lambda: r.link.metrics.get("stale_will_corrected") >= 1, 10)
+        assert wait_until(lambda: hub.metrics.get("refused", reason="stale_will") >= 1, 10)
+        assert hub.table(table_id)["status"] == "online"
+    finally:
+        r.stop()
+    assert wait_until(lambda: hub.table(table_id)["status"] == "offline", 10)

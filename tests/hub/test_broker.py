@@ -1,0 +1,140 @@
+"""The broker's configuration: the production files, passwords, and the embedded-broker choice."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import socket
+import threading
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from mesa.hub.broker import CORE_SETTINGS, PrivateMosquitto, acl_text, free_port, hash_password
+from mesa.testing.mosquitto import have_mosquitto
+
+ROOT = Path(__file__).resolve().parents[2]
+PROD = ROOT / "systemd" / "mosquitto"
+
+
+def conf_values(text: str) -> dict[str, str]:
+    out = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            key, _, value = line.partition(" ")
+            out.setdefault(key, value)
+    return out
+
+
+def test_production_config_has_the_core_settings() -> None:
+    values = conf_values((PROD / "mosquitto.conf").read_text())
+    for key, value in CORE_SETTINGS.items():
+        assert values.get(key) == value, key
+    assert values["password_file"] and values["acl_file"]
+
+
+def test_production_acl_is_the_generated_one() -> None:
+    assert (PROD / "acl").read_text() == acl_text()
+
+
+def test_password_hash_is_mosquittos() -> None:
+    h = hash_password("s3cret", salt=bytes(range(12)))
+    assert re.fullmatch(r"\$7\$101\$[A-Za-z0-9+/=]{16}\$[A-Za-z0-9+/=]{88}", h)
+
+
+def connect(port: int, user: str, password: str) -> object:
+    result: dict[str, object] = {}
+    done = threading.Event()
+    c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=user, protocol=mqtt.MQTTv5)
+    c.username_pw_set(user, password)
+
+    def on_connect(
+        client: object, ud: object, flags: object, reason: object, props: object
+    ) -> None:
+        result["reason"] = reason
+        done.set()
+
+    c.on_connect = on_connect
+    try:
+        c.connect("127.0.0.1", port, keepalive=5)
+    except OSError as e:
+        return e
+    c.loop_start()
+    done.wait(5)
+    c.disconnect()
+    c.loop_stop()
+    return result.get("reason")
+
+
+@pytest.mark.broker
+def test_production_config_runs_on_a_real_mosquitto(tmp_path: Path) -> None:
+    """The production file, with its paths moved into a temporary folder, starts and enforces
+    passwords written by our own hashing."""
+    if not have_mosquitto():
+        pytest.skip("mosquitto not installed")
+    broker = PrivateMosquitto(tmp_path, users={"7": "pw7"})
+    broker._write_config()
+    port = free_port()
+    text = (PROD / "mosquitto.conf").read_text()
+    text = text.replace("listener 1883", f"listener {port} 127.0.0.1")
+    text = text.replace("/run/mosquitto/mosquitto.pid", str(tmp_path / "pid"))
+    text = text.replace("/var/lib/mosquitto/", f"{tmp_path}/data/")
+    text = text.replace("/var/log/mosquitto/mosquitto.log", str(tmp_path / "log"))
+    text = text.replace("/etc/mosquitto/mesa.passwd", str(broker.passwd))
+    text = text.replace("/etc/mosquitto/mesa.acl", str(PROD / "acl"))
+    import os
+
+    if os.geteuid() == 0:
+        text += "user root\n"
+    broker.conf.write_text(text)
+    broker.port = port
+    broker._write_config = lambda: None  # type: ignore[method-assign]
+    broker.start()
+    try:
+        ok = connect(port, "7", "pw7")
+        bad = connect(port, "7", "nope")
+        assert ok is not None and not ok.is_failure  # type: ignore[attr-defined]
+        assert bad is not None and bad.is_failure  # type: ignore[attr-defined]
+    finally:
+        broker.stop()
+
+
+def mqtt5_connack(port: int) -> bytes:
+    """Send a bare MQTT 5 CONNECT and return what comes back (b"" if the socket closes)."""
+    var = b"\x00\x04MQTT\x05\x02\x00\x3c\x00"  # protocol 5, clean start, no properties
+    body = var + b"\x00\x01x"
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(bytes([0x10, len(body)]) + body)
+        try:
+            return s.recv(16)
+        except OSError:
+            return b""
+
+
+def test_amqtt_cannot_carry_mqtt5_so_the_embedded_broker_is_mosquitto() -> None:
+    """If amqtt learns MQTT 5, this fails: then try it again as the embedded broker."""
+    from amqtt.broker import Broker
+
+    port = free_port()
+    config = {
+        "listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{port}"}},
+        "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}},
+    }
+    loop = asyncio.new_event_loop()
+    broker = Broker(config, loop=loop)
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        asyncio.run_coroutine_threadsafe(broker.start(), loop).result(10)
+        reply = mqtt5_connack(port)
+        # A CONNACK accepting the session would be 0x20, length, flags, reason 0x00.
+        assert not (len(reply) >= 4 and reply[0] == 0x20 and reply[3] == 0x00), reply
+        assert reply[:1] in (b"", b"\x20")
+    finally:
+        asyncio.run_coroutine_threadsafe(broker.shutdown(), loop).result(15)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+        loop.close()
