@@ -1,0 +1,162 @@
+"""Live projections: what every table is doing now, folded from its committed events.
+
+The hub applies each committed event, in seq order, to the table's :class:`TableLive`; the
+table's retained ``status`` and ``state`` messages fill in presence and the exact state name. On
+a restart the projections are rebuilt from the store, so the dashboard loses nothing either.
+
+>>> from mesa.protocol import EventEnvelope
+>>> p = Projections()
+>>> p.apply_event(EventEnvelope.build("3", "s", 1, "table.assigned", {"match_id": "G1-1",
+...     "players": {"a": "Ana", "b": "Beto"}, "length": 3, "timed": False, "clock": None,
+...     "scheduled_start": None}, ts=10.0, t=0.0))
+>>> live = p.get("3"); live.match_id, live.state, live.players["b"], live.events
+('G1-1', 'assigned', 'Beto', 1)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from mesa.protocol import EventEnvelope, StateReport, TableStatus
+
+
+@dataclass
+class TableLive:
+    """One table as the dashboard shows it (``to_dict`` is its JSON twin)."""
+
+    table: str
+    status: str = "unknown"  # online / offline / lost / unknown
+    bdseq: int = 0
+    status_ts: float | None = None
+    state: str = "idle"
+    match_id: str | None = None
+    players: dict[str, str] = field(default_factory=dict)
+    length: int | None = None
+    score: dict[str, int] = field(default_factory=dict)
+    game: int = 0
+    cube: int = 1
+    on_move: str | None = None
+    reserve: dict[str, float] = field(default_factory=dict)
+    paused: str | None = None
+    director_call: str | None = None
+    winner: str | None = None
+    ended_by: str | None = None
+    events: int = 0
+    last_event: str | None = None
+    last_event_ts: float | None = None
+    stream: str | None = None
+    seq: int = 0
+    snapshot_seq: int | None = None
+    snapshot_ts: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _other(side: str) -> str:
+    return "b" if side == "a" else "a"
+
+
+class Projections:
+    """Every table's :class:`TableLive`, updated by the ingest thread, read by anyone."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tables: dict[str, TableLive] = {}
+
+    def _live(self, table: str) -> TableLive:
+        live = self._tables.get(table)
+        if live is None:
+            live = self._tables[table] = TableLive(table)
+        return live
+
+    def get(self, table: str) -> TableLive | None:
+        with self._lock:
+            live = self._tables.get(table)
+            return dataclasses.replace(live) if live else None
+
+    def all(self) -> list[dict[str, Any]]:
+        """Every table's projection, sorted by table id."""
+        with self._lock:
+            return [self._tables[k].to_dict() for k in sorted(self._tables)]
+
+    def apply_status(self, status: TableStatus) -> None:
+        with self._lock:
+            live = self._live(status.table)
+            live.status, live.bdseq, live.status_ts = status.state, status.bdseq, status.ts
+
+    def apply_state(self, report: StateReport) -> None:
+        with self._lock:
+            live = self._live(report.table)
+            live.snapshot_seq, live.snapshot_ts = report.seq, report.ts
+            # The snapshot names the state exactly (menus, result entry); events only imply it.
+            if report.stream == live.stream and report.seq >= live.seq:
+                state = report.snapshot.get("state")
+                if isinstance(state, str):
+                    live.state = state
+
+    def apply_event(self, env: EventEnvelope) -> None:
+        with self._lock:
+            self._fold(self._live(env.table), env)
+
+    def _fold(self, live: TableLive, env: EventEnvelope) -> None:
+        d = env.data
+        live.events += 1
+        live.last_event, live.last_event_ts = env.type, env.ts
+        live.stream, live.seq = env.stream, env.seq
+        kind = env.type
+        if kind == "table.assigned":
+            live.match_id, live.players, live.length = (
+                d["match_id"],
+                dict(d["players"]),
+                d["length"],
+            )
+            live.score, live.game, live.cube, live.on_move = {"a": 0, "b": 0}, 0, 1, None
+            live.winner = live.ended_by = live.paused = live.director_call = None
+            live.reserve = {}
+            live.state = "assigned"
+        elif kind == "table.unassigned":
+            live.match_id, live.players, live.length, live.score = None, {}, None, {}
+            live.winner = live.ended_by = live.paused = live.on_move = None
+            live.state = "idle"
+        elif kind == "player.checked_in":
+            live.state = "checking_in"
+        elif kind == "match.started":
+            live.score, live.reserve = dict(d["score"]), dict(d["reserve"])
+            live.state = "between_games"
+        elif kind == "game.started":
+            live.game, live.on_move, live.cube = d["game"], d["first_on_move"], 1
+            live.score = dict(d["score"])
+            live.state = "running"
+        elif kind == "turn.ended":
+            live.reserve[d["side"]] = d["reserve"]
+            live.on_move = _other(d["side"])
+        elif kind == "cube.offered":
+            live.state = "cube_offered"
+        elif kind == "cube.taken":
+            live.cube, live.state = d["value"], "running"
+        elif kind == "game.ended":
+            live.score, live.on_move, live.state = dict(d["score"]), None, "between_games"
+            live.paused = None
+        elif kind == "match.ended":
+            live.score, live.winner, live.ended_by = dict(d["score"]), d["winner"], d["how"]
+            live.on_move, live.state, live.paused = None, "match_over", None
+        elif kind == "clock.paused":
+            live.paused, live.state = d["reason"], "paused"
+        elif kind == "clock.pause_reason":
+            live.paused = d["reason"]
+        elif kind == "clock.resumed":
+            live.paused = None
+        elif kind in ("clock.adjusted", "clock.penalty"):
+            live.reserve[d["side"]] = d["reserve"]
+        elif kind == "director.called":
+            live.director_call = d["reason"]
+        elif kind == "director.call_cleared":
+            live.director_call = None
+        elif kind == "score.corrected":
+            live.score = dict(d["score"])
+        elif kind == "table.restored":
+            live.state, live.reserve = d["state"], dict(d["reserve"])
