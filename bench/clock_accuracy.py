@@ -84,6 +84,7 @@ def main() -> None:
             if table.state == "match_over":
                 break
             loser = "b" if mover == "a" else "a"
+            time.sleep(20 / speed)  # the board is set up again before the next opening roll
             _, turn_start = do("press", side=loser)
     clock = table.s.clock
     assert clock is not None
