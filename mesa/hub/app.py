@@ -293,14 +293,6 @@ class Hub:
             log.exception("the hub could not commit a batch")
             self.metrics.inc("batch_failures")
 
-    def _flush(self) -> None:
-        try:
-            self.ingest.flush()
-        except Exception:
-            # Rolled back, nothing acknowledged: the tables will send it all again.
-            log.exception("the hub could not commit a batch")
-            self.metrics.inc("batch_failures")
-
     def _publish(self, topic: str, payload: bytes, qos: int, retain: bool) -> None:
         if self._client is not None:
             self._client.publish(topic, payload, qos, retain)

@@ -102,6 +102,18 @@ class Projections:
         with self._lock:
             self._fold(self._live(env.table), env)
 
+    def apply_events(self, envs: list[EventEnvelope]) -> None:
+        """:meth:`apply_event` for each, in order, under one lock."""
+        if not envs:
+            return
+        with self._lock:
+            tables = self._tables
+            for env in envs:
+                live = tables.get(env.table)
+                if live is None:
+                    live = tables[env.table] = TableLive(env.table)
+                self._fold(live, env)
+
     def _fold(self, live: TableLive, env: EventEnvelope) -> None:
         d = env.data
         live.events += 1
