@@ -1157,7 +1157,8 @@ class Tournament:
                 p in x.players for x in self.matches.values()
                 if x.status in ("assigned", "playing"))]
             raise TableError(f"{match_id} cannot start now: "
-                             f"{', '.join(self.name_of(p) for p in busy)} still playing")
+                             f"{', '.join(self.name_of(p) for p in busy)} still playing",
+                             code="players_busy")
         a = plan[0]
         m.table, m.assigned_at, m.scheduled_start = a.table, now, a.scheduled_start
         self._log(now, actor, "assign", match_id=a.match_id, table=a.table,
