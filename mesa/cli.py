@@ -21,8 +21,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "mesa.table.cli",
     "mesa.controller.cli",
     "mesa.hub.cli",
-    "mesa.tournament.cli",
-    "mesa.hub.web_cli",
+    "mesa.hub.web.cli",
 )
 
 

@@ -39,8 +39,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
 @pytest.fixture(scope="session")
 def mosquitto(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     """A private Mosquitto on 127.0.0.1 (fresh process, config, port) for the whole session,
-    with accounts for the hub and tables t1…t12 (see :mod:`mesa.testing.mosquitto`)."""
-    from mesa.testing.mosquitto import have_mosquitto, start_broker
+    with accounts for the hub and tables t1…t12 (see :mod:`support.mosquitto`)."""
+    from support.mosquitto import have_mosquitto, start_broker
 
     if not have_mosquitto():
         pytest.skip("mosquitto not installed")

@@ -13,16 +13,16 @@ import pytest
 
 from mesa.controller.link import LinkSettings, TableLink
 from mesa.controller.outbox import Outbox
-from mesa.hub.app import Hub
-from mesa.hub.broker import PrivateMosquitto
-from mesa.hub.checker import check
+from mesa.hub.broker.mosquitto import PrivateMosquitto
+from mesa.hub.ingest.app import Hub
 from mesa.protocol import Command, TableStatus, table_topic
 from mesa.table.inputs import parse_input
 from mesa.table.machine import Table
-from mesa.testing.harness import ASSIGN_ARGS, start_hub, wait_until
-from mesa.testing.mosquitto import table_password
-from mesa.testing.netcut import CutProxy
-from mesa.testing.tables import SimRuntime, play
+from support.checker import check
+from support.harness import ASSIGN_ARGS, start_hub, wait_until
+from support.mosquitto import table_password
+from support.netcut import CutProxy
+from support.tables import SimRuntime, play
 
 pytestmark = pytest.mark.broker
 _ids = itertools.count(1)

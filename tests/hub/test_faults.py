@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from mesa.hub.app import Hub
-from mesa.hub.broker import PrivateMosquitto
-from mesa.hub.checker import CheckReport, check
-from mesa.testing.harness import (
+from mesa.hub.broker.mosquitto import PrivateMosquitto
+from mesa.hub.ingest.app import Hub
+from support.checker import CheckReport, check
+from support.harness import (
     ASSIGN_ARGS,
     Process,
     hub_process,
@@ -28,8 +28,8 @@ from mesa.testing.harness import (
     start_hub,
     wait_until,
 )
-from mesa.testing.mosquitto import have_mosquitto, start_broker
-from mesa.testing.netcut import CutProxy
+from support.mosquitto import have_mosquitto, start_broker
+from support.netcut import CutProxy
 
 pytestmark = pytest.mark.broker
 

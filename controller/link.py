@@ -1,0 +1,494 @@
+"""The table's link to the hub: an :class:`OutcomeSink` that ships events over MQTT 5.
+
+Every outcome's events go into the durable :class:`Outbox` first, then out on
+``mesa/v1/table/<id>/event`` at QoS 1; the hub's ``ack`` (sent after its commit) releases them.
+Hub ``assign`` and ``cmd`` messages become inputs through an :class:`InputSubmitter`, and each is
+answered on ``response`` with its ``txn`` once the table has applied (or refused) it.
+
+The link never blocks its caller: :meth:`TableLink.on_outcome` only queues, and one worker thread
+does the disk and network work, so the clock runs whatever the Wi-Fi does.
+
+Plugging it into a runtime::
+
+    outbox = Outbox("/var/lib/mesa/outbox.sqlite3", table="3")
+    link = TableLink(LinkSettings.from_file("/etc/mesa/table.json"), outbox,
+                     submitter=runtime, snapshot=table.snapshot())
+    runtime.add_sink(link)      # the runtime calls link.on_outcome(outcome, snapshot, now)
+    link.start()                # returns at once; connects and reconnects in the background
+    ...
+    link.stop()                 # publishes "offline", disconnects cleanly
+
+>>> LinkSettings(table="3", password="pw").username
+'3'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from mesa.controller.outbox import Outbox
+from mesa.controller.ports import InputSubmitter
+from mesa.errors import ConfigError
+from mesa.metrics import Metrics
+from mesa.protocol import (
+    HUB_STATUS_TOPIC,
+    Ack,
+    Assignment,
+    Command,
+    HubStatus,
+    ProtocolError,
+    Response,
+    StateReport,
+    TableStatus,
+    check_table_id,
+    decode,
+    loads,
+    parse_topic,
+    table_subscriptions,
+    table_topic,
+)
+from mesa.table.inputs import Input, parse_input
+from mesa.table.machine import Outcome
+
+log = logging.getLogger("mesa.link")
+
+
+@dataclass(frozen=True)
+class LinkSettings:
+    """Where the hub's broker is and who this table is. ``username`` defaults to the table id
+    (the broker's ACL ties topics to it)."""
+
+    table: str
+    host: str = "127.0.0.1"
+    port: int = 1883
+    username: str | None = None
+    password: str | None = None
+    keepalive: int = 15
+    reconnect_min: int = 1
+    reconnect_max: int = 30
+    # A table may be off the network for a whole evening; its session must outlive that.
+    session_expiry: int = 7 * 24 * 3600
+    # No ack progress for this long while the hub is online: send the unacknowledged again.
+    resend_after: float = 10.0
+    # At most this many events past the last ack are on the wire at once.
+    window: int = 500
+
+    def __post_init__(self) -> None:
+        check_table_id(self.table)
+        if self.username is None:
+            object.__setattr__(self, "username", self.table)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> LinkSettings:
+        """Read the JSON written by ``mesa provision-table``."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            hub = data["hub"]
+            return cls(
+                table=data["table"],
+                host=hub["host"],
+                port=int(hub["port"]),
+                username=hub.get("username"),
+                password=hub.get("password"),
+            )
+        except (OSError, ValueError, KeyError, TypeError, ProtocolError) as e:
+            raise ConfigError(f"{path}: not a table link file ({e})") from None
+
+
+@dataclass
+class _Pending:
+    input: Input
+    txn: str
+    kind: str  # "assign" or "cmd"
+    at: float = field(default_factory=time.monotonic)
+
+
+class TableLink:
+    """One table's MQTT link: outbox in, acks out, hub commands in, responses out."""
+
+    def __init__(
+        self,
+        settings: LinkSettings,
+        outbox: Outbox,
+        submitter: InputSubmitter | None = None,
+        *,
+        snapshot: dict[str, Any] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+        metrics: Metrics | None = None,
+    ) -> None:
+        if outbox.table != settings.table:
+            raise ConfigError(f"outbox of table {outbox.table!r} given to table {settings.table!r}")
+        self.settings = settings
+        self.table = settings.table
+        self.outbox = outbox
+        self.submitter = submitter
+        self.metrics = metrics or Metrics(logger=log)
+        self._clock = clock
+        self._wall = wall
+        self._snapshot = snapshot if snapshot is not None else outbox.snapshot()
+        self._queue: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
+        self._pending: deque[_Pending] = deque()
+        self._worker: threading.Thread | None = None
+        self._connected = threading.Event()
+        self._hub_online = False
+        self._sent_upto = outbox.acked  # highest seq put on the wire in this connection
+        self._last_progress = time.monotonic()
+        self._handed = 0  # outcomes queued by on_outcome
+        self._stored = 0  # ... and processed by the worker
+        self._stored_cv = threading.Condition()
+        self._bdseq = 0
+        self._client = self._make_client()
+
+    # ── lifecycle ───────────────────────────────────────────────────────
+    def _make_client(self) -> mqtt.Client:
+        s = self.settings
+        client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=f"{s.username}",
+            protocol=mqtt.MQTTv5,
+        )
+        if s.username is not None:
+            client.username_pw_set(s.username, s.password)
+        client.reconnect_delay_set(s.reconnect_min, s.reconnect_max)
+        client.max_inflight_messages_set(100)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_message = self._on_message
+        return client
+
+    def _set_will(self) -> None:
+        self._bdseq = self.outbox.next_bdseq()
+        self._client.will_set(
+            table_topic(self.table, "status"),
+            self._status("lost").to_payload(),
+            qos=1,
+            retain=True,
+        )
+
+    def _status(self, state: str) -> TableStatus:
+        return TableStatus(self.table, state, self._bdseq, self._wall())  # type: ignore[arg-type]
+
+    def start(self) -> None:
+        """Start connecting in the background and return at once."""
+        if self._worker is not None:
+            return
+        self._set_will()
+        props = Properties(PacketTypes.CONNECT)
+        props.SessionExpiryInterval = self.settings.session_expiry
+        self._client.connect_async(
+            self.settings.host,
+            self.settings.port,
+            keepalive=self.settings.keepalive,
+            clean_start=False,
+            properties=props,
+        )
+        self._worker = threading.Thread(target=self._run, name=f"link-{self.table}", daemon=True)
+        self._worker.start()
+        self._client.loop_start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Store what is queued, say ``offline`` (retained) and disconnect cleanly."""
+        if self._worker is None:
+            return
+        self._queue.put(("stop",))
+        self._worker.join(timeout)
+        if self._connected.is_set():
+            info = self._client.publish(
+                table_topic(self.table, "status"), self._status("offline").to_payload(), 1, True
+            )
+            # Disconnected meanwhile: the will says "lost", which is true enough.
+            with contextlib.suppress(RuntimeError, ValueError):
+                info.wait_for_publish(timeout=min(timeout, 2.0))
+        self._client.disconnect()
+        self._client.loop_stop()
+        self._worker = None
+
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+    @property
+    def hub_online(self) -> bool:
+        return self._hub_online
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until every outcome handed over so far is in the outbox; False on timeout."""
+        target = self._handed
+        with self._stored_cv:
+            return self._stored_cv.wait_for(lambda: self._stored >= target, timeout)
+
+    # ── the OutcomeSink ─────────────────────────────────────────────────
+    def on_outcome(self, outcome: Outcome, snapshot: dict[str, Any], now: float) -> None:
+        """Queue the outcome for the worker (never blocks: the clock must not wait on us)."""
+        self._handed += 1
+        self._queue.put(("outcome", outcome, snapshot, now, self._wall()))
+
+    # ── paho callbacks (paho's thread: hand over, do no slow work) ──────
+    def _on_connect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
+    ) -> None:
+        if reason.is_failure:
+            self.metrics.inc("connect_refused", reason=str(reason))
+            log.warning("table %s: broker refused the connection: %s", self.table, reason)
+            return
+        self.metrics.inc("connects")
+        client.subscribe([(t, 1) for t in table_subscriptions(self.table)])
+        client.publish(
+            table_topic(self.table, "status"), self._status("online").to_payload(), 1, True
+        )
+        self._connected.set()
+        self._queue.put(("connected",))
+
+    def _on_disconnect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
+    ) -> None:
+        was = self._connected.is_set()
+        self._connected.clear()
+        self._queue.put(("disconnected",))
+        if was:
+            self.metrics.inc("disconnects")
+            log.info("table %s: disconnected (%s)", self.table, reason)
+            # The next connection is a new birth: its will must carry the new count.
+            self._set_will()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        self._queue.put(("message", msg.topic, msg.payload))
+
+    # ── the worker ──────────────────────────────────────────────────────
+    def _run(self) -> None:
+        while True:
+            try:
+                item = self._queue.get(timeout=1.0)
+            except queue.Empty:
+                self._tick()
+                continue
+            kind = item[0]
+            try:
+                if kind == "stop":
+                    while True:  # store what the runtime handed us before saying goodbye
+                        try:
+                            rest = self._queue.get_nowait()
+                        except queue.Empty:
+                            return
+                        if rest[0] == "outcome":
+                            self._outcome(*rest[1:])
+                elif kind == "outcome":
+                    self._outcome(*item[1:])
+                elif kind == "connected":
+                    self._sent_upto = self.outbox.acked
+                    self._hub_online = False  # until the retained hub status says otherwise
+                elif kind == "disconnected":
+                    self._hub_online = False
+                elif kind == "message":
+                    self._message(item[1], item[2])
+            except Exception:
+                # One bad message or a full disk must not kill the link; the next trigger retries.
+                log.exception("table %s: link worker failed on %s", self.table, kind)
+                self.metrics.inc("worker_errors")
+            self._tick()
+
+    def _tick(self) -> None:
+        box = self.outbox
+        if (
+            self._connected.is_set()
+            and self._hub_online
+            and box.pending
+            and time.monotonic() - self._last_progress > self.settings.resend_after
+        ):
+            self.metrics.inc("resends", reason="no_ack")
+            self._resend(box.acked + 1)
+        self._expire_pending()
+
+    def _outcome(self, outcome: Outcome, snapshot: dict[str, Any], now: float, wall: float) -> None:
+        try:
+            self._snapshot = snapshot
+            if outcome.events:
+                self.outbox.append(
+                    [(e.TYPE, e.to_data(), now) for e in outcome.events], ts=wall, snapshot=snapshot
+                )
+                self._pump()
+            if outcome.events or (outcome.accepted and outcome.input.name != "tick"):
+                self._publish_state()
+            self._answer(outcome)
+        finally:
+            with self._stored_cv:
+                self._stored += 1
+                self._stored_cv.notify_all()
+
+    def _publish(self, kind: str, payload: bytes, retain: bool = False) -> None:
+        self._client.publish(table_topic(self.table, kind), payload, qos=1, retain=retain)
+
+    def _publish_state(self) -> None:
+        if not self._connected.is_set() or self._snapshot is None:
+            return
+        box = self.outbox
+        report = StateReport(
+            self.table, box.stream, box.last_seq, box.acked, self._wall(), self._snapshot
+        )
+        self._publish("state", report.to_payload(), retain=True)
+
+    def _pump(self) -> None:
+        """Put unacknowledged events on the wire, up to ``window`` past the last ack."""
+        if not (self._connected.is_set() and self._hub_online):
+            return  # the outbox keeps them; "hub online" will trigger the resend
+        box = self.outbox
+        limit = box.acked + self.settings.window - self._sent_upto
+        if limit <= 0 or self._sent_upto >= box.last_seq:
+            return
+        for seq, payload in box.unacked_payloads(self._sent_upto + 1, limit):
+            self._publish("event", payload)
+            self._sent_upto = seq
+            self.metrics.inc("events_sent")
+
+    def _resend(self, from_seq: int) -> None:
+        self._sent_upto = max(self.outbox.acked, from_seq - 1)
+        self._last_progress = time.monotonic()
+        self._pump()
+
+    # ── from the hub ────────────────────────────────────────────────────
+    def _message(self, topic: str, payload: bytes) -> None:
+        try:
+            if topic == HUB_STATUS_TOPIC:
+                self._hub_status(decode(HubStatus, payload))
+                return
+            table, kind = parse_topic(topic)
+            if table != self.table:
+                raise ProtocolError("table_mismatch", f"message for table {table!r}")
+            if kind == "ack":
+                self._ack(decode(Ack, payload, table))
+            elif kind == "status":
+                self._own_status(decode(TableStatus, payload, table))
+            elif kind == "assign":
+                self._assign(decode(Assignment, payload, table))
+            elif kind == "cmd":
+                self._command(decode(Command, payload, table))
+            else:
+                raise ProtocolError("bad_topic", f"a table does not read {kind!r}")
+        except ProtocolError as e:
+            self.metrics.refuse(e.code, e.reason, table=self.table, topic=topic)
+            self._refuse_txn(topic, payload, e)
+
+    def _refuse_txn(self, topic: str, payload: bytes, error: ProtocolError) -> None:
+        """A malformed assign/cmd that still names a txn gets a refusal, so the hub knows."""
+        if not topic.endswith(("/cmd", "/assign")):
+            return
+        try:
+            obj = loads(payload)
+        except ProtocolError:
+            return
+        txn = obj.get("txn") if isinstance(obj, dict) else None
+        if isinstance(txn, str) and 0 < len(txn) <= 64:
+            self._respond(txn, False, error.code, error.reason)
+
+    def _hub_status(self, status: HubStatus) -> None:
+        online = status.state == "online"
+        self.metrics.inc("hub_status", state=status.state)
+        self._hub_online = online
+        if online:
+            # Whatever the hub lost (a restart, a broker that forgot its queue) comes back now.
+            self._publish_state()
+            self._resend(self.outbox.acked + 1)
+
+    def _own_status(self, status: TableStatus) -> None:
+        # A will from an older connection can land after our "online": say it again.
+        if status.state != "online" and status.bdseq <= self._bdseq and self._connected.is_set():
+            self.metrics.inc("stale_will_corrected")
+            self._publish("status", self._status("online").to_payload(), retain=True)
+
+    def _ack(self, ack: Ack) -> None:
+        box = self.outbox
+        if ack.stream != box.stream:
+            self.metrics.refuse(
+                "other_stream", f"ack for stream {ack.stream}", table=self.table, level=logging.INFO
+            )
+            return
+        if ack.seq > box.last_seq:
+            self.metrics.refuse(
+                "ack_beyond", f"ack {ack.seq} > last seq {box.last_seq}", table=self.table
+            )
+            return
+        before = box.acked
+        box.ack(ack.stream, ack.seq)
+        if box.acked > before:
+            self._last_progress = time.monotonic()
+            self.metrics.inc("events_acked", box.acked - before)
+        self._sent_upto = max(self._sent_upto, box.acked)
+        if ack.resend_from is not None:
+            self.metrics.inc("resends", reason="hub_gap")
+            self._resend(ack.resend_from)
+        else:
+            self._pump()
+
+    def _assign(self, a: Assignment) -> None:
+        if a.txn == self.outbox.get_meta("assign_txn"):
+            return  # the retained assignment, delivered again on reconnect: already applied
+        snap = self._snapshot or {}
+        has_match = snap.get("state", "idle") != "idle"
+        if a.args is None:
+            if not has_match:
+                self._done_assign(a.txn, True, None, None)
+                return
+            self._submit(Input("unassign", {}), a.txn, "assign")
+            return
+        if has_match and snap.get("match_id") == a.args.get("match_id"):
+            # Applied before a restart whose journal we were restored from.
+            self._done_assign(a.txn, True, "already_assigned", None)
+            return
+        self._submit(parse_input("assign", a.args), a.txn, "assign")
+
+    def _command(self, c: Command) -> None:
+        self._submit(parse_input(c.input, c.args), c.txn, "cmd")
+
+    def _submit(self, inp: Input, txn: str, kind: str) -> None:
+        if self.submitter is None:
+            self._respond(txn, False, "no_runtime", "this link has no runtime to apply inputs")
+            return
+        self._pending.append(_Pending(inp, txn, kind))
+        try:
+            self.submitter.submit(inp, self._clock())
+        except Exception as e:  # the runtime's problem, but the hub deserves an answer
+            self._pending.pop()
+            self._respond(txn, False, "submit_failed", str(e)[:200])
+
+    def _answer(self, outcome: Outcome) -> None:
+        for i, p in enumerate(self._pending):
+            if p.input == outcome.input:
+                del self._pending[i]
+                r = outcome.refusal
+                code, reason = (r.code, r.message) if r else (None, None)
+                if p.kind == "assign":
+                    self._done_assign(p.txn, outcome.accepted, code, reason)
+                else:
+                    self._respond(p.txn, outcome.accepted, code, reason)
+                return
+
+    def _expire_pending(self) -> None:
+        while self._pending and time.monotonic() - self._pending[0].at > 30.0:
+            p = self._pending.popleft()
+            self._respond(p.txn, False, "no_outcome", "the table did not apply it within 30 s")
+
+    def _done_assign(self, txn: str, accepted: bool, code: str | None, reason: str | None) -> None:
+        self.outbox.set_meta("assign_txn", txn)
+        self._respond(txn, accepted, code, reason)
+
+    def _respond(self, txn: str, accepted: bool, code: str | None, reason: str | None) -> None:
+        self.metrics.inc("responses", accepted=str(accepted).lower())
+        # Published even while disconnected: paho queues it and sends it on reconnection.
+        resp = Response(self.table, txn, accepted, code, reason, self._wall())
+        self._publish("response", resp.to_payload())

@@ -1,0 +1,1 @@
+"""The broker and provisioning: the hub's private or system Mosquitto, accounts and ACLs."""

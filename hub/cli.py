@@ -1,0 +1,125 @@
+"""``mesa hub``, ``mesa provision-table`` and ``mesa provision-hub``.
+
+>>> import argparse
+>>> sub = argparse.ArgumentParser().add_subparsers()
+>>> register(sub)
+>>> sorted(sub.choices)
+['hub', 'provision-hub', 'provision-table']
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from mesa.errors import MesaError
+
+
+def _hub(args: argparse.Namespace) -> int:
+    from mesa.hub.ingest.app import Hub
+    from mesa.hub.settings import HubSettings
+
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
+    settings = HubSettings.from_env(
+        db=args.db,
+        broker_host=args.broker_host,
+        broker_port=args.broker_port,
+        credentials=args.credentials,
+        embedded_broker=True if args.embedded_broker else None,
+        broker_dir=args.broker_dir,
+    )
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    signal.signal(signal.SIGINT, lambda *_: done.set())
+    try:
+        hub = Hub(settings).start(wait=args.wait)
+    except MesaError as e:
+        print(f"mesa hub: {e}", file=sys.stderr)
+        return 1
+    where = hub.broker or settings
+    host = getattr(where, "host", settings.broker_host)
+    port = getattr(where, "port", settings.broker_port)
+    print(f"mesa hub: online, broker mqtt://{host}:{port}, store {settings.db}", flush=True)
+    done.wait()
+    hub.stop()
+    return 0
+
+
+def _provision_table(args: argparse.Namespace) -> int:
+    from mesa.hub.broker.provision import provision_table, reload_broker
+
+    out = args.out or Path(f"table-{args.table}.json")
+    try:
+        provision_table(
+            args.table,
+            passwd_file=args.passwd,
+            hub_host=args.hub_host,
+            hub_port=args.hub_port,
+            out=out,
+        )
+    except (MesaError, OSError) as e:
+        print(f"mesa provision-table: {e}", file=sys.stderr)
+        return 1
+    print(f"table {args.table}: account added to {args.passwd}; copy {out} to the table's Pi")
+    if not args.no_reload:
+        reloaded = reload_broker(args.pid_file)
+        print("broker reloaded" if reloaded else f"no broker pid in {args.pid_file}: reload it")
+    return 0
+
+
+def _provision_hub(args: argparse.Namespace) -> int:
+    from mesa.hub.broker.provision import provision_hub, reload_broker
+
+    try:
+        provision_hub(passwd_file=args.passwd, out=args.out)
+    except (MesaError, OSError) as e:
+        print(f"mesa provision-hub: {e}", file=sys.stderr)
+        return 1
+    print(f"hub account added to {args.passwd}; credentials in {args.out}")
+    if not args.no_reload:
+        reload_broker(args.pid_file)
+    return 0
+
+
+def register(sub: Any) -> None:
+    from mesa.hub.broker.provision import DEFAULT_PASSWD, DEFAULT_PID_FILE
+
+    p = sub.add_parser("hub", help="run the hub's ingest against the broker (or its own broker)")
+    p.add_argument("--db", type=Path, help="the event store (default var/hub.sqlite3)")
+    p.add_argument("--broker-host", help="the broker's address (default 127.0.0.1)")
+    p.add_argument("--broker-port", type=int, help="the broker's port (default 1883)")
+    p.add_argument("--credentials", type=Path, help="JSON from `mesa provision-hub`")
+    p.add_argument(
+        "--embedded-broker",
+        action="store_true",
+        help="start a private Mosquitto on loopback (demo, laptop)",
+    )
+    p.add_argument("--broker-dir", type=Path, help="the private broker's files (var/broker)")
+    p.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the broker")
+    p.add_argument("-v", "--verbose", action="store_true")
+    p.set_defaults(run=_hub)
+
+    p = sub.add_parser("provision-table", help="give a table its broker account and config")
+    p.add_argument("table", help="the table id (1-32 of a-z 0-9 _ -)")
+    p.add_argument("--hub-host", required=True, help="the hub's address as the table sees it")
+    p.add_argument("--hub-port", type=int, default=1883)
+    p.add_argument("--passwd", type=Path, default=DEFAULT_PASSWD, help="Mosquitto password file")
+    p.add_argument("--out", type=Path, help="the table's config (default table-<id>.json)")
+    p.add_argument("--pid-file", type=Path, default=DEFAULT_PID_FILE)
+    p.add_argument("--no-reload", action="store_true", help="do not SIGHUP the broker")
+    p.set_defaults(run=_provision_table)
+
+    p = sub.add_parser("provision-hub", help="give the hub its broker account")
+    p.add_argument("--passwd", type=Path, default=DEFAULT_PASSWD, help="Mosquitto password file")
+    p.add_argument("--out", type=Path, default=Path("/etc/mesa/hub-credentials.json"))
+    p.add_argument("--pid-file", type=Path, default=DEFAULT_PID_FILE)
+    p.add_argument("--no-reload", action="store_true", help="do not SIGHUP the broker")
+    p.set_defaults(run=_provision_hub)

@@ -1,0 +1,1 @@
+"""The tournament desk: turns table events into tournament results and tables into assignments."""

@@ -1,0 +1,1 @@
+"""Ingest and the event store: table events from MQTT into SQLite, idempotent, acked after commit."""

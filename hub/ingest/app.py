@@ -1,0 +1,393 @@
+"""The hub: the event store, the ingest and the broker connection, started and stopped
+as one. Tests, ``mesa hub`` and the web app use it in-process.
+
+>>> import tempfile, pathlib
+>>> hub = Hub(HubSettings(db=pathlib.Path(tempfile.mkdtemp()) / "hub.sqlite3"))
+>>> hub.tables(), hub.metrics.snapshot()
+([], {})
+>>> hub.command("7", "director_pause", {})
+Traceback (most recent call last):
+  ...
+mesa.hub.ingest.app.UnknownTableError: no table '7' is known to this hub
+>>> hub.close()
+
+Running one::
+
+    hub = Hub(HubSettings.from_env(embedded_broker=True)).start()
+    txn = hub.assign("3", {"match_id": "G1-1", "players": {"a": "Ana", "b": "Beto"}, "length": 3})
+    hub.tables()           # live projections, one dict per table
+    hub.events("3")        # committed events of table 3, in order
+    hub.metrics.snapshot() # counters: events_committed, refused{reason=...}, ...
+    hub.stop()
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import select
+import socket
+import threading
+import time
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from mesa.errors import MesaError
+from mesa.hub.broker.mosquitto import PrivateMosquitto
+from mesa.hub.ingest.pipeline import Incoming, Ingest
+from mesa.hub.ingest.projections import Projections
+from mesa.hub.ingest.store import EventStore
+from mesa.hub.settings import HubSettings
+from mesa.metrics import Metrics
+from mesa.protocol import (
+    CMD_EXPIRY_SECONDS,
+    HUB_STATUS_TOPIC,
+    Assignment,
+    Command,
+    EventEnvelope,
+    HubStatus,
+    ProtocolError,
+    StateReport,
+    TableStatus,
+    check_table_id,
+    hub_subscriptions,
+    new_id,
+    table_topic,
+)
+
+log = logging.getLogger("mesa.hub")
+
+
+class HubError(MesaError):
+    """The hub cannot start or was asked something it cannot do."""
+
+
+class UnknownTableError(HubError):
+    """A command for a table the hub has never heard of."""
+
+
+class Hub:
+    """Owns the store, the ingest and the MQTT client (and the private broker, if embedded)."""
+
+    def __init__(self, settings: HubSettings, *, metrics: Metrics | None = None) -> None:
+        self.settings = settings
+        self.metrics = metrics or Metrics(logger=log)
+        self.store = EventStore(settings.db)
+        self.projections = Projections()
+        self.broker: PrivateMosquitto | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._client: mqtt.Client | None = None
+        self._connected = threading.Event()
+        self._online = threading.Event()
+        self._session = 0
+        self._stopping = False
+        self._rebuild()
+        self.ingest = Ingest(
+            self.store, metrics=self.metrics, projections=self.projections, publish=self._publish
+        )
+
+    def _rebuild(self) -> None:
+        """Projections from the store: what the hub knew before a restart, it knows again."""
+        for row in self.store.tables():
+            if row["status"] is not None:
+                self.projections.apply_status(
+                    TableStatus(row["table"], row["status"], row["bdseq"], row["status_ts"])
+                )
+        since = 0
+        while True:
+            rows = self.store.events(since=since, limit=5000)
+            if not rows:
+                break
+            for r in rows:
+                self.projections.apply_event(
+                    EventEnvelope(
+                        r["id"],
+                        r["table"],
+                        r["stream"],
+                        r["seq"],
+                        r["ts"],
+                        r["t"],
+                        r["type"],
+                        r["data"],
+                    )
+                )
+            since = rows[-1]["rowid"]
+        for row in self.store.tables():
+            if row["snapshot"] is not None:
+                self.projections.apply_state(
+                    StateReport(
+                        row["table"],
+                        row["state_stream"],
+                        row["state_seq"],
+                        0,
+                        row["state_ts"],
+                        row["snapshot"],
+                    )
+                )
+
+    # ── lifecycle ───────────────────────────────────────────────────────
+    def start(self, *, wait: float | None = 10.0) -> Hub:
+        """Connect (starting the private broker first if embedded); with ``wait``, return once
+        the hub's status is online, else raise :class:`HubError`."""
+        s = self.settings
+        host, port, password = s.broker_host, s.broker_port, s.password
+        if s.embedded_broker:
+            password = password or self._embedded_password()
+            self.broker = PrivateMosquitto(
+                s.broker_dir, users={s.username: password}, port=s.broker_port, host=s.broker_host
+            ).start()
+            host, port = self.broker.host, self.broker.port
+        self._session = self.store.next_session()
+        client = mqtt.Client(
+            CallbackAPIVersion.VERSION2, client_id=s.username, protocol=mqtt.MQTTv5
+        )
+        client.username_pw_set(s.username, password)
+        client.reconnect_delay_set(1, 10)
+        client.max_inflight_messages_set(200)
+        client.will_set(HUB_STATUS_TOPIC, self._status("lost"), qos=1, retain=True)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_subscribe = self._on_subscribe
+        client.on_message = self._on_message
+        props = Properties(PacketTypes.CONNECT)
+        props.SessionExpiryInterval = 14 * 24 * 3600
+        props.ReceiveMaximum = 1000
+        client.connect_async(host, port, keepalive=s.keepalive, clean_start=False, properties=props)
+        self._client = client
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="hub-commit", daemon=True)
+        self._thread.start()
+        client.loop_start()
+        log.info("hub session %d connecting to %s:%d", self._session, host, port)
+        if wait is not None and not self._online.wait(wait):
+            self.stop()
+            raise HubError(f"the hub could not come online on {host}:{port} within {wait} s")
+        return self
+
+    def _embedded_password(self) -> str:
+        path = self.settings.broker_dir / "hub.password"
+        if path.exists():
+            return path.read_text().strip()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        password = secrets.token_urlsafe(18)
+        path.write_text(password + "\n")
+        path.chmod(0o600)
+        return password
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Commit what is queued, say ``offline`` (retained), disconnect, close the store."""
+        client = self._client
+        self._stopping = True
+        if client is not None:
+            # Nothing new from here (what paho still receives is not acknowledged by us, so
+            # the tables send it again to the next hub); commit and acknowledge what came in.
+            client.on_message = None
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join(timeout)  # its last act is a final commit
+            self._thread = None
+        if client is not None:
+            if self._connected.is_set():
+                info = client.publish(HUB_STATUS_TOPIC, self._status("offline"), 1, True)
+                try:
+                    info.wait_for_publish(timeout=2.0)
+                except (RuntimeError, ValueError):
+                    log.warning("the hub's offline status could not be sent")
+            client.disconnect()
+            client.loop_stop()
+            self._client = None
+        self._online.clear()
+        self._connected.clear()
+        if self.broker is not None:
+            self.broker.stop()
+            self.broker = None
+        self.close()
+
+    def close(self) -> None:
+        self.store.close()
+
+    def kill_connection(self) -> None:
+        """Drop the broker connection without a goodbye (tests: the broker publishes the will)."""
+        if self._client is not None:
+            sock = self._client.socket()
+            if sock is not None:
+                sock.close()
+
+    @property
+    def online(self) -> bool:
+        return self._online.is_set()
+
+    def wait_online(self, timeout: float = 10.0) -> bool:
+        return self._online.wait(timeout)
+
+    def _status(self, state: str) -> bytes:
+        return HubStatus(state, self._session, time.time()).to_payload()  # type: ignore[arg-type]
+
+    # ── paho callbacks ──────────────────────────────────────────────────
+    def _on_connect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
+    ) -> None:
+        if reason.is_failure:
+            self.metrics.inc("connect_refused", reason=str(reason))
+            log.error("the broker refused the hub: %s", reason)
+            return
+        self._connected.set()
+        self.metrics.inc("connects")
+        # Subscribe first; "online" goes out only once the subscriptions stand (on_subscribe),
+        # so that nothing the tables resend in answer is missed.
+        client.subscribe([(t, 1) for t in hub_subscriptions()])
+
+    def _on_subscribe(
+        self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, props: Any
+    ) -> None:
+        bad = [r for r in reasons if r.is_failure]
+        if bad:
+            log.error("the broker refused the hub's subscriptions: %s", bad)
+            return
+        for a in self.store.assignments():
+            # The broker may have lost its retained messages (kill -9 before a save).
+            payload = Assignment(a["table"], a["txn"], a["args"], a["ts"]).to_payload()
+            client.publish(table_topic(a["table"], "assign"), payload, 1, True)
+        client.publish(HUB_STATUS_TOPIC, self._status("online"), 1, True)
+        self._online.set()
+        log.info("hub online (session %d)", self._session)
+
+    def _on_disconnect(
+        self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any
+    ) -> None:
+        self._flush()  # what came in before the connection dropped
+        if self._connected.is_set() and not self._stopping:
+            self.metrics.inc("disconnects")
+            log.warning("hub disconnected from the broker: %s", reason)
+        self._connected.clear()
+        self._online.clear()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        # Ingest right here, on paho's thread: handing each message to another thread costs
+        # more in GIL traffic than the validation itself. Group commit at the natural boundary:
+        # when nothing more waits on the socket, or the batch is full.
+        try:
+            self.ingest.add(Incoming(msg.topic, msg.payload))
+        except Exception:
+            log.exception("the hub could not store a message")
+            self.metrics.inc("batch_failures")
+            self.ingest.abort()
+            return
+        pending = self.ingest.pending
+        # Under load, look at the socket every 32 messages only: a select() per message costs.
+        if pending >= self.settings.batch_max or (
+            (pending < 64 or pending % 32 == 0) and not _readable(client.socket())
+        ):
+            self._flush()
+
+    def _flush(self) -> None:
+        try:
+            self.ingest.flush()
+        except Exception:
+            # Rolled back, nothing acknowledged: the tables will send it all again.
+            log.exception("the hub could not commit a batch")
+            self.metrics.inc("batch_failures")
+
+    def _publish(self, topic: str, payload: bytes, qos: int, retain: bool) -> None:
+        if self._client is not None:
+            self._client.publish(topic, payload, qos, retain)
+
+    # ── the commit watchdog ─────────────────────────────────────────────
+    def _run(self) -> None:
+        """Commit a batch left open (its burst cut by a disconnection), and at the end."""
+        while not self._stop.wait(0.05):
+            since = self.ingest.pending_since
+            if since is not None and time.monotonic() - since > 0.05:
+                self._flush()
+        self._flush()
+
+    # ── what the director (and the dashboard) can do ────────────────────
+    def _known(self, table: str) -> str:
+        try:
+            check_table_id(table)
+        except ProtocolError as e:
+            self.metrics.refuse("unknown_table", str(e), table=str(table)[:32])
+            raise UnknownTableError(f"no table {table!r} is known to this hub") from None
+        if not self.store.known(table):
+            self.metrics.refuse("unknown_table", "command for a table never seen", table=table)
+            raise UnknownTableError(f"no table {table!r} is known to this hub")
+        return table
+
+    def register_table(self, table: str) -> None:
+        """Make a provisioned table known before it has ever connected."""
+        check_table_id(table)
+        self.ingest.write(lambda: self.store.register_table(table))
+
+    def assign(self, table: str, args: dict[str, Any] | None) -> str:
+        """Publish ``table``'s assignment (retained); ``None`` withdraws it. Returns the txn."""
+        self._known(table)
+        txn = new_id()
+        msg = Assignment(table, txn, args, time.time())
+        msg.check()  # validates the assign arguments with the table's own parser
+
+        def record() -> None:
+            self.store.set_assignment(table, txn, args)
+            self.store.record_command(txn, table, "assign", "assign" if args else "unassign", args)
+
+        self.ingest.write(record)
+        self._publish(table_topic(table, "assign"), msg.to_payload(), 1, True)
+        return txn
+
+    def unassign(self, table: str) -> str:
+        return self.assign(table, None)
+
+    def command(self, table: str, input: str, args: dict[str, Any] | None = None) -> str:
+        """Send a director command (one of :data:`mesa.protocol.CMD_INPUTS`); returns the txn.
+
+        The table answers on its ``response`` topic; :meth:`command_status` shows the answer.
+        """
+        self._known(table)
+        txn = new_id()
+        msg = Command(table, txn, input, dict(args or {}), time.time())
+        try:
+            msg.check()
+        except ProtocolError as e:
+            self.metrics.refuse(e.code, e.reason, table=table)
+            raise
+        self.ingest.write(lambda: self.store.record_command(txn, table, "cmd", input, msg.args))
+        props = Properties(PacketTypes.PUBLISH)
+        props.MessageExpiryInterval = CMD_EXPIRY_SECONDS
+        if self._client is not None:
+            self._client.publish(table_topic(table, "cmd"), msg.to_payload(), 1, False, props)
+        return txn
+
+    # ── reading ─────────────────────────────────────────────────────────
+    def tables(self) -> list[dict[str, Any]]:
+        """The live projection of every table (the dashboard's JSON twin)."""
+        return self.projections.all()
+
+    def table(self, table: str) -> dict[str, Any] | None:
+        live = self.projections.get(table)
+        return live.to_dict() if live else None
+
+    def events(
+        self, table: str | None = None, *, since: int = 0, limit: int = 1000
+    ) -> list[dict[str, Any]]:
+        """Committed events (of one table, or all) in commit order, after rowid ``since``."""
+        return self.store.events(table, since=since, limit=limit)
+
+    def command_status(self, txn: str) -> dict[str, Any] | None:
+        return self.store.command(txn)
+
+    def contiguous(self, table: str, stream: str) -> int:
+        return self.ingest.contiguous(table, stream)
+
+
+def _readable(sock: socket.socket | None) -> bool:
+    """Whether more bytes already wait on the socket (without blocking)."""
+    if sock is None:
+        return False
+    try:
+        return bool(select.select([sock], [], [], 0)[0])
+    except (OSError, ValueError):
+        return False

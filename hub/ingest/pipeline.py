@@ -1,0 +1,457 @@
+"""The hub's ingest: validate what tables send, commit it, then acknowledge it.
+
+Messages arrive in batches (whatever queued up while the previous batch committed). A batch is
+one SQLite transaction; only after its commit does the hub publish, per table stream, an ``ack``
+carrying the highest contiguous seq it holds. An event is stored only if it is its stream's next
+seq: a duplicate is counted and acknowledged again, an event past a gap is refused and the ack
+asks the table to resend from the gap. Every refusal is logged with its reason and counted under
+``refused{reason=...}``; a refused message changes nothing.
+
+>>> import tempfile, pathlib
+>>> from mesa.hub.ingest.store import EventStore
+>>> from mesa.protocol import EventEnvelope, table_topic
+>>> sent = []
+>>> ingest = Ingest(EventStore(pathlib.Path(tempfile.mkdtemp()) / "h.sqlite3"),
+...                 publish=lambda topic, payload, qos, retain: sent.append(topic))
+>>> env = EventEnvelope.build("3", "s1", 1, "clock.resumed", {"by": "players"}, ts=1.0, t=0.0)
+>>> ingest.handle([Incoming(table_topic("3", "event"), env.to_payload())])
+>>> ingest.handle([Incoming(table_topic("4", "event"), env.to_payload())])   # wrong topic
+>>> sent, ingest.metrics.get("refused", reason="table_mismatch")
+(['mesa/v1/table/3/ack'], 1)
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from mesa.hub.ingest.projections import Projections
+from mesa.hub.ingest.store import EventStore
+from mesa.metrics import Metrics
+from mesa.protocol import (
+    MAX_PAYLOAD_BYTES,
+    Ack,
+    EventEnvelope,
+    ProtocolError,
+    Response,
+    StateReport,
+    TableStatus,
+    _envelope_fast,
+    decode,
+    loads,
+    parse_topic,
+    table_topic,
+)
+
+log = logging.getLogger("mesa.hub.ingest.pipeline")
+
+Publish = Callable[[str, bytes, int, bool], Any]
+# A gap is asked to be filled again only after this long: the resend is already on its way.
+RESEND_INTERVAL = 1.0
+
+
+_ORJSON_LOADS = orjson.loads
+_ORJSON_ERROR = orjson.JSONDecodeError
+
+
+def fast_loads(payload: bytes | str) -> Any:
+    """:func:`mesa.protocol.loads` through orjson (several times faster). orjson refuses a few
+    things ``loads`` takes (lone surrogates, numbers past a double): those go to ``loads``."""
+    if len(payload) > MAX_PAYLOAD_BYTES or type(payload) is not bytes:
+        return loads(payload)
+    try:
+        return _ORJSON_LOADS(payload)
+    except _ORJSON_ERROR:
+        return loads(payload)  # refuses it with the usual reason, or accepts it (1e400)
+
+
+@dataclass(slots=True)
+class Incoming:
+    """One MQTT message as the hub received it."""
+
+    topic: str
+    payload: bytes
+
+
+class _Batch:
+    """What the open transaction holds, applied to the hub's memory only after its commit."""
+
+    def __init__(self, contiguous: dict[tuple[str, str], int]) -> None:
+        self.cont = dict(contiguous)
+        self.size = 0
+        self.touched: dict[tuple[str, str], int | None] = {}  # stream → resend_from
+        self.committed: list[EventEnvelope] = []
+        self.held: dict[tuple[str, str], dict[int, tuple[EventEnvelope, bytes]]] = {}
+        self.statuses: list[TableStatus] = []
+        self.states: list[StateReport] = []
+        self.registering: set[str] = set()
+        self.bdseq: dict[str, int] = {}
+        self.duplicates: dict[tuple[str, str], tuple[int, int, int]] = {}  # n, first, last
+        self.rows: list[tuple[Any, ...]] = []  # events to insert, parallel to ``committed``
+        # (table, stream, seq) → id of the rows above, built only when a duplicate asks
+        self.ids: dict[tuple[str, str, int], str] | None = None
+
+
+# Events past a gap wait (in memory, uncommitted) for the gap to fill within the batch.
+HOLD_MAX = 1000
+
+
+class Ingest:
+    """Turns :class:`Incoming` messages into committed rows, projections and acks.
+
+    :meth:`add` validates a message and writes it into the open transaction; :meth:`flush`
+    commits, then updates the projections and publishes the acks. :meth:`handle` is both for a
+    batch. Thread-safe: the MQTT thread adds, any thread may flush.
+    """
+
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        metrics: Metrics | None = None,
+        projections: Projections | None = None,
+        publish: Publish | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.metrics = metrics or Metrics(logger=log)
+        self.projections = projections or Projections()
+        self.publish = publish
+        self.lock = threading.RLock()
+        self._clock = clock
+        self._contiguous = store.contiguous_all()
+        self._bdseq = store.table_bdseqs()
+        self._asked: dict[tuple[str, str], tuple[int, float]] = {}
+        self._registered: set[str] = set()  # tables whose row is committed
+        self._batch: _Batch | None = None
+        self._opened = 0.0
+        self.last_commit: float | None = None  # wall clock at the end of the last commit
+
+    def contiguous(self, table: str, stream: str) -> int:
+        return self._contiguous.get((table, stream), 0)
+
+    @property
+    def pending(self) -> int:
+        """Messages in the open (uncommitted) transaction."""
+        batch = self._batch
+        return batch.size if batch is not None else 0
+
+    @property
+    def pending_since(self) -> float | None:
+        """``time.monotonic()`` when the open transaction began, or None."""
+        return self._opened if self._batch is not None else None
+
+    # ── the two steps ───────────────────────────────────────────────────
+    def handle(self, batch: Sequence[Incoming]) -> None:
+        """Validate, commit and acknowledge a batch of messages."""
+        with self.lock:
+            for msg in batch:
+                self.add(msg)
+            self.flush()
+
+    def add(self, msg: Incoming) -> None:
+        """Validate one message and write it into the open transaction (nothing is
+        acknowledged before :meth:`flush`)."""
+        decoded = self._decode(msg)  # outside the lock: the CPU work
+        if decoded is None:
+            return
+        with self.lock:
+            b = self._batch
+            if b is None:
+                self.store.begin()
+                b = self._batch = _Batch(self._contiguous)
+                self._opened = time.monotonic()
+            b.size += 1
+            if isinstance(decoded, EventEnvelope):
+                self._event(b, decoded, msg.payload)
+            elif isinstance(decoded, TableStatus):
+                if self._status(b, decoded):
+                    b.statuses.append(decoded)
+            elif isinstance(decoded, StateReport):
+                self._state(b, decoded)
+                b.states.append(decoded)
+            elif isinstance(decoded, Response) and not self.store.record_response(decoded):
+                self.metrics.refuse(
+                    "unknown_txn", f"response to unknown txn {decoded.txn}", table=decoded.table
+                )
+
+    def flush(self) -> None:
+        """Commit the open transaction; then, and only then, acknowledge what it holds."""
+        with self.lock:
+            b = self._batch
+            if b is None:
+                return
+            try:
+                for key, held in b.held.items():
+                    for seq in sorted(held):
+                        self.metrics.refuse(
+                            "gap", f"seq {seq} of stream {key[1]}", table=key[0], level=None
+                        )
+                    have = b.cont.get(key, 0)
+                    log.info(
+                        "refused %d events of table %s stream %s past a gap (seq %d-%d after "
+                        "%d): resend asked",
+                        len(held),
+                        key[0],
+                        key[1],
+                        min(held),
+                        max(held),
+                        have,
+                    )
+                    b.touched[key] = have + 1
+                if b.rows:
+                    self._write_rows(b)
+                for key, seq in b.cont.items():
+                    if seq != self._contiguous.get(key):
+                        self.store.set_contiguous(key[0], key[1], seq)
+                self.store.commit()
+            except BaseException:
+                self._batch = None
+                self.store.rollback()
+                raise
+            self._batch = None
+            # Committed: from here on the acks are true.
+            self.last_commit = self._clock()
+            self._contiguous = b.cont
+            self._registered |= b.registering
+            self._bdseq.update(b.bdseq)
+            if b.committed:
+                self.metrics.inc("events_committed", len(b.committed))
+                self.metrics.inc("batches")
+            for (table, stream), (n, lo, hi) in b.duplicates.items():
+                log.info(
+                    "refused %d duplicate events of table %s stream %s (seq %d-%d): already stored",
+                    n,
+                    table,
+                    stream,
+                    lo,
+                    hi,
+                )
+            self.projections.apply_events(b.committed)
+            for st in b.statuses:
+                self.projections.apply_status(st)
+            for report in b.states:
+                self.projections.apply_state(report)
+            self._ack(b.touched)
+
+    def _write_rows(self, b: _Batch) -> None:
+        now = self._clock()  # "committed": the commit follows at once
+        b.rows = [(*row, now) for row in b.rows]
+        self.store.savepoint()
+        if self.store.insert_rows(b.rows) == len(b.rows):
+            self.store.release()
+            return
+        # Some id was taken: redo row by row; a stream stops at its first conflict.
+        self.store.rollback_to()
+        committed: list[EventEnvelope] = []
+        broken: set[tuple[str, str]] = set()
+        for row, env in zip(b.rows, b.committed, strict=True):
+            key = (env.table, env.stream)
+            if key in broken:
+                self.metrics.refuse("gap", f"seq {env.seq} after a conflict", table=env.table)
+            elif self.store.insert_rows([row]) == 1:
+                committed.append(env)
+            else:
+                self.metrics.refuse(
+                    "conflict",
+                    f"event id {env.id} is already used by another event",
+                    table=env.table,
+                )
+                broken.add(key)
+                b.cont[key] = env.seq - 1
+                b.touched[key] = env.seq
+        b.committed = committed
+
+    def abort(self) -> None:
+        """Roll back the open transaction: nothing in it was acknowledged, tables resend it."""
+        with self.lock:
+            self._batch = None
+            self.store.rollback()
+
+    def write(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` (store writes of the hub's own) in a transaction of its own, after
+        committing whatever ingest has open."""
+        with self.lock:
+            self.flush()
+            with self.store.transaction():
+                return fn()
+
+    def _decode(self, msg: Incoming) -> Any:
+        topic = msg.topic
+        known = _TOPICS.get(topic)
+        if known is not None and known[1] == "event":
+            # The hot path: a well-formed event on a topic seen before, without the layers.
+            payload = msg.payload
+            if type(payload) is bytes and len(payload) <= MAX_PAYLOAD_BYTES:
+                try:
+                    env = _envelope_fast(_ORJSON_LOADS(payload), known[0])
+                except Exception:  # whatever it is (a refusal), the full path below judges
+                    env = None
+                if env is not None:
+                    return env
+        try:
+            table, kind = parse_topic(topic)
+            if known is None and len(_TOPICS) < 10_000:  # bounded against junk topics
+                _TOPICS[topic] = (table, kind)
+            cls = _KINDS.get(kind)
+            if cls is None:
+                raise ProtocolError("bad_topic", f"the hub does not read {kind!r} topics")
+            try:
+                return decode(cls, msg.payload, table, parse=fast_loads)
+            except ProtocolError:
+                # orjson reads an integer past 64 bits as a float: the verdict on a refused
+                # payload is the standard parser's (the reason, or an acceptance).
+                return decode(cls, msg.payload, table)
+        except ProtocolError as e:
+            self.metrics.refuse(e.code, e.reason, table=_topic_table(msg.topic), topic=msg.topic)
+            return None
+        except Exception as e:  # a payload must never take the batch down with it
+            log.exception("unexpected error decoding a message on %s", msg.topic[:120])
+            self.metrics.refuse(
+                "malformed", repr(e)[:200], table=_topic_table(msg.topic), topic=msg.topic[:200]
+            )
+            return None
+
+    def _event(self, b: _Batch, env: EventEnvelope, payload: bytes) -> None:
+        key = (env.table, env.stream)
+        have = b.cont.get(key, 0)
+        if env.seq == have + 1 and key not in b.held:
+            self._insert(b, key, env, payload)  # the common case: the stream's next event
+            return
+        b.touched.setdefault(key, None)
+        held = b.held.get(key)
+        if env.seq <= have or (held is not None and env.seq in held):
+            if held is not None and env.seq in held:
+                stored: str | None = held[env.seq][0].id
+            else:
+                if b.ids is None:
+                    b.ids = {(r[1], r[2], r[3]): r[0] for r in b.rows}
+                stored = b.ids.get((env.table, env.stream, env.seq))
+                if stored is None:
+                    stored = self.store.event_id_at(env.table, env.stream, env.seq)
+            if stored == env.id or stored is None:  # None: below a floor the table announced
+                # Resends come in bursts: counted one by one, logged once per stream at flush.
+                self.metrics.refuse(
+                    "duplicate",
+                    f"seq {env.seq} of stream {env.stream}",
+                    table=env.table,
+                    level=None,
+                )
+                n, lo, hi = b.duplicates.get(key, (0, env.seq, env.seq))
+                b.duplicates[key] = (n + 1, min(lo, env.seq), max(hi, env.seq))
+            else:
+                self.metrics.refuse(
+                    "conflict",
+                    f"seq {env.seq} of stream {env.stream} is stored with another id",
+                    table=env.table,
+                )
+            return
+        if env.seq > have + 1:
+            # Past a gap: hold it; the missing one may still come in this batch (a reconnection
+            # can reorder), else flush refuses it and asks for a resend.
+            if held is None:
+                held = b.held[key] = {}
+            if len(held) >= HOLD_MAX:
+                self.metrics.refuse(
+                    "gap", f"seq {env.seq} of stream {env.stream}: too far ahead", table=env.table
+                )
+                return
+            held[env.seq] = (env, payload)
+            return
+        if not self._insert(b, key, env, payload):
+            return
+        while held:
+            nxt = held.pop(b.cont[key] + 1, None)
+            if nxt is None or not self._insert(b, key, *nxt):
+                break
+        if held is not None and not held:
+            del b.held[key]
+
+    def _insert(self, b: _Batch, key: tuple[str, str], env: EventEnvelope, payload: bytes) -> bool:
+        # Written at flush, all rows in one executemany; an id already used elsewhere (only a
+        # forged or broken table does that) is sorted out there, row by row.
+        b.rows.append((env.id, env.table, env.stream, env.seq, env.type, env.ts, env.t, payload))
+        if b.ids is not None:
+            b.ids[(env.table, env.stream, env.seq)] = env.id
+        if env.table not in self._registered and env.table not in b.registering:
+            self.store.register_table(env.table)
+            b.registering.add(env.table)
+        b.cont[key] = env.seq
+        b.touched[key] = None  # the gap (if any) is filled
+        b.committed.append(env)
+        return True
+
+    def _status(self, b: _Batch, st: TableStatus) -> bool:
+        last = b.bdseq.get(st.table, self._bdseq.get(st.table, -1))
+        if st.state != "online" and st.bdseq < last:
+            self.metrics.refuse(
+                "stale_will",
+                f"{st.state} of connection {st.bdseq}, table is on connection {last}",
+                table=st.table,
+                level=logging.INFO,
+            )
+            return False
+        b.bdseq[st.table] = max(last, st.bdseq)
+        self.store.set_status(st)
+        self.metrics.inc("status", state=st.state)
+        return True
+
+    def _state(self, b: _Batch, report: StateReport) -> None:
+        self.store.set_state(report)
+        key = (report.table, report.stream)
+        have = b.cont.get(key, 0)
+        if report.acked > have:
+            # The table holds acks from a store this hub no longer has (a wiped or replaced
+            # database): those events are gone for good; record it loudly and move on.
+            lost = report.acked - have
+            self.metrics.inc("events_unrecoverable", lost)
+            log.error(
+                "table %s stream %s: the table had %d events acknowledged that this store "
+                "does not hold; continuing from seq %d",
+                report.table,
+                report.stream,
+                lost,
+                report.acked + 1,
+            )
+            b.cont[key] = report.acked
+            self.store.set_contiguous(report.table, report.stream, report.acked, floor=report.acked)
+            b.touched.setdefault(key, None)
+
+    def _ack(self, touched: dict[tuple[str, str], int | None]) -> None:
+        if self.publish is None:
+            return
+        now = time.monotonic()
+        for (table, stream), resend_from in touched.items():
+            if resend_from is not None:
+                asked = self._asked.get((table, stream))
+                if asked and asked[0] == resend_from and now - asked[1] < RESEND_INTERVAL:
+                    resend_from = None
+                else:
+                    self._asked[(table, stream)] = (resend_from, now)
+                    self.metrics.inc("resend_requests")
+            ack = Ack(
+                table, stream, self._contiguous.get((table, stream), 0), resend_from, self._clock()
+            )
+            self.publish(table_topic(table, "ack"), ack.to_payload(), 1, False)
+            self.metrics.inc("acks_sent")
+
+
+# Topics already parsed (and valid): topic → (table, kind).
+_TOPICS: dict[str, tuple[str, str]] = {}
+_KINDS: dict[str, type] = {
+    "event": EventEnvelope,
+    "status": TableStatus,
+    "state": StateReport,
+    "response": Response,
+}
+
+
+def _topic_table(topic: str) -> str | None:
+    parts = topic.split("/")
+    return parts[3][:32] if len(parts) > 3 else None

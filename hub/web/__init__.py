@@ -1,0 +1,1 @@
+"""The web dashboard: routes, pages, director actions, login, live feed, exports, templates."""

@@ -1,0 +1,748 @@
+"""The director's actions: each one named, its fields checked, run, and written to the audit log.
+
+An action either does everything it says or nothing: tournament actions run on the desk's thread
+and are rolled back from the store if the engine refuses; table actions are commands the table
+itself accepts or refuses (its answer is awaited). Either way the audit log records who, what,
+on what, why, and how it went.
+
+>>> sorted(ACTIONS)[:4]
+['adjust_clock', 'assign', 'check_in', 'clear_call']
+>>> parse_fields(ACTIONS["adjust_clock"], {"table": "3", "side": "a", "seconds": "-30",
+...                                        "reason": "reloj mal puesto"})
+{'table': '3', 'side': 'a', 'seconds': -30.0, 'reason': 'reloj mal puesto'}
+>>> parse_fields(ACTIONS["adjust_clock"], {"table": "3", "side": "c", "seconds": "x"})
+Traceback (most recent call last):
+  ...
+mesa.hub.web.actions.BadField: side
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
+
+from mesa.errors import MesaError, RuleError
+from mesa.hub.web.i18n import t
+from mesa.tournament.club import Club
+from mesa.tournament.errors import RankingCSVError, TournamentError
+from mesa.tournament.settings import TournamentSettings
+from mesa.tournament.tournament import Tournament
+
+if TYPE_CHECKING:
+    from mesa.hub.web.app import WebApp
+
+# How long a table command waits for the table's answer before the director is told so.
+COMMAND_WAIT_SECONDS = 5.0
+
+
+class BadField(MesaError):
+    """A form field that is missing or malformed; ``str(e)`` is the field's name."""
+
+
+class Refused(MesaError):
+    """The action was refused; nothing changed. ``message`` is already in the user's language."""
+
+    def __init__(
+        self, message: str, *, code: str = "refused", status: int = 409, detail: str = ""
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.status = status
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    kind: str = "str"  # str, text, int, float, bool, side, choice, date
+    required: bool = True
+    choices: tuple[str, ...] = ()
+    default: Any = None
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str
+    fields: tuple[Field, ...]
+    run: Callable[[Context, dict[str, Any]], Awaitable[str]]
+    reason_required: bool = False
+    target: Callable[[dict[str, Any]], str] = lambda v: ""
+
+
+@dataclass
+class Context:
+    web: WebApp
+    user: str
+    lang: str
+    address: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def parse_fields(action: Action, form: dict[str, Any]) -> dict[str, Any]:
+    """Check and convert the submitted values; raise :class:`BadField` naming the bad one."""
+    out: dict[str, Any] = {}
+    for f in (*action.fields, Field("reason", "text", action.reason_required)):
+        raw = form.get(f.name)
+        if isinstance(raw, str):
+            raw = raw.strip()
+        if raw in (None, ""):
+            if f.kind == "bool":
+                out[f.name] = False
+                continue
+            if f.required:
+                raise BadField(f.name)
+            out[f.name] = f.default if f.default is not None else ("" if f.kind == "text" else None)
+            continue
+        try:
+            out[f.name] = _convert(f, raw)
+        except (ValueError, TypeError):
+            raise BadField(f.name) from None
+    return out
+
+
+def _convert(f: Field, raw: Any) -> Any:
+    if f.kind in ("str", "text"):
+        value = str(raw)
+        if len(value) > (20000 if f.kind == "text" else 200):
+            raise ValueError("too long")
+        return value
+    if f.kind == "int":
+        return int(str(raw))
+    if f.kind == "float":
+        value = float(str(raw).replace(",", "."))
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError("not finite")
+        return value
+    if f.kind == "bool":
+        return str(raw).lower() in ("1", "on", "true", "yes", "sí", "si")
+    if f.kind == "side":
+        if raw not in ("a", "b"):
+            raise ValueError(raw)
+        return raw
+    if f.kind == "choice":
+        if raw not in f.choices:
+            raise ValueError(raw)
+        return raw
+    if f.kind == "date":
+        return date.fromisoformat(str(raw))
+    raise ValueError(f.kind)
+
+
+# ── turning engine and table errors into the director's language ───────────
+def refusal_from(e: Exception, lang: str) -> Refused:
+    code = getattr(e, "code", "other")
+    head = t(f"err.{code}", lang) if f"err.{code}" in _known_errors() else t("err.other", lang)
+    detail = str(e)
+    if isinstance(e, RankingCSVError):
+        detail = "; ".join(str(x) for x in e.errors)
+    return Refused(
+        t("flash.refused", lang, why=f"{head} ({detail})"),
+        code=str(code),
+        status=409,
+        detail=detail,
+    )
+
+
+def _known_errors() -> set[str]:
+    from mesa.hub.web.i18n import STRINGS
+
+    return set(STRINGS)
+
+
+async def _desk(ctx: Context, fn: Callable[[Club, datetime], Any]) -> Any:
+    """Run a tournament change on the desk's thread; engine refusals become :class:`Refused`."""
+    try:
+        return await asyncio.wrap_future(ctx.web.desk.submit(fn))
+    except (TournamentError, RuleError) as e:
+        raise refusal_from(e, ctx.lang) from None
+    except KeyError as e:
+        raise Refused(
+            t("flash.refused", ctx.lang, why=t("err.other", ctx.lang) + f" ({e})"), code="unknown"
+        ) from None
+
+
+def _current(club: Club, lang: str) -> Tournament:
+    desk_current = _current_of(club)
+    if desk_current is None:
+        raise Refused(
+            t("flash.refused", lang, why=t("err.no_tournament", lang)), code="no_tournament"
+        )
+    return desk_current
+
+
+def _current_of(club: Club) -> Tournament | None:
+    ts = sorted(club.tournaments.values(), key=lambda x: (x.held_on, x.id))
+    open_ = [x for x in ts if x.phase != "closed"]
+    return open_[-1] if open_ else (ts[-1] if ts else None)
+
+
+def _open(club: Club, lang: str) -> Tournament:
+    tt = _current(club, lang)
+    if tt.phase == "closed":
+        raise Refused(t("flash.refused", lang, why=t("err.closed", lang)), code="closed")
+    return tt
+
+
+def _score_text(score_a: int, score_b: int, forfeit: bool) -> str:
+    return f"{score_a}-{score_b}" + ("F" if forfeit else "")
+
+
+# ── table commands ──────────────────────────────────────────────────────────
+async def table_command(ctx: Context, table: str, name: str, args: dict[str, Any]) -> None:
+    """Send ``name`` to ``table`` and wait for the table's answer; refuse clearly otherwise."""
+    web, lang = ctx.web, ctx.lang
+    card = next((c for c in web.poller.current() if c["id"] == table), None)
+    if card is None:
+        raise Refused(t("flash.no_table", lang, table=table), code="no_table", status=404)
+    if card["state"] == "match_over" and name not in ("director_clear_call", "director_score"):
+        raise Refused(
+            t("flash.finished", lang, match=card.get("match_id") or table), code="finished"
+        )
+    if card["link"] != "online":
+        raise Refused(t("flash.refused", lang, why=t("err.offline", lang)), code="offline")
+    try:
+        txn = web.hub.command(table, name, args)
+    except MesaError as e:
+        raise Refused(
+            t("flash.refused", lang, why=f"{t('err.bad_input', lang)} ({e})"),
+            code=getattr(e, "code", "bad_input"),
+        ) from None
+    deadline = time.monotonic() + web.command_wait
+    while time.monotonic() < deadline:
+        status = await asyncio.to_thread(web.hub.command_status, txn)
+        if status is not None and status.get("accepted") is not None:
+            if status["accepted"]:
+                ctx.extra["txn"] = txn
+                return
+            code = status.get("code") or "other"
+            key = f"err.{code}" if f"err.{code}" in _known_errors() else "err.other"
+            why = f"{t(key, lang)} ({status.get('reason') or code})"
+            raise Refused(
+                t("flash.refused", lang, why=why), code=code, detail=status.get("reason") or ""
+            )
+        await asyncio.sleep(0.05)
+    raise Refused(t("flash.table_timeout", lang, table=table), code="timeout", status=504)
+
+
+# ── the actions ─────────────────────────────────────────────────────────────
+async def create_tournament(ctx: Context, v: dict[str, Any]) -> str:
+    held_on: date = v["date"]
+    tid = v["id"] or held_on.isoformat()
+    settings = TournamentSettings(consolation=bool(v["consolation"]))
+
+    def run(club: Club, now: datetime) -> str:
+        club.create_tournament(
+            tid,
+            v["name"],
+            held_on,
+            category=v["category"],
+            official=bool(v["official"]),
+            settings=settings,
+        )
+        return tid
+
+    return await _desk(ctx, run)
+
+
+async def import_ranking(ctx: Context, v: dict[str, Any]) -> str:
+    def run(club: Club, now: datetime) -> str:
+        got = club.import_ranking(
+            v["csv"],
+            year=v["year"],
+            category=v["category"],
+            create_missing=bool(v["create_missing"]),
+        )
+        return f"{len(got.ranking.entries)}"
+
+    return await _desk(ctx, run)
+
+
+async def register_player(ctx: Context, v: dict[str, Any]) -> str:
+    def run(club: Club, now: datetime) -> str:
+        tt = _open(club, ctx.lang)
+        pid = v["player_id"]
+        if not pid:
+            if not v["new_name"]:
+                raise BadField("new_name")
+            found = club.registry.find_name(v["new_name"])
+            pid = (
+                found.id if found else club.registry.add_new(v["new_name"], category=tt.category).id
+            )
+        club.register(tt.id, pid, override=bool(v["override"]), actor=ctx.user, now=now)
+        return tt.name_of(pid)
+
+    return await _desk(ctx, run)
+
+
+async def unregister_player(ctx: Context, v: dict[str, Any]) -> str:
+    def run(club: Club, now: datetime) -> str:
+        tt = _open(club, ctx.lang)
+        name = tt.name_of(v["player_id"])
+        tt.unregister(v["player_id"], actor=ctx.user, now=now)
+        return name
+
+    return await _desk(ctx, run)
+
+
+async def check_in(ctx: Context, v: dict[str, Any]) -> str:
+    def run(club: Club) -> tuple[str, str]:
+        tt = _open(club, ctx.lang)
+        if v["player_id"] not in tt.entrants:
+            raise Refused(
+                t("flash.refused", ctx.lang, why=t("err.unknown_player", ctx.lang)),
+                code="unknown_player",
+            )
+        return tt.id, tt.name_of(v["player_id"])
+
+    tid, name = await asyncio.wrap_future(ctx.web.desk.submit_read(run))
+    present = v["present"] if v.get("present") is not None else True
+    ctx.web.store.set_checkin(tid, v["player_id"], bool(present), ctx.user)
+    ctx.web.bump()
+    return name
+
+
+async def start_groups(ctx: Context, v: dict[str, Any]) -> str:
+    seed = v["seed"] if v["seed"] is not None else secrets.randbelow(10**6)
+
+    def run(club: Club, now: datetime) -> str:
+        tt = _open(club, ctx.lang)
+        club.start(tt.id, seed=seed, now=now, actor=ctx.user, n_groups=v["groups"])
+        return f"{len(tt.groups)}"
+
+    return await _desk(ctx, run)
+
+
+async def start_consolation(ctx: Context, v: dict[str, Any]) -> str:
+    def run(club: Club, now: datetime) -> str:
+        tt = _open(club, ctx.lang)
+        tt.start_consolation(actor=ctx.user, now=now)
+        return str(len(tt.consolation.players) if tt.consolation else 0)
+
+    return await _desk(ctx, run)
+
+
+async def assign(ctx: Context, v: dict[str, Any]) -> str:
+    desk = ctx.web.desk
+
+    def run(club: Club, now: datetime) -> str:
+        tt = _open(club, ctx.lang)
+        _require_table(ctx, v["table"])
+        a = desk.assign_match(tt, v["match_id"], v["table"], now, ctx.user)
+        desk.publish_assignment(tt, a, now)
+        return a.table
+
+    return await _desk(ctx, run)
+
+
+async def move(ctx: Context, v: dict[str, Any]) -> str:
+    desk = ctx.web.desk
+
+    def run(club: Club, now: datetime) -> str:
+        tt = _open(club, ctx.lang)
+        _require_table(ctx, v["table"])
+        old = tt.match(v["match_id"]).table
+        a = tt.move_match(v["match_id"], v["table"], actor=ctx.user, now=now)
+        if old and old != a.table:
+            desk.withdraw_assignment(old)
+        desk.publish_assignment(tt, a, now)
+        return f"{old} → {a.table}"
+
+    return await _desk(ctx, run)
+
+
+async def unassign(ctx: Context, v: dict[str, Any]) -> str:
+    desk = ctx.web.desk
+
+    def run(club: Club, now: datetime) -> str:
+        tt = _open(club, ctx.lang)
+        old = tt.match(v["match_id"]).table
+        tt.unassign(v["match_id"], actor=ctx.user, now=now)
+        if old:
+            desk.withdraw_assignment(old)
+        return old or ""
+
+    return await _desk(ctx, run)
+
+
+def _require_table(ctx: Context, table: str) -> None:
+    if ctx.web.hub is None or not ctx.web.hub.store.known(table):
+        raise Refused(t("flash.no_table", ctx.lang, table=table), code="no_table", status=404)
+
+
+async def set_clock(ctx: Context, v: dict[str, Any]) -> str:
+    """On a table: the table's own formula for the points already played (HGV 7.6.2)."""
+    preset = v["preset"]
+    clock = None if preset == "none" else {"preset": preset}
+    await table_command(ctx, v["table"], "director_clock", {"clock": clock})
+    return preset
+
+
+async def record_result(ctx: Context, v: dict[str, Any]) -> str:
+    def run(club: Club, now: datetime) -> str:
+        tt = _open(club, ctx.lang)
+        m = tt.match(v["match_id"])
+        if m.status in ("assigned", "playing") and m.table:
+            # The table is still running it: its result would arrive later and disagree.
+            raise Refused(
+                t(
+                    "flash.refused",
+                    ctx.lang,
+                    why=t("err.table_unavailable", ctx.lang) + f" ({m.id} @ {m.table})",
+                ),
+                code="at_table",
+            )
+        tt.record_result(
+            v["match_id"],
+            v["score_a"],
+            v["score_b"],
+            forfeit=bool(v["forfeit"]),
+            source="director",
+            actor=ctx.user,
+            now=now,
+        )
+        return _score_text(v["score_a"], v["score_b"], bool(v["forfeit"]))
+
+    return await _desk(ctx, run)
+
+
+async def correct_result(ctx: Context, v: dict[str, Any]) -> str:
+    """HGV 4.8. ``expected`` is the result the director was looking at: if another director
+    changed it in between, nothing is applied and both see why."""
+
+    def run(club: Club, now: datetime) -> str:
+        tt = _current(club, ctx.lang)
+        m = tt.match(v["match_id"])
+        if m.result is None:
+            raise Refused(
+                t("flash.refused", ctx.lang, why=t("err.match_not_ready", ctx.lang)),
+                code="match_not_ready",
+            )
+        r = m.result
+        now_text = _score_text(r.score_a, r.score_b, r.forfeit)
+        if v["expected"] and v["expected"] != now_text:
+            raise Refused(t("flash.conflict", ctx.lang, now=now_text), code="edit_conflict")
+        out = tt.correct_result(
+            v["match_id"],
+            v["score_a"],
+            v["score_b"],
+            forfeit=bool(v["forfeit"]),
+            actor=ctx.user,
+            now=now,
+            reason=v["reason"],
+        )
+        if out.conflict is not None:
+            ctx.extra["conflict"] = out.conflict.id
+        if tt.phase == "closed":
+            club.refresh(tt.id)
+        return f"{now_text} → {_score_text(v['score_a'], v['score_b'], bool(v['forfeit']))}"
+
+    return await _desk(ctx, run)
+
+
+async def resolve_conflict(ctx: Context, v: dict[str, Any]) -> str:
+    def run(club: Club, now: datetime) -> str:
+        tt = _current(club, ctx.lang)
+        tt.resolve_conflict(v["conflict_id"], v["resolution"], actor=ctx.user, now=now)
+        return v["resolution"]
+
+    return await _desk(ctx, run)
+
+
+async def correct_score(ctx: Context, v: dict[str, Any]) -> str:
+    await table_command(
+        ctx, v["table"], "director_score", {"a": v["a"], "b": v["b"], "reason": v["reason"]}
+    )
+    return f"{v['a']}-{v['b']}"
+
+
+async def adjust_clock(ctx: Context, v: dict[str, Any]) -> str:
+    await table_command(
+        ctx, v["table"], "director_adjust", {"side": v["side"], "seconds": v["seconds"]}
+    )
+    return f"{v['side']} {v['seconds']:+g} s"
+
+
+async def lose_delay(ctx: Context, v: dict[str, Any]) -> str:
+    await table_command(ctx, v["table"], "director_lose_delay", {"side": v["side"]})
+    return v["side"]
+
+
+async def pause(ctx: Context, v: dict[str, Any]) -> str:
+    await table_command(ctx, v["table"], "director_pause", {"reason": v["why"] or "director"})
+    return v["why"] or "director"
+
+
+async def resume(ctx: Context, v: dict[str, Any]) -> str:
+    await table_command(ctx, v["table"], "director_resume", {})
+    return ""
+
+
+async def clear_call(ctx: Context, v: dict[str, Any]) -> str:
+    await table_command(ctx, v["table"], "director_clear_call", {})
+    return ""
+
+
+async def forfeit(ctx: Context, v: dict[str, Any]) -> str:
+    """A match lost by forfeit: at its table (the table ends it) or, off the tables, directly."""
+    desk = ctx.web.desk
+
+    def where(club: Club) -> tuple[str | None, str | None]:
+        tt = _open(club, ctx.lang)
+        m = tt.match(v["match_id"])
+        if m.status == "done":
+            raise Refused(
+                t("flash.refused", ctx.lang, why=t("err.already_decided", ctx.lang)),
+                code="already_decided",
+            )
+        return (m.table if m.status in ("assigned", "playing") else None), m.status
+
+    table, _ = await asyncio.wrap_future(desk.submit_read(where))
+    if table is not None:
+        await table_command(
+            ctx, table, "director_forfeit", {"winner": v["winner"], "reason": v["reason"]}
+        )
+        return f"{v['match_id']} @ {table}"
+
+    def run(club: Club, now: datetime) -> str:
+        tt = _open(club, ctx.lang)
+        m = tt.match(v["match_id"])
+        score = (m.length, 0) if v["winner"] == "a" else (0, m.length)
+        tt.record_result(m.id, *score, forfeit=True, source="director", actor=ctx.user, now=now)
+        return _score_text(*score, True)
+
+    return await _desk(ctx, run)
+
+
+async def sanction(ctx: Context, v: dict[str, Any]) -> str:
+    def run(club: Club, now: datetime) -> str:
+        tt = _open(club, ctx.lang)
+        club.withdraw(tt.id, v["player_id"], v["kind"], actor=ctx.user, now=now, note=v["reason"])
+        return f"{tt.name_of(v['player_id'])}: {v['kind']}"
+
+    return await _desk(ctx, run)
+
+
+async def roll_dice(ctx: Context, v: dict[str, Any]) -> str:
+    """Criterion 4 of HGV 7.2.3: the director's dice, or the hub rolls them (recorded)."""
+
+    def run(club: Club, now: datetime) -> str:
+        tt = _open(club, ctx.lang)
+        players = [p for p in (v["players"] or "").split(",") if p]
+        if len(players) < 2:
+            pending = [tie for g, tie in tt.pending_dice() if g == v["group"]]
+            if not pending:
+                raise Refused(
+                    t("flash.refused", ctx.lang, why=t("dir.no_ties", ctx.lang)), code="no_tie"
+                )
+            players = list(pending[0])
+        if v["values"]:
+            numbers = [int(x) for x in v["values"].replace(";", ",").split(",") if x.strip()]
+            if len(numbers) != len(players):
+                raise BadField("values")
+            values = dict(zip(players, numbers, strict=True))
+        else:
+            while True:  # equal dice decide nothing: roll again, as at the table
+                values = {p: secrets.randbelow(6) + 1 for p in players}
+                if len(set(values.values())) == len(values):
+                    break
+        tt.enter_dice(v["group"], values, actor=ctx.user, now=now)
+        return ", ".join(f"{tt.name_of(p)} {d}" for p, d in values.items())
+
+    return await _desk(ctx, run)
+
+
+async def close(ctx: Context, v: dict[str, Any]) -> str:
+    def run(club: Club, now: datetime) -> str:
+        tt = _open(club, ctx.lang)
+        club.close(tt.id, actor=ctx.user, now=now)
+        return tt.id
+
+    tid = await _desk(ctx, run)
+    ctx.extra["published"] = await ctx.web.publish_static(tid)
+    return tid
+
+
+def _tgt(*keys: str) -> Callable[[dict[str, Any]], str]:
+    def target(v: dict[str, Any]) -> str:
+        return " ".join(str(v[k]) for k in keys if v.get(k) not in (None, ""))
+
+    return target
+
+
+S = Field  # short for the table below
+ACTIONS: dict[str, Action] = {
+    a.name: a
+    for a in [
+        Action(
+            "create_tournament",
+            (
+                S("name"),
+                S("date", "date"),
+                S("id", required=False),
+                S(
+                    "category",
+                    "choice",
+                    required=False,
+                    choices=("open", "novatos"),
+                    default="open",
+                ),
+                S("official", "bool", required=False),
+                S("consolation", "bool", required=False),
+            ),
+            create_tournament,
+            target=_tgt("name", "date"),
+        ),
+        Action(
+            "import_ranking",
+            (
+                S("csv", "text"),
+                S("year", "int"),
+                S(
+                    "category",
+                    "choice",
+                    required=False,
+                    choices=("open", "novatos"),
+                    default="open",
+                ),
+                S("create_missing", "bool", required=False),
+            ),
+            import_ranking,
+            target=_tgt("year", "category"),
+        ),
+        Action(
+            "register_player",
+            (
+                S("player_id", required=False),
+                S("new_name", required=False),
+                S("override", "bool", required=False),
+            ),
+            register_player,
+            target=_tgt("player_id", "new_name"),
+        ),
+        Action("unregister_player", (S("player_id"),), unregister_player, target=_tgt("player_id")),
+        Action(
+            "check_in",
+            (S("player_id"), S("present", "bool", required=False)),
+            check_in,
+            target=_tgt("player_id"),
+        ),
+        Action(
+            "start_groups",
+            (S("seed", "int", required=False), S("groups", "int", required=False)),
+            start_groups,
+        ),
+        Action("start_consolation", (), start_consolation),
+        Action("assign", (S("match_id"), S("table")), assign, target=_tgt("match_id", "table")),
+        Action(
+            "move",
+            (S("match_id"), S("table")),
+            move,
+            reason_required=True,
+            target=_tgt("match_id", "table"),
+        ),
+        Action("unassign", (S("match_id"),), unassign, target=_tgt("match_id")),
+        Action(
+            "set_clock",
+            (S("table"), S("preset", "choice", choices=("singles", "usbgf", "standard", "none"))),
+            set_clock,
+            target=_tgt("table"),
+        ),
+        Action(
+            "record_result",
+            (
+                S("match_id"),
+                S("score_a", "int"),
+                S("score_b", "int"),
+                S("forfeit", "bool", required=False),
+            ),
+            record_result,
+            target=_tgt("match_id"),
+        ),
+        Action(
+            "correct_result",
+            (
+                S("match_id"),
+                S("score_a", "int"),
+                S("score_b", "int"),
+                S("forfeit", "bool", required=False),
+                S("expected", required=False),
+            ),
+            correct_result,
+            reason_required=True,
+            target=_tgt("match_id"),
+        ),
+        Action(
+            "resolve_conflict",
+            (
+                S("conflict_id"),
+                S("resolution", "choice", choices=("keep", "apply", "apply_keep_draw")),
+            ),
+            resolve_conflict,
+            target=_tgt("conflict_id"),
+        ),
+        Action(
+            "correct_score",
+            (S("table"), S("a", "int"), S("b", "int")),
+            correct_score,
+            reason_required=True,
+            target=_tgt("table"),
+        ),
+        Action(
+            "adjust_clock",
+            (S("table"), S("side", "side"), S("seconds", "float")),
+            adjust_clock,
+            reason_required=True,
+            target=_tgt("table", "side"),
+        ),
+        Action(
+            "lose_delay",
+            (S("table"), S("side", "side")),
+            lose_delay,
+            reason_required=True,
+            target=_tgt("table", "side"),
+        ),
+        Action(
+            "pause",
+            (
+                S("table"),
+                S(
+                    "why",
+                    "choice",
+                    required=False,
+                    choices=("director", "dispute", "fallen_die", "break", "unspecified"),
+                ),
+            ),
+            pause,
+            target=_tgt("table"),
+        ),
+        Action("resume", (S("table"),), resume, target=_tgt("table")),
+        Action("clear_call", (S("table"),), clear_call, target=_tgt("table")),
+        Action(
+            "forfeit",
+            (S("match_id"), S("winner", "side")),
+            forfeit,
+            reason_required=True,
+            target=_tgt("match_id"),
+        ),
+        Action(
+            "sanction",
+            (S("player_id"), S("kind", "choice", choices=("left", "no_show"))),
+            sanction,
+            reason_required=True,
+            target=_tgt("player_id"),
+        ),
+        Action(
+            "roll_dice",
+            (S("group", "int"), S("players", required=False), S("values", required=False)),
+            roll_dice,
+            target=_tgt("group"),
+        ),
+        Action("close", (), close),
+    ]
+}

@@ -1,0 +1,241 @@
+"""Exports: CSV and JSON, the "ASÍ QUEDÓ EL TORNEO" list, and the static HTML snapshot.
+
+Spanish exports use ``;`` and the decimal comma (what a Spanish spreadsheet opens as is); English
+ones ``,`` and the point. The static snapshot is the public pages rendered once, with relative
+links and the stylesheet, zipped for the club's website.
+
+>>> [e["name"] for e in export_list("es")][:3]
+['final.csv', 'final.txt', 'standings.csv']
+>>> matches_csv_rows([], "es")
+[['partida', 'fase', 'ronda', 'grupo', 'mesa', 'blancas', 'negras', 'puntos_blancas', 'puntos_negras', 'incomparecencia', 'estado', 'anotado_por']]
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import zipfile
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from mesa.hub.web.i18n import Translator
+from mesa.tournament.exports import final_list_csv, final_list_text, standings_csv
+from mesa.tournament.exports import tournament_summary as engine_summary
+from mesa.tournament.ranking_csv import export_ranking
+from mesa.tournament.tournament import Tournament
+
+if TYPE_CHECKING:
+    from mesa.hub.web.app import WebApp
+
+EXPORTS: tuple[tuple[str, str, str], ...] = (
+    # file name, label key, media type
+    ("final.csv", "exp.final", "text/csv"),
+    ("final.txt", "exp.final", "text/plain"),
+    ("standings.csv", "exp.standings", "text/csv"),
+    ("matches.csv", "exp.matches", "text/csv"),
+    ("ranking.csv", "exp.rankings", "text/csv"),
+    ("tournament.json", "exp.json", "application/json"),
+    ("site.zip", "exp.static", "application/zip"),
+)
+
+MATCH_HEADERS = {
+    "es": [
+        "partida",
+        "fase",
+        "ronda",
+        "grupo",
+        "mesa",
+        "blancas",
+        "negras",
+        "puntos_blancas",
+        "puntos_negras",
+        "incomparecencia",
+        "estado",
+        "anotado_por",
+    ],
+    "en": [
+        "match",
+        "phase",
+        "round",
+        "group",
+        "table",
+        "white",
+        "black",
+        "white_points",
+        "black_points",
+        "forfeit",
+        "status",
+        "recorded_by",
+    ],
+}
+
+
+def export_list(lang: str) -> list[dict[str, str]]:
+    """What the exports page offers (and its JSON twin lists)."""
+    tr = Translator(lang)
+    return [
+        {
+            "name": name,
+            "label": tr(label),
+            "href": f"/exports/{name}?lang={lang}",
+            "media_type": media,
+        }
+        for name, label, media in EXPORTS
+    ]
+
+
+def matches_csv_rows(matches: list[Any], lang: str) -> list[list[Any]]:
+    yes, no = ("sí", "no") if lang == "es" else ("yes", "no")
+    rows: list[list[Any]] = [MATCH_HEADERS[lang]]
+    for m in matches:
+        rows.append(
+            [
+                m["id"],
+                m["phase"],
+                m["round"],
+                m["group"] or "",
+                m["table"] or "",
+                (m["a"] or {}).get("name", ""),
+                (m["b"] or {}).get("name", ""),
+                "" if m["score"] is None else m["score"][0],
+                "" if m["score"] is None else m["score"][1],
+                yes if m["forfeit"] else no,
+                m["status_name"],
+                m["recorded_by"] or "",
+            ]
+        )
+    return rows
+
+
+def _csv(rows: list[list[Any]], lang: str) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, delimiter=";" if lang == "es" else ",", lineterminator="\n").writerows(rows)
+    return buf.getvalue()
+
+
+def _attachment(body: str | bytes, filename: str, media_type: str) -> Response:
+    if media_type.startswith("text/"):
+        media_type += "; charset=utf-8"
+    return Response(
+        body,
+        media_type=media_type,
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+def export_routes(web: WebApp) -> list[Route]:
+    async def export(request: Request) -> Response:
+        name = request.path_params["name"]
+        lang = web.lang_of(request)
+        tr = Translator(lang)
+        if name not in {e[0] for e in EXPORTS}:
+            return JSONResponse({"error": "not_found"}, status_code=404)
+        if name == "site.zip":
+            data = await web.static_site(lang)
+            return _attachment(
+                data, "resultados.zip" if lang == "es" else "results.zip", "application/zip"
+            )
+        kind = request.query_params.get("kind", "annual")
+        year_text = request.query_params.get("year", "")
+
+        def build(club: Any) -> tuple[str, str, str] | None:
+            from mesa.hub.web.app import _current
+            from mesa.hub.web.views import match_view
+
+            t: Tournament | None = _current(club)
+            if name == "ranking.csv":
+                year = (
+                    int(year_text)
+                    if year_text.isdigit()
+                    else (t.held_on.year if t is not None else datetime.now().year)
+                )
+                ranking = (
+                    club.historic_ranking() if kind == "historic" else club.annual_ranking(year)
+                )
+                return export_ranking(ranking, lang), f"ranking-{kind}-{year}.csv", "text/csv"
+            if t is None:
+                return None
+            stem = t.id
+            if name == "final.csv":
+                return final_list_csv(t, lang), f"{stem}-final.csv", "text/csv"
+            if name == "final.txt":
+                return final_list_text(t, lang), f"{stem}-asi-quedo.txt", "text/plain"
+            if name == "standings.csv":
+                return standings_csv(t, lang), f"{stem}-grupos.csv", "text/csv"
+            if name == "matches.csv":
+                ms = [match_view(t, m, lang) for m in t.matches.values()]
+                return _csv(matches_csv_rows(ms, lang), lang), f"{stem}-partidas.csv", "text/csv"
+            body = json.dumps(engine_summary(t, lang), ensure_ascii=False, indent=2, default=str)
+            return body, f"{stem}.json", "application/json"
+
+        got = await web.read(build)
+        if got is None:
+            return JSONResponse(
+                {"error": "no_tournament", "message": tr("app.no_tournament")}, status_code=404
+            )
+        body, filename, media = got
+        return _attachment(body, filename, media)
+
+    return [Route("/exports/{name}", export, name="export")]
+
+
+async def static_site(web: WebApp, lang: str) -> bytes:
+    """The public pages as plain HTML files with relative links, zipped."""
+    from mesa.hub.web.app import HERE, STATIC_PAGES
+
+    pages: dict[str, bytes] = {}
+
+    def fake_request(path: str, query: str = "") -> Request:
+        return Request(
+            {
+                "type": "http",
+                "method": "GET",
+                "path": path,
+                "query_string": query.encode(),
+                "headers": [],
+                "app": web.asgi(),
+                "path_params": {},
+            }
+        )
+
+    # The published results: no live tables (a snapshot of them would be stale at once).
+    handlers: dict[str, Callable[..., Any]] = {
+        "final": web.page_final,
+        "groups": web.page_groups,
+        "draw": web.page_draw,
+        "consolation": web.page_consolation,
+        "players": web.page_players,
+    }
+    for name, handler in handlers.items():
+        page = await handler(fake_request("/" + name), lang)
+        pages[STATIC_PAGES[name]] = _static_page(web, page, lang)
+    for kind in ("tournament", "annual", "historic", "rating"):
+        page = await web.page_rankings(fake_request("/rankings", f"kind={kind}"), lang)
+        file = "rankings.html" if kind == "tournament" else f"rankings-{kind}.html"
+        pages[file] = _static_page(web, page, lang)
+    player_ids = await web.read(lambda club: [p.id for p in club.registry])
+    for pid in player_ids:
+        req = fake_request(f"/players/{pid}")
+        req.scope["path_params"] = {"id": pid}
+        page = await web.page_player(req, lang)
+        pages[f"player-{pid}.html"] = _static_page(web, page, lang)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for file, body in pages.items():
+            z.writestr(file, body)
+        z.write(HERE / "static" / "mesa.css", "mesa.css")
+    return buf.getvalue()
+
+
+def _static_page(web: WebApp, page: Any, lang: str) -> bytes:
+    ctx = web.base_context(None, lang, section=page.section, title=page.title, static_site=True)
+    ctx.update(page.data)
+    ctx["data"] = page.data
+    ctx["now_iso"] = datetime.now().isoformat(timespec="minutes")
+    return web.render(page.template, ctx).encode("utf-8")

@@ -1,0 +1,169 @@
+"""``make demo`` end to end: ``python -m mesa demo`` in a child process, watched through the JSON
+twins until tables play and results reach the groups and the draw, then stopped with Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mesa.hub.broker.mosquitto import free_port
+from support.mosquitto import have_mosquitto
+
+ROOT = Path(__file__).resolve().parents[3]
+PLAYING = ("checking_in", "between_games", "running", "cube_offered", "paused", "result_entry")
+
+
+def _get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=5) as r:
+        return json.loads(r.read())
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.broker
+def test_make_demo_plays_a_tournament_within_30_s_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    if not have_mosquitto():
+        pytest.skip("mosquitto not installed")
+    port = free_port()
+    workdir = tmp_path / "demo"
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mesa", "demo", "--port", str(port), "--dir", str(workdir)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    lines: list[str] = []
+    reader = threading.Thread(
+        target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True
+    )  # type: ignore[union-attr]
+    reader.start()
+    broker_pid = None
+    try:
+        base = f"http://127.0.0.1:{port}"
+        seen = {"address": False, "playing": False, "results": False, "draw": False}
+        while time.monotonic() - started < 30 and not all(seen.values()):
+            time.sleep(0.5)
+            assert proc.poll() is None, "".join(lines)
+            seen["address"] = any(base in line for line in lines)
+            if not seen["address"]:
+                continue
+            try:
+                live = _get(base + "/live.json")
+                groups = _get(base + "/groups.json")
+                draw = _get(base + "/draw.json")
+            except OSError:
+                continue
+            seen["playing"] |= len(live["tables"]) == 8 and any(
+                t["state"] in PLAYING for t in live["tables"]
+            )
+            seen["results"] |= (
+                sum(1 for g in groups["groups"] for m in g["matches"] if m["score"]) >= 8
+            )
+            seen["draw"] |= draw["bracket"] is not None and any(
+                m["score"] for r in draw["bracket"]["rounds"] for m in r["matches"]
+            )
+        elapsed = time.monotonic() - started
+        assert all(seen.values()), (seen, elapsed, "".join(lines))
+        assert live["tournament"]["entrants"] == 24
+        page = urllib.request.urlopen(base + "/live", timeout=5).read().decode()
+        assert "Mesa 8" in page and 'data-stream="/events' in page
+        broker_pid = int((workdir / "broker" / "mosquitto.pid").read_text().strip())
+        assert _alive(broker_pid)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0, "".join(lines)
+        reader.join(5)
+        out = "".join(lines)
+        assert "Parando…" in out and "Listo." in out
+        assert "Traceback" not in out, out
+        # Everything the demo started has stopped: the broker, the web server's port.
+        assert not _alive(broker_pid)
+        with pytest.raises(OSError):
+            urllib.request.urlopen(base + "/live.json", timeout=2)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+        if broker_pid is not None and _alive(broker_pid):
+            os.kill(broker_pid, signal.SIGKILL)
+
+
+@pytest.mark.broker
+def test_mesa_web_serves_the_hub_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    if not have_mosquitto():
+        pytest.skip("mosquitto not installed")
+    port = free_port()
+    env = dict(
+        os.environ,
+        PYTHONUNBUFFERED="1",
+        MESA_HUB_DB=str(tmp_path / "hub.sqlite3"),
+        MESA_HUB_BROKER_DIR=str(tmp_path / "broker"),
+        MESA_HUB_BROKER_PORT=str(free_port()),
+        MESA_WEB_DIRECTOR_PASSWORD="s3creto",
+        MESA_WEB_LANGUAGE="en",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mesa", "web", "--embedded-broker", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 20
+        health = None
+        while time.monotonic() < deadline and health is None:
+            time.sleep(0.2)
+            assert proc.poll() is None
+            try:
+                health = _get(base + "/healthz")
+            except OSError:
+                continue
+        assert health is not None and health["hub_online"] is True
+        page = urllib.request.urlopen(base + "/live", timeout=5).read().decode()
+        assert "Live tables" in page  # MESA_WEB_LANGUAGE=en
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+
+
+def test_the_director_password_command_stores_a_hash(tmp_path: Path) -> None:
+    import argparse
+
+    from mesa.hub.web import cli as web_cli
+    from mesa.hub.web.store import WebStore
+
+    parser = argparse.ArgumentParser()
+    web_cli.register(parser.add_subparsers())
+    db = tmp_path / "hub.sqlite3"
+    args = parser.parse_args(["director-password", "ana", "--password", "verde", "--db", str(db)])
+    assert args.run(args) == 0
+    store = WebStore(db)
+    assert store.check_password("ana", "verde") and not store.check_password("ana", "rojo")
+    store.close()

@@ -1,0 +1,238 @@
+"""The hub's ingest without a broker: commit-then-ack, idempotence, gaps, and every bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mesa.hub.ingest.pipeline import Incoming, Ingest
+from mesa.hub.ingest.store import EventStore
+from mesa.protocol import (
+    MAX_PAYLOAD_BYTES,
+    Ack,
+    EventEnvelope,
+    Response,
+    StateReport,
+    TableStatus,
+    decode,
+    table_topic,
+)
+
+
+class Wire:
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, bytes]] = []
+
+    def __call__(self, topic: str, payload: bytes, qos: int, retain: bool) -> None:
+        assert qos == 1 and not retain
+        self.sent.append((topic, payload))
+
+    def acks(self) -> list[Ack]:
+        return [decode(Ack, p) for t, p in self.sent if t.endswith("/ack")]
+
+
+@pytest.fixture
+def hub(tmp_path: Path) -> tuple[Ingest, Wire]:
+    wire = Wire()
+    return Ingest(EventStore(tmp_path / "hub.sqlite3"), publish=wire), wire
+
+
+def ev(seq: int, table: str = "3", stream: str = "s1", **over: Any) -> EventEnvelope:
+    data = {"by": "players"}
+    env = EventEnvelope.build(
+        table,
+        stream,
+        seq,
+        "clock.resumed",
+        data,
+        ts=1.0,
+        t=float(seq),
+        id=f"{table}-{stream}-{seq}",
+    )
+    return EventEnvelope(**{**env.__dict__, **over})
+
+
+def msg(env: EventEnvelope, topic_table: str | None = None) -> Incoming:
+    return Incoming(table_topic(topic_table or env.table, "event"), env.to_payload())
+
+
+def stored(ingest: Ingest, table: str = "3") -> list[int]:
+    return [e["seq"] for e in ingest.store.events(table)]
+
+
+def test_commits_in_order_then_acks(hub: tuple[Ingest, Wire]) -> None:
+    ingest, wire = hub
+    ingest.handle([msg(ev(2)), msg(ev(1)), msg(ev(3))])  # reordered within a batch
+    assert stored(ingest) == [1, 2, 3]
+    assert [(a.stream, a.seq, a.resend_from) for a in wire.acks()] == [("s1", 3, None)]
+    assert ingest.metrics.get("events_committed") == 3
+    assert ingest.projections.get("3").events == 3
+
+
+def test_replays_are_refused_and_acknowledged_again(
+    hub: tuple[Ingest, Wire], caplog: pytest.LogCaptureFixture
+) -> None:
+    ingest, wire = hub
+    ingest.handle([msg(ev(1)), msg(ev(2))])
+    with caplog.at_level("INFO"):
+        ingest.handle([msg(ev(1)), msg(ev(2))])
+    # A resend burst is logged once per stream, counted one by one.
+    assert "refused 2 duplicate events of table 3 stream s1 (seq 1-2)" in caplog.text
+    assert stored(ingest) == [1, 2]
+    assert ingest.metrics.get("refused", reason="duplicate") == 2
+    assert [a.seq for a in wire.acks()] == [2, 2]
+    assert ingest.projections.get("3").events == 2
+
+
+def test_same_seq_other_id_is_a_conflict(hub: tuple[Ingest, Wire]) -> None:
+    ingest, _ = hub
+    ingest.handle([msg(ev(1))])
+    ingest.handle([msg(ev(1, id="forged"))])
+    ingest.handle([msg(ev(2, id="3-s1-1"))])  # an id already used by another event
+    assert stored(ingest) == [1]
+    assert ingest.metrics.get("refused", reason="conflict") == 2
+
+
+def test_gap_is_refused_and_resend_requested_once(hub: tuple[Ingest, Wire]) -> None:
+    ingest, wire = hub
+    ingest.handle([msg(ev(1)), msg(ev(3))])
+    ingest.handle([msg(ev(4))])
+    assert stored(ingest) == [1]
+    assert [(a.seq, a.resend_from) for a in wire.acks()] == [(1, 2), (1, None)]
+    assert ingest.metrics.get("refused", reason="gap") == 2
+    ingest.handle([msg(ev(2)), msg(ev(3)), msg(ev(4))])
+    assert stored(ingest) == [1, 2, 3, 4]
+
+
+def test_streams_and_tables_are_independent(hub: tuple[Ingest, Wire]) -> None:
+    ingest, _ = hub
+    ingest.handle([msg(ev(1)), msg(ev(1, stream="s2")), msg(ev(1, table="4"))])
+    assert stored(ingest) == [1, 1]
+    assert stored(ingest, "4") == [1]
+    assert ingest.contiguous("3", "s2") == 1
+
+
+def bad_inputs() -> list[tuple[str, Incoming]]:
+    good = ev(1)
+    payload = good.to_dict()
+
+    def with_(**over: Any) -> bytes:
+        return json.dumps({**payload, **over}).encode()
+
+    topic = table_topic("3", "event")
+    return [
+        ("bad_json", Incoming(topic, b"{oops")),
+        ("bad_version", Incoming(topic, with_(v=99))),
+        ("unknown_type", Incoming(topic, with_(type="game.teleported"))),
+        ("bad_event", Incoming(topic, with_(data={"by": 3}))),
+        ("too_large", Incoming(topic, b" " * (MAX_PAYLOAD_BYTES + 1))),
+        ("table_mismatch", Incoming(table_topic("4", "event"), good.to_payload())),
+        ("bad_topic", Incoming("mesa/v1/table/3/cmd", good.to_payload())),
+        ("bad_topic", Incoming("elsewhere/3/event", good.to_payload())),
+        ("bad_field", Incoming(topic, with_(seq=-1))),
+        (
+            "table_mismatch",
+            Incoming(table_topic("4", "status"), TableStatus("3", "online", 1, 1.0).to_payload()),
+        ),
+    ]
+
+
+@pytest.mark.parametrize(("reason", "incoming"), bad_inputs())
+def test_bad_input_is_refused_counted_and_changes_nothing(
+    hub: tuple[Ingest, Wire], reason: str, incoming: Incoming, caplog: pytest.LogCaptureFixture
+) -> None:
+    ingest, wire = hub
+    ingest.handle([incoming])
+    assert ingest.metrics.get("refused", reason=reason) == 1
+    assert ingest.store.event_count() == 0 and ingest.store.tables() == []
+    assert wire.sent == [] and ingest.projections.all() == []
+    assert reason in caplog.text
+
+
+def test_stale_will_is_ignored(hub: tuple[Ingest, Wire]) -> None:
+    ingest, _ = hub
+    topic = table_topic("3", "status")
+    ingest.handle([Incoming(topic, TableStatus("3", "online", 5, 1.0).to_payload())])
+    ingest.handle([Incoming(topic, TableStatus("3", "lost", 4, 2.0).to_payload())])
+    assert ingest.projections.get("3").status == "online"
+    assert ingest.metrics.get("refused", reason="stale_will") == 1
+    ingest.handle([Incoming(topic, TableStatus("3", "lost", 5, 3.0).to_payload())])
+    assert ingest.projections.get("3").status == "lost"
+    assert ingest.store.tables()[0]["status"] == "lost"
+
+
+def test_responses_update_the_command_log(hub: tuple[Ingest, Wire]) -> None:
+    ingest, _ = hub
+    with ingest.store.transaction():
+        ingest.store.record_command("x1", "3", "cmd", "director_pause", {})
+    topic = table_topic("3", "response")
+    ingest.handle(
+        [Incoming(topic, Response("3", "x1", False, "not_now", "idle", 1.0).to_payload())]
+    )
+    ingest.handle([Incoming(topic, Response("3", "zz", True, None, None, 1.0).to_payload())])
+    assert ingest.store.command("x1")["code"] == "not_now"
+    assert ingest.metrics.get("refused", reason="unknown_txn") == 1
+
+
+def test_state_report_beyond_the_store_moves_on(hub: tuple[Ingest, Wire]) -> None:
+    ingest, wire = hub
+    report = StateReport("3", "s1", 12, 10, 1.0, {"state": "running"})
+    ingest.handle([Incoming(table_topic("3", "state"), report.to_payload())])
+    assert ingest.contiguous("3", "s1") == 10
+    assert ingest.metrics.get("events_unrecoverable") == 10
+    ingest.handle([msg(ev(11)), msg(ev(12))])
+    assert stored(ingest) == [11, 12]
+    assert wire.acks()[-1].seq == 12
+
+
+def test_nothing_is_acknowledged_when_the_commit_fails(hub: tuple[Ingest, Wire]) -> None:
+    ingest, wire = hub
+    ingest.store.close()
+    with pytest.raises(Exception):  # noqa: B017 - whatever sqlite raises on a closed store
+        ingest.handle([msg(ev(1))])
+    assert wire.sent == [] and ingest.contiguous("3", "s1") == 0
+
+
+def test_restart_from_the_store_keeps_sequences(tmp_path: Path) -> None:
+    wire = Wire()
+    first = Ingest(EventStore(tmp_path / "h.sqlite3"), publish=wire)
+    first.handle([msg(ev(1)), msg(ev(2))])
+    first.store.close()
+    again = Ingest(EventStore(tmp_path / "h.sqlite3"), publish=wire)
+    again.handle([msg(ev(2)), msg(ev(3))])
+    assert stored(again) == [1, 2, 3]
+    assert again.metrics.get("refused", reason="duplicate") == 1
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["status", "state", "event", "response", "cmd"]),
+            st.sampled_from(["3", "4", "mesa", "+"]),
+            st.binary(max_size=200)
+            | st.builds(lambda s: ev(s).to_payload(), st.integers(-2, 5))
+            | st.builds(
+                lambda d: json.dumps(d).encode(),
+                st.dictionaries(st.sampled_from(list(ev(1).to_dict())), st.integers() | st.text()),
+            ),
+        ),
+        max_size=8,
+    )
+)
+def test_fuzzed_batches_never_crash_and_store_only_valid_prefixes(
+    tmp_path_factory: pytest.TempPathFactory, batch: list[tuple[str, str, bytes]]
+) -> None:
+    store = EventStore(tmp_path_factory.mktemp("fz") / "h.sqlite3")
+    ingest = Ingest(store, publish=Wire())
+    ingest.handle([Incoming(f"mesa/v1/table/{t}/{k}", p) for k, t, p in batch])
+    seqs = stored(ingest)
+    assert seqs == list(range(1, len(seqs) + 1))
+    store.close()

@@ -1,0 +1,391 @@
+"""The director's actions over HTTP: each one does what it says, or nothing and says why."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from mesa.hub.web.app import WebApp
+from mesa.tournament.settings import TournamentSettings
+from support.hubkit import NOW, TODAY, FakeTable, act, login, make_tournament
+
+pytestmark = pytest.mark.anyio
+
+
+@contextlib.asynccontextmanager
+async def serving(*tables: FakeTable) -> AsyncIterator[None]:
+    """The fake tables answer the hub's commands while the block runs (as a real one would)."""
+    stop = asyncio.Event()
+
+    async def loop() -> None:
+        while not stop.is_set():
+            for table in tables:
+                await asyncio.to_thread(table.serve)
+            await asyncio.sleep(0.02)
+
+    task = asyncio.create_task(loop())
+    try:
+        yield
+    finally:
+        stop.set()
+        await task
+
+
+def _t(web: WebApp, fn: Any) -> Any:
+    return web.desk.read(lambda club: fn(club.tournament("2025-03")))
+
+
+async def test_from_creation_to_the_first_result(
+    client: httpx.AsyncClient, web: WebApp, fake_table: FakeTable
+) -> None:
+    csrf = await login(client)
+    r = await act(
+        client,
+        csrf,
+        "create_tournament",
+        name="Marzo",
+        date="2025-03-07",
+        id="2025-03",
+        official=True,
+        consolation=True,
+    )
+    assert r.status_code == 200, r.text
+    bad = "nombre;puntos\nALBA;2,30\nBRUNO;x\n"
+    r = await act(client, csrf, "import_ranking", csv=bad, year=2024, create_missing=True)
+    assert r.status_code == 409 and "line 3" in r.json()["message"]
+    assert web.desk.read(lambda club: len(club.registry)) == 0  # nothing imported
+    good = "nombre;puntos\nALBA;2,30\nBRUNO;1,34\nCARMEN;0,50\n"
+    r = await act(client, csrf, "import_ranking", csv=good, year=2024, create_missing=True)
+    assert r.status_code == 200
+    ids = web.desk.read(lambda club: {p.name: p.id for p in club.registry})
+    for name in ("ALBA", "BRUNO", "CARMEN"):
+        assert (await act(client, csrf, "register_player", player_id=ids[name])).status_code == 200
+    for name in ("DIEGO", "ELENA", "FÉLIX"):
+        r = await act(client, csrf, "register_player", new_name=name)
+        assert r.status_code == 200, r.text
+    r = await act(client, csrf, "register_player", player_id=ids["ALBA"])
+    assert r.status_code == 409 and "jugador repetido" in r.json()["message"]
+    r = await act(client, csrf, "check_in", player_id=ids["ALBA"], present=True)
+    assert r.status_code == 200
+    page = (await client.get("/director/tournament")).text
+    assert f'data-player="{ids["ALBA"]}" data-present="1"' in page
+    assert "1 de 6 presentes" in page
+    r = await act(client, csrf, "start_groups", seed=11, groups=2)
+    assert r.status_code == 200
+    # The ranking seeded the draw: ALBA (2,30) and BRUNO (1,34) head the two groups.
+    groups = _t(web, lambda t: [list(g) for g in t.groups])
+    assert groups[0][0] == ids["ALBA"] and groups[1][0] == ids["BRUNO"]
+    ready = _t(web, lambda t: [m.id for m in t.ready_matches()])
+    async with serving(fake_table):
+        r = await act(client, csrf, "assign", match_id=ready[0], table="3")
+        assert r.status_code == 200, r.text
+        for _ in range(100):
+            if fake_table.table.state == "assigned":
+                break
+            await asyncio.sleep(0.02)
+    assert fake_table.table.s.match_id == ready[0]
+    names = tuple(fake_table.table.s.players[s] for s in ("a", "b"))
+    # The match is played at the table: the result reaches the standings by itself.
+    fake_table.apply("press", {"side": "a"})
+    fake_table.apply("press", {"side": "b"})
+    for _ in range(3):
+        fake_table.apply("press", {"side": "b"})  # b rolled lower: a is on move
+        fake_table.apply("claim", {"side": "a", "winner": "a", "kind": 1})
+        fake_table.apply("confirm", {"side": "b"})
+    assert fake_table.table.state == "match_over"
+    await asyncio.to_thread(web.desk.sync)
+    m = _t(web, lambda t: t.match(ready[0]))
+    assert (m.result.score_a, m.result.score_b, m.result.source) == (3, 0, "table")
+    groups_json = (await client.get("/groups.json")).json()["groups"]
+    row = next(r for g in groups_json for r in g["rows"] if r["name"] == names[0])
+    assert row["wins"] == 1 and row["diff"] == 3
+    actions = [e.action for e in reversed(web.store.audit_log())]
+    assert actions[:3] == ["login", "create_tournament", "import_ranking"]
+    assert "assign" in actions
+
+
+async def test_a_correction_flows_into_the_standings_and_is_audited(
+    client: httpx.AsyncClient, web: WebApp
+) -> None:
+    make_tournament(web, 6)
+    csrf = await login(client)
+    a = _t(web, lambda t: t.match("G1-1").a)
+    assert (
+        await act(client, csrf, "record_result", match_id="G1-1", score_a=3, score_b=1)
+    ).status_code == 200
+    r = await act(
+        client, csrf, "correct_result", match_id="G1-1", score_a=1, score_b=3, expected="3-1"
+    )
+    assert r.status_code == 400 and "motivo" in r.json()["message"]
+    r = await act(
+        client,
+        csrf,
+        "correct_result",
+        match_id="G1-1",
+        score_a=1,
+        score_b=3,
+        expected="3-1",
+        reason="acta mal rellenada",
+    )
+    assert r.status_code == 200, r.text
+    rows = (await client.get("/groups.json")).json()["groups"][0]["rows"]
+    assert next(x for x in rows if x["player_id"] == a)["wins"] == 0
+    entry = web.store.audit_log(action="correct_result")[0]
+    assert (entry.user, entry.reason, entry.outcome, entry.target) == (
+        "director",
+        "acta mal rellenada",
+        "ok",
+        "G1-1",
+    )
+    assert entry.detail == "3-1 → 1-3"
+    page = (await client.get("/director/audit")).text
+    assert "acta mal rellenada" in page and "corregir resultado" in page
+
+
+async def test_two_directors_editing_the_same_result(
+    client: httpx.AsyncClient, web: WebApp
+) -> None:
+    make_tournament(web, 6)
+    csrf1 = await login(client)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(web.asgi()), base_url="http://mesa.test"
+    ) as other:
+        web.store.set_password("ayudante", "otra-clave", cost=2**10)
+        csrf2 = await login(other, "ayudante", "otra-clave")
+        await act(client, csrf1, "record_result", match_id="G1-1", score_a=3, score_b=1)
+        # Both open the correction form while the result reads 3-1 …
+        for c in (client, other):
+            assert 'name="expected" value="3-1"' in (await c.get("/director/matches/G1-1")).text
+        r1 = await act(
+            client,
+            csrf1,
+            "correct_result",
+            match_id="G1-1",
+            score_a=3,
+            score_b=2,
+            expected="3-1",
+            reason="puntos mal sumados",
+        )
+        assert r1.status_code == 200
+        # … the second one submits a form showing a result that is no longer there.
+        r2 = await act(
+            other,
+            csrf2,
+            "correct_result",
+            match_id="G1-1",
+            score_a=1,
+            score_b=3,
+            expected="3-1",
+            reason="ganó el otro",
+        )
+        assert r2.status_code == 409
+        assert "Otro director" in r2.json()["message"] and "3-2" in r2.json()["message"]
+    r = _t(web, lambda t: t.match("G1-1").result)
+    assert (r.score_a, r.score_b) == (3, 2)
+    refused = web.store.audit_log(action="correct_result")[0]
+    assert (refused.user, refused.outcome) == ("ayudante", "refused")
+
+
+async def test_actions_on_a_finished_match_are_refused(
+    client: httpx.AsyncClient, web: WebApp, fake_table: FakeTable
+) -> None:
+    make_tournament(web, 6)
+    csrf = await login(client)
+    await act(client, csrf, "record_result", match_id="G1-1", score_a=3, score_b=0)
+    before = web.desk.version
+    r = await act(client, csrf, "record_result", match_id="G1-1", score_a=0, score_b=3)
+    assert r.status_code == 409 and "ya tiene resultado" in r.json()["message"]
+    r = await act(client, csrf, "forfeit", match_id="G1-1", winner="b", reason="no vino")
+    assert r.status_code == 409
+    r = await act(client, csrf, "assign", match_id="G1-1", table="3")
+    assert r.status_code == 409
+    r = await act(client, csrf, "record_result", match_id="G1-2", score_a=2, score_b=2)
+    assert r.status_code == 409 and "imposible" in r.json()["message"]
+    assert web.desk.version == before
+    # A table whose match is over takes no more clock commands: refused here, nothing sent.
+    fake_table.play_to_running()
+    fake_table.apply("director_forfeit", {"winner": "a"})
+    web.poller.poll()
+    sent = len(web.hub.store.commands("3"))
+    r = await act(client, csrf, "pause", table="3")
+    assert r.status_code == 409 and "ya terminó" in r.json()["message"]
+    assert len(web.hub.store.commands("3")) == sent
+
+
+async def test_table_commands_wait_for_the_tables_answer(
+    client: httpx.AsyncClient, web: WebApp, fake_table: FakeTable
+) -> None:
+    fake_table.play_to_running()
+    csrf = await login(client)
+    async with serving(fake_table):
+        r = await act(client, csrf, "pause", table="3", why="dispute")
+        assert r.status_code == 200, r.text
+        assert fake_table.table.state == "paused"
+        card = (await client.get("/live.json")).json()["tables"][0]
+        assert [b["kind"] for b in card["badges"]] == ["paused"]
+        assert card["badges"][0]["why"] == "dispute"
+        r = await act(client, csrf, "adjust_clock", table="3", side="a", seconds="-30")
+        assert r.status_code == 400  # no reason given
+        r = await act(
+            client,
+            csrf,
+            "adjust_clock",
+            table="3",
+            side="a",
+            seconds="-30",
+            reason="reloj mal puesto",
+        )
+        assert r.status_code == 200
+        assert fake_table.table.s.clock.reserve["a"] == pytest.approx(330.0)
+        r = await act(
+            client, csrf, "adjust_clock", table="3", side="a", seconds="-9999", reason="error"
+        )
+        assert r.status_code == 409 and "ajuste de reloj imposible" in r.json()["message"]
+        r = await act(client, csrf, "resume", table="3")
+        assert r.status_code == 200 and fake_table.table.state == "running"
+        # The players call the director: the card raises the alarm until it is cleared.
+        fake_table.apply("pause", {"reason": "director"})
+        fake_table.apply("pause_button")  # (already paused: refused, changes nothing)
+        fake_table.table.s.director_call = None
+        fake_table.apply("resume")
+        fake_table.apply("claim", {"side": "a", "winner": "a", "kind": 1})
+        fake_table.apply("reject", {"side": "b"})
+        web.poller.poll()
+        card = (await client.get("/live.json")).json()["tables"][0]
+        assert card["director_call"] == "disputed_result"
+        assert card["badges"][0]["kind"] == "director"
+        page = (await client.get("/director")).text
+        assert 'data-call="1"' in page and "¡Llaman al director!" in page
+        r = await act(client, csrf, "clear_call", table="3")
+        assert r.status_code == 200
+        web.poller.poll()
+        card = (await client.get("/live.json")).json()["tables"][0]
+        assert card["director_call"] is None
+    log = [(e.action, e.outcome) for e in reversed(web.store.audit_log())][1:]
+    assert log == [
+        ("pause", "ok"),
+        ("adjust_clock", "ok"),
+        ("adjust_clock", "refused"),
+        ("resume", "ok"),
+        ("clear_call", "ok"),
+    ]
+
+
+async def test_a_table_that_does_not_answer(
+    client: httpx.AsyncClient, web: WebApp, fake_table: FakeTable
+) -> None:
+    fake_table.play_to_running()
+    web.command_wait = 0.3
+    csrf = await login(client)
+    r = await act(client, csrf, "pause", table="3")
+    assert r.status_code == 504 and "no respondió a tiempo" in r.json()["message"]
+    r = await act(client, csrf, "pause", table="77")
+    assert r.status_code == 404 and "no existe" in r.json()["message"]
+    fake_table.online("lost")
+    web.poller.poll()
+    r = await act(client, csrf, "pause", table="3")
+    assert r.status_code == 409 and "no está conectada" in r.json()["message"]
+
+
+async def test_bad_values_are_named(client: httpx.AsyncClient, web: WebApp) -> None:
+    make_tournament(web, 6)
+    csrf = await login(client)
+    r = await act(client, csrf, "record_result", match_id="G1-1", score_a="tres", score_b=0)
+    assert r.status_code == 400 and "score_a" in r.json()["message"]
+    r = await act(client, csrf, "nonsense")
+    assert r.status_code == 404
+    r = await act(client, csrf, "create_tournament", name="X", date="31/12/2025")
+    assert r.status_code == 400 and "date" in r.json()["message"]
+
+
+async def test_the_tie_break_dice(client: httpx.AsyncClient, web: WebApp) -> None:
+    def setup(club: Any, now: Any) -> None:
+        t = club.create_tournament(
+            "2025-03", "Marzo", TODAY, settings=TournamentSettings(dice_by="director")
+        )
+        for name in ("ALBA", "BRUNO", "CARMEN"):
+            club.register(t.id, club.registry.add_new(name).id, now=now)
+        club.start(t.id, seed=3, now=now)
+        for m in t.matches.values():  # a perfect circle: every criterion ties
+            t.record_result(m.id, 3, 1, source="director", now=now)
+
+    web.desk.call(setup)
+    csrf = await login(client)
+    page = (await client.get("/director")).text
+    assert "Empates que se deciden a los dados" in page
+    ties = (await client.get("/director.json")).json()["pending_dice"]
+    assert len(ties) == 1 and len(ties[0]["players"]) == 3
+    r = await act(
+        client, csrf, "roll_dice", group=1, players=",".join(ties[0]["players"]), values="4,4"
+    )
+    assert r.status_code == 400
+    r = await act(client, csrf, "roll_dice", group=1)  # the hub rolls, and records it
+    assert r.status_code == 200, r.text
+    groups = (await client.get("/groups.json")).json()["groups"]
+    assert [row["decided_by"] for row in groups[0]["rows"]].count("dice") >= 2
+    assert (await client.get("/draw.json")).json()["bracket"] is not None
+
+
+async def test_sanction_move_unassign_and_close(
+    client: httpx.AsyncClient, web: WebApp, fake_table: FakeTable, tmp_path: Path
+) -> None:
+    ids = make_tournament(web, 6)
+    other = FakeTable(web.hub, "4")
+    web.hub.register_table("4")
+    other.online()
+    csrf = await login(client)
+    async with serving(fake_table, other):
+        assert (await act(client, csrf, "assign", match_id="G1-1", table="3")).status_code == 200
+        r = await act(client, csrf, "move", match_id="G1-1", table="4")
+        assert r.status_code == 400  # a move needs a reason
+        r = await act(client, csrf, "move", match_id="G1-1", table="4", reason="mesa rota")
+        assert r.status_code == 200, r.text
+        for _ in range(100):
+            if other.table.state == "assigned" and fake_table.table.state == "idle":
+                break
+            await asyncio.sleep(0.02)
+        assert other.table.s.match_id == "G1-1" and fake_table.table.state == "idle"
+        assert (await act(client, csrf, "unassign", match_id="G1-1")).status_code == 200
+        for _ in range(100):
+            if other.table.state == "idle":
+                break
+            await asyncio.sleep(0.02)
+        assert other.table.state == "idle"
+    victim = _t(web, lambda t: t.match("G2-1").a)
+    r = await act(client, csrf, "sanction", player_id=victim, kind="left", reason="se marchó")
+    assert r.status_code == 200
+    assert _t(web, lambda t: t.withdrawals[victim].kind) == "left"
+    r = await act(client, csrf, "close")
+    assert r.status_code == 409  # not finished yet
+    web.settings = type(web.settings)(**{**web.settings.__dict__, "publish_dir": tmp_path})
+    web.desk.call(lambda club, now: _finish(club))
+    r = await act(client, csrf, "close")
+    assert r.status_code == 200, r.text
+    assert (tmp_path / "2025-03" / "index.html").exists()
+    assert "ASÍ QUEDÓ EL TORNEO" in (tmp_path / "2025-03" / "index.html").read_text()
+    final = (await client.get("/final.json")).json()
+    assert final["tournament"]["phase"] == "closed" and len(final["rows"]) == 6
+    assert ids[0] in {r["player_id"] for r in final["rows"]}
+
+
+def _finish(club: Any) -> None:
+    from mesa.tournament.errors import TournamentError
+
+    t = club.tournament("2025-03")
+    rng = random.Random(4)
+    for _ in range(200):
+        if t.is_finished():
+            return
+        if t.knockout is not None and t.consolation is None:
+            with contextlib.suppress(TournamentError):
+                t.start_consolation(actor="test", now=NOW)
+        for m in t.ready_matches():
+            lo = rng.randint(0, m.length - 1)
+            t.record_result(m.id, m.length, lo, source="director", now=NOW)

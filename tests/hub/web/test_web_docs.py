@@ -1,0 +1,61 @@
+"""``docs/dashboard.md`` documents every setting, page, action and screenshot there is."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+from mesa.hub.web.actions import ACTIONS
+from mesa.hub.web.app import ROUTE_PATHS, WEB_SETTINGS, WebSettings
+from mesa.hub.web.exports import EXPORTS
+
+ROOT = Path(__file__).resolve().parents[3]
+DOC = (ROOT / "docs" / "dashboard.md").read_text(encoding="utf-8")
+
+
+def _settings_table() -> dict[str, tuple[str, str]]:
+    rows = {}
+    for line in DOC.splitlines():
+        m = re.match(r"\| `(\w+)` \| `(MESA_WEB_\w+)` \| (.+?) \|", line)
+        if m:
+            rows[m.group(1)] = (m.group(2), m.group(3))
+    return rows
+
+
+def test_every_setting_is_documented_with_its_variable_and_default() -> None:
+    rows = _settings_table()
+    assert set(rows) == {s.name for s in WEB_SETTINGS}
+    defaults = {f.name: f.default for f in dataclasses.fields(WebSettings)}
+    for s in WEB_SETTINGS:
+        env, default = rows[s.name]
+        assert env == s.env, s.name
+        value = defaults[s.name]
+        if value is None:
+            assert default == "—", s.name
+        elif isinstance(value, bool) or (isinstance(value, float) and value.is_integer()):
+            assert default == f"`{int(value)}`", s.name
+        else:
+            assert default == f"`{value}`", s.name
+    assert set(WebSettings.__dataclass_fields__) == {s.name for s in WEB_SETTINGS}
+
+
+def test_every_page_action_and_export_is_documented() -> None:
+    for name, path in ROUTE_PATHS.items():
+        if name in ("logout", "action", "events", "home"):
+            continue
+        assert f"`{path}" in DOC, path
+    for name in ACTIONS:
+        assert f"`{name}`" in DOC, name
+    for name, _label, _media in EXPORTS:
+        assert f"/exports/{name}" in DOC, name
+
+
+def test_every_screenshot_is_linked_and_every_link_exists() -> None:
+    linked = set(re.findall(r"\(screenshots/([^)]+)\)", DOC))
+    assert len(linked) >= 15
+    shots = ROOT / "docs" / "screenshots"
+    on_disk = {p.name for p in shots.iterdir()} if shots.exists() else set()
+    # The browser tests (which run before this module) write them all.
+    assert on_disk == linked, (on_disk ^ linked)
+    assert {"draw-A4.pdf", "draw-A3.pdf", "demo-live.png"} <= linked

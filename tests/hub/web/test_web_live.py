@@ -1,0 +1,208 @@
+"""The live grid: cards and badges from the tables' own state, and the event stream's catch-up."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from mesa.hub.web.app import WebApp
+from mesa.hub.web.live import LiveFeed, badges, build_card, summarize
+from mesa.table.machine import Table
+from support.hubkit import FakeTable
+
+pytestmark = pytest.mark.anyio
+
+ASSIGN = {
+    "match_id": "G1-1",
+    "players": {"a": "ALBA", "b": "BRUNO"},
+    "length": 3,
+    "clock": {"preset": "singles"},
+}
+
+
+def _card(
+    table: Table,
+    *,
+    published: float = 1000.0,
+    now: float = 1000.0,
+    rate: float = 1.0,
+    link: str = "online",
+) -> dict[str, Any]:
+    live = {"table": "5", "status": link, "events": 1}
+    return build_card(
+        live, {"snapshot": table.snapshot(), "state_ts": published}, now=now, rate=rate
+    )
+
+
+def _running() -> Table:
+    t = Table()
+    t.apply("assign", ASSIGN, now=0.0)
+    t.apply("press", {"side": "a"}, now=1.0)
+    t.apply("press", {"side": "b"}, now=2.0)
+    t.apply("press", {"side": "b"}, now=3.0)  # a on move from 3.0
+    return t
+
+
+def kinds(card: dict[str, Any]) -> list[str]:
+    return [b["kind"] for b in card["badges"]]
+
+
+def test_clocks_are_read_at_the_hubs_now_in_table_time() -> None:
+    t = _running()
+    card = _card(t, published=1000.0, now=1004.0)  # 4 s later: a used 4 s of the delay
+    a = card["clocks"]["a"]
+    assert a["running"] and a["delay"] == pytest.approx(6.0) and a["reserve"] == 360.0
+    card = _card(t, published=1000.0, now=1004.0, rate=10.0)  # the demo: 40 table seconds
+    assert card["clocks"]["a"]["delay"] == 0.0
+    assert card["clocks"]["a"]["reserve"] == pytest.approx(330.0)
+    assert card["on_move"] == "a" and card["score"] == {"a": 0, "b": 0}
+    assert kinds(card) == []
+
+
+def test_badges_for_every_situation_the_director_must_see() -> None:
+    t = _running()
+    t.apply("pause", {"reason": "fallen_die"}, now=5.0)
+    assert kinds(_card(t)) == ["paused"] and _card(t)["badges"][0]["why"] == "fallen_die"
+    t.apply("resume", {}, now=6.0)
+    t.apply("claim", {"side": "a", "winner": "a", "kind": 2}, now=7.0)
+    card = _card(t)
+    assert "result" in kinds(card)
+    assert card["badges"][kinds(card).index("result")]["who"] == "ALBA"
+    t.apply("reject", {"side": "b"}, now=8.0)
+    card = _card(t)
+    assert kinds(card)[0] == "director" and card["director_call"] == "disputed_result"
+    # Low time, then the flag.
+    t2 = _running()
+    t2.apply("director_adjust", {"side": "a", "seconds": -330.0}, now=4.0)
+    assert "low_time" in kinds(_card(t2, published=1000.0, now=1000.0))
+    t2.apply("tick", {}, now=100.0)  # 97 s on one turn with 30 s + 10 s: the flag fell
+    card = _card(t2)
+    assert card["state"] == "match_over" and card["flag"] == "a"
+    assert kinds(card)[:1] == ["timeout"] and "over" in kinds(card)
+    # Lateness: one player present, the other absent; the countdown to the next point.
+    t3 = Table()
+    t3.apply("assign", {**ASSIGN, "scheduled_start": 0.0}, now=0.0)
+    t3.apply("press", {"side": "b"}, now=30.0)
+    card = _card(t3, published=1000.0, now=1000.0)
+    late = card["badges"][kinds(card).index("late")]
+    assert late["who"] == "ALBA" and late["next_point_in"] == pytest.approx(570.0)
+    # Off the network.
+    assert kinds(_card(_running(), link="lost"))[0] == "lost"
+    assert kinds(_card(_running(), link="offline"))[0] == "offline"
+
+
+def test_a_card_without_a_snapshot_still_shows_the_projection() -> None:
+    live = {
+        "table": "9",
+        "status": "online",
+        "state": "running",
+        "match_id": "G2-1",
+        "players": {"a": "X", "b": "Y"},
+        "score": {"a": 1, "b": 0},
+        "reserve": {"a": 100.0},
+        "paused": None,
+        "events": 5,
+    }
+    card = build_card(live, None, now=10.0)
+    assert card["match_id"] == "G2-1" and card["clocks"]["a"]["reserve"] == 100.0
+    assert badges({"link": "online", "state": "idle"}) == []
+    assert summarize([card])["playing"] == 1
+
+
+def test_the_feed_sends_only_what_changed_since_the_last_id() -> None:
+    feed = LiveFeed(epoch="e")
+    feed.publish("table", "1", {"v": 1})
+    second = feed.publish("table", "2", {"v": 1})
+    feed.publish("table", "1", {"v": 2})
+    assert [(k, d["v"]) for _, _, k, d in feed.changes_since(second)] == [("1", 2)]
+    assert len(feed.changes_since(None)) == 2  # a fresh page: everything, latest versions
+    assert len(feed.changes_since("old-epoch:3")) == 2  # the hub restarted meanwhile
+    assert feed.changes_since(feed.event_id(feed.seq)) == []
+    assert [k for k, _ in feed.items("table")] == ["1", "2"]
+
+
+def _events(body: str) -> list[dict[str, Any]]:
+    out = []
+    for block in body.replace("\r\n", "\n").split("\n\n"):
+        ev: dict[str, Any] = {}
+        for line in block.splitlines():
+            key, _, value = line.partition(": ")
+            if key in ("id", "event"):
+                ev[key] = value
+            elif key == "data":
+                ev["data"] = json.loads(value)
+        if "event" in ev:
+            out.append(ev)
+    return out
+
+
+async def _stream(
+    client: httpx.AsyncClient, web: WebApp, headers: dict[str, str] | None = None, query: str = ""
+) -> list[dict[str, Any]]:
+    """Read the stream until the app ends it (``drop_streams``), as a browser would see it."""
+    task = asyncio.create_task(client.get("/events" + query, headers=headers or {}))
+    await asyncio.sleep(0.3)
+    web.drop_streams()
+    r = await asyncio.wait_for(task, 5)
+    assert r.headers["content-type"].startswith("text/event-stream")
+    return _events(r.text)
+
+
+async def test_the_stream_sends_cards_in_the_clients_language_and_catches_up(
+    client: httpx.AsyncClient, web: WebApp, fake_table: FakeTable
+) -> None:
+    fake_table.play_to_running()
+    web.poller.poll()
+    first = await _stream(client, web)
+    assert first[0]["event"] == "hello" and first[0]["data"]["now"] > 0
+    cards = [e for e in first if e["event"] == "table"]
+    assert [c["data"]["key"] for c in cards] == ["3"]
+    assert (
+        "Mesa 3" in cards[0]["data"]["html"] and 'data-state="running"' in cards[0]["data"]["html"]
+    )
+    last = first[-1]["id"]
+    # Nothing changed: a reconnection with Last-Event-ID gets nothing but its greeting.
+    again = await _stream(client, web, {"Last-Event-ID": last})
+    assert [e["event"] for e in again] == ["hello"]
+    # Something changed while the browser was away: it gets exactly that, once.
+    fake_table.apply("pause", {"reason": "break"})
+    web.poller.poll()
+    caught = await _stream(client, web, {"Last-Event-ID": last}, "?lang=en")
+    tables = [e for e in caught if e["event"] == "table"]
+    assert len(tables) == 1 and tables[0]["data"]["data"]["state"] == "paused"
+    assert "Table 3" in tables[0]["data"]["html"] and "Paused: break" in tables[0]["data"]["html"]
+    assert any(e["event"] == "summary" for e in caught)
+    # A browser from before a hub restart (another epoch) is sent everything again.
+    full = await _stream(client, web, {"Last-Event-ID": "0000:99"})
+    assert [e["data"]["key"] for e in full if e["event"] == "table"] == ["3"]
+
+
+async def test_the_director_stream_carries_the_action_buttons_only_for_a_session(
+    client: httpx.AsyncClient, web: WebApp, fake_table: FakeTable
+) -> None:
+    from support.hubkit import login
+
+    fake_table.play_to_running()
+    web.poller.poll()
+    public = await _stream(client, web, query="?mode=director")  # not logged in: public cards
+    assert 'data-act="pause"' not in public[1]["data"]["html"]
+    await login(client)
+    director = await _stream(client, web, query="?mode=director")
+    assert 'data-act="pause"' in director[1]["data"]["html"]
+
+
+async def test_a_tournament_change_is_announced_to_every_page(
+    client: httpx.AsyncClient, web: WebApp
+) -> None:
+    from support.hubkit import make_tournament
+
+    web.poller.poll()
+    make_tournament(web, 6)
+    web.poller.poll()
+    got = await _stream(client, web)
+    versions = [e["data"]["version"] for e in got if e["event"] == "tournament"]
+    assert versions == [web.tournament_version]

@@ -1,0 +1,154 @@
+"""Glue for tests that run a hub, tables and a broker together.
+
+>>> wait_until(lambda: True, timeout=0.1)
+True
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from mesa.hub.broker.mosquitto import PrivateMosquitto
+from mesa.hub.ingest.app import Hub
+from mesa.hub.settings import HubSettings
+from support.mosquitto import HUB_PASSWORD, table_password
+
+ASSIGN_ARGS = {
+    "match_id": "M1",
+    "players": {"a": "Ana", "b": "Beto"},
+    "length": 5,
+    "clock": {"preset": "singles"},
+}
+
+
+def wait_until(predicate: Callable[[], object], timeout: float = 20.0, step: float = 0.02) -> bool:
+    """Poll ``predicate`` until it is true (True) or ``timeout`` passes (False)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if predicate():
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(step)
+
+
+def hub_settings(db: Path, broker: PrivateMosquitto, **kw: object) -> HubSettings:
+    return HubSettings(
+        db=db,
+        broker_host=broker.host,
+        broker_port=broker.port,
+        password=HUB_PASSWORD,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def start_hub(db: Path, broker: PrivateMosquitto) -> Hub:
+    return Hub(hub_settings(db, broker)).start()
+
+
+TESTS = Path(__file__).resolve().parents[1]  # tests/, where ``support`` lives
+
+
+class Process:
+    """A child process that is always cleaned up: ``kill9()``, ``terminate()``, or at exit."""
+
+    def __init__(self, args: list[str], log: Path, env: dict[str, str] | None = None) -> None:
+        self.args = args
+        self.log = log
+        # The children run test helpers (``-m support.tables``), which are not installed.
+        base = dict(os.environ if env is None else env)
+        base["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(TESTS), base.get("PYTHONPATH", "")) if p
+        )
+        self.env = base
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Process:
+        with open(self.log, "ab") as out:
+            self.proc = subprocess.Popen(
+                self.args,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env=self.env,
+            )
+        return self
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill9(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def terminate(self, timeout: float = 10.0) -> int | None:
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.kill9()
+        return self.proc.returncode
+
+    def wait(self, timeout: float) -> int | None:
+        if self.proc is None:
+            return None
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+
+def sim_table(
+    table: str,
+    outbox: Path,
+    port: int,
+    log: Path,
+    *,
+    pace: float = 0.005,
+    exit_when_acked: bool = True,
+) -> Process:
+    """A simulated table process (:mod:`support.tables`) against the broker on ``port``."""
+    args = [
+        sys.executable,
+        "-m",
+        "support.tables",
+        "--table",
+        table,
+        "--outbox",
+        str(outbox),
+        "--port",
+        str(port),
+        "--password",
+        table_password(table),
+        "--pace",
+        str(pace),
+    ]
+    if exit_when_acked:
+        args.append("--exit-when-acked")
+    return Process(args, log)
+
+
+def hub_process(db: Path, port: int, log: Path) -> Process:
+    """The hub as its own process (``mesa hub``), for kill -9."""
+    env_args = [
+        sys.executable,
+        "-m",
+        "mesa",
+        "hub",
+        "--db",
+        str(db),
+        "--broker-port",
+        str(port),
+    ]
+    return Process(env_args, log, env={**os.environ, "MESA_HUB_PASSWORD": HUB_PASSWORD})
