@@ -49,6 +49,7 @@ class Machine:
         self.log = tmp / "argv.log"
         self.log.touch()
         monkeypatch.setenv("FAKE_LOG", str(self.log))
+        monkeypatch.delenv("MESA_CHROMIUM", raising=False)  # it would count as a Chromium
         if apt:
             executable(
                 self.bin / "apt-get",
@@ -107,6 +108,17 @@ def test_root_runs_apt_get_with_the_missing_packages(machine: Machine) -> None:
     machine.install("mosquitto")
     assert machine.run("test", uid=0) == 0
     assert machine.calls() == [f"{APT} chromium"]
+
+
+def test_a_chromium_named_by_mesa_chromium_counts(
+    machine: Machine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    browser = tmp_path / "chrome"
+    executable(browser, "#!/bin/sh\nexit 0\n")
+    monkeypatch.setenv("MESA_CHROMIUM", str(browser))
+    machine.install("mosquitto")
+    assert machine.run("test", uid=0) == 0
+    assert machine.calls() == []
 
 
 def test_root_demo_needs_only_mosquitto(machine: Machine) -> None:

@@ -62,8 +62,12 @@ NEEDS: dict[str, tuple[Need, ...]] = {
 
 
 def have_command(need: Need, path: str | None = None) -> bool:
-    """The command is on ``path`` (default: $PATH) or in one of its usual places."""
+    """The command is on ``path`` (default: $PATH) or in one of its usual places; for Chromium,
+    also wherever MESA_CHROMIUM points (the browser tests use that one)."""
     if shutil.which(need.command, path=path):
+        return True
+    chosen = os.environ.get("MESA_CHROMIUM")
+    if need.package == CHROMIUM.package and chosen and os.access(chosen, os.X_OK):
         return True
     return any(os.access(p, os.X_OK) for p in need.places)
 
