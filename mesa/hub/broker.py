@@ -275,7 +275,9 @@ class PrivateMosquitto:
     ) -> None:
         binary = find_mosquitto()
         if binary is None:
-            raise BrokerError("mosquitto is not installed (apt-get install mosquitto)")
+            raise BrokerError(
+                "mosquitto is not installed (`make demo` installs it; or: sudo apt-get install mosquitto)"
+            )
         self.binary = binary
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
