@@ -1,13 +1,18 @@
 # `make demo` and `make test` each build their own virtual environment first.
+# On Debian, Ubuntu or Raspberry Pi OS they also install the system packages they need
+# (tools/bootstrap.py: apt-get as root, else sudo apt-get without a password, else it says
+# what to run by hand). The system's python3 runs it: the venv may not exist yet.
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+BOOTSTRAP := python3 tools/bootstrap.py --stamp $(STAMP)
 
 .PHONY: venv test lint demo bench docs clean
 
 venv: $(STAMP)
 
 $(STAMP): pyproject.toml
+	@$(BOOTSTRAP) venv
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
@@ -16,10 +21,16 @@ $(STAMP): pyproject.toml
 lint: venv
 	$(VENV)/bin/ruff check .
 
-test: venv lint
+# The system packages come first, so that a missing one stops the command before minutes of
+# pip install, and in one apt-get call with python3-venv when that is missing too.
+test:
+	@$(BOOTSTRAP) test
+	@$(MAKE) --no-print-directory lint
 	$(PY) -m pytest
 
-demo: venv
+demo:
+	@$(BOOTSTRAP) demo
+	@$(MAKE) --no-print-directory venv
 	$(PY) -m mesa demo
 
 docs: venv

@@ -2,7 +2,8 @@
 
 Production runs the system's Mosquitto with ``systemd/mosquitto/`` (a test checks those files
 against :data:`CORE_SETTINGS` and :func:`acl_text`). ``mesa hub --embedded-broker`` and the
-integration tests start a :class:`PrivateMosquitto` with the same settings on loopback. (amqtt
+integration tests start a :class:`PrivateMosquitto` with the same settings on loopback; it ends
+when the process that started it ends, even by kill -9 (see :class:`_Watcher`). (amqtt
 was tried as an embedded broker: it speaks only MQTT 3.1.1 and refuses the MQTT 5 sessions the
 protocol relies on; see ``docs/broker.md``.)
 
@@ -23,6 +24,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -129,6 +131,131 @@ def accepts(host: str, port: int) -> bool:
         return False
 
 
+# ── the private broker dies with the process that started it ──────────────────────────────
+# However that process ends, kill -9 included: an orphan Mosquitto was once seen holding its
+# port 37 minutes after its parent was killed. Mosquitto runs in a session of its own (so that a
+# Ctrl-C meant for the hub does not hit it first: the hub stops it cleanly), so nothing else
+# tells it that its parent has gone.
+#
+# Not prctl(PR_SET_PDEATHSIG): Linux sends that signal when the *thread* that forked the child
+# ends, not the process, so a broker started from a worker thread (nothing keeps Hub.start() or a
+# test's restart() on the main thread) would be killed when that thread returns; it also needs
+# preexec_fn, which is unsafe in a process with threads, and it exists only on Linux.
+#
+# Instead a tiny watcher process per broker holds the read end of a pipe whose only write end
+# this process keeps. When this process ends, however it ends, the kernel closes the write end;
+# the watcher reads EOF and sends Mosquitto SIGTERM (SIGKILL 5 s later if it is still there).
+# That works whatever thread started the broker and on any POSIX system. On Linux it holds a
+# pidfd of Mosquitto, opened here before Mosquitto can be reaped, so it can never signal a
+# recycled pid, and it also ends as soon as Mosquitto does; elsewhere it signals the pid.
+_WATCHER = """
+import os, select, signal, sys, time
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+kind, _, number = sys.argv[1].partition(":")
+n = int(number)
+def send(sig):
+    try:
+        if kind == "fd":
+            signal.pidfd_send_signal(n, sig)
+        else:
+            os.kill(n, sig)
+    except ProcessLookupError:
+        pass
+def gone(timeout):
+    if kind == "fd":
+        return bool(select.select([n], [], [], timeout)[0])
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            os.kill(n, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+watched = [0, n] if kind == "fd" else [0]
+while True:
+    ready = select.select(watched, [], [])[0]
+    if kind == "fd" and n in ready:
+        sys.exit(0)
+    if 0 in ready and not os.read(0, 64):
+        break
+send(signal.SIGTERM)
+if not gone(5.0):
+    send(signal.SIGKILL)
+"""
+
+# Write ends of the watchers' pipes held by this process. A child made by a bare fork()
+# (multiprocessing's "fork" start method) inherits them and would keep the brokers alive after
+# this process died; it closes its copies at once. (subprocess children never get them: os.pipe()
+# descriptors are not inheritable.)
+_WATCH_FDS: set[int] = set()
+
+
+def _close_watch_fds_in_child() -> None:
+    for fd in _WATCH_FDS:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _WATCH_FDS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_close_watch_fds_in_child)
+
+
+class _Watcher:
+    """The watcher of one Mosquitto process; :meth:`close` ends it (after Mosquitto has ended)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.owner = os.getpid()
+        pidfd = -1
+        with contextlib.suppress(AttributeError, OSError):
+            # Linux 5.3+. Mosquitto is our unreaped child here, so the pidfd is surely its.
+            if hasattr(signal, "pidfd_send_signal"):
+                pidfd = os.pidfd_open(proc.pid)
+        read_end, self.write_end = os.pipe()
+        _WATCH_FDS.add(self.write_end)
+        try:
+            self.proc = subprocess.Popen(
+                [
+                    sys.executable or "python3",
+                    "-I",  # no site, no environment: nothing slow or surprising to import
+                    "-S",
+                    "-c",
+                    _WATCHER,
+                    f"fd:{pidfd}" if pidfd >= 0 else f"pid:{proc.pid}",
+                ],
+                stdin=read_end,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                pass_fds=(pidfd,) if pidfd >= 0 else (),
+                # Its own session: a Ctrl-C or hang-up meant for us does not end it first.
+                start_new_session=True,
+            )
+        except BaseException:
+            self._close_write_end()
+            raise
+        finally:
+            os.close(read_end)
+            if pidfd >= 0:
+                os.close(pidfd)
+
+    def _close_write_end(self) -> None:
+        if os.getpid() == self.owner and self.write_end in _WATCH_FDS:
+            _WATCH_FDS.discard(self.write_end)
+            os.close(self.write_end)
+
+    def close(self) -> None:
+        """Let the watcher go (it signals nothing once Mosquitto has been reaped) and reap it."""
+        if os.getpid() != self.owner:
+            return  # a forked copy: the watcher belongs to the process that started it
+        self._close_write_end()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+
 class PrivateMosquitto:
     """A Mosquitto of our own on loopback: its config, passwords, ACL and data in ``workdir``.
 
@@ -148,7 +275,9 @@ class PrivateMosquitto:
     ) -> None:
         binary = find_mosquitto()
         if binary is None:
-            raise BrokerError("mosquitto is not installed (apt-get install mosquitto)")
+            raise BrokerError(
+                "mosquitto is not installed (`make demo` installs it; or: sudo apt-get install mosquitto)"
+            )
         self.binary = binary
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -158,6 +287,7 @@ class PrivateMosquitto:
         self.persistence = persistence
         self.autosave_interval = autosave_interval
         self.proc: subprocess.Popen[bytes] | None = None
+        self._watcher: _Watcher | None = None
         self.conf = self.workdir / "mosquitto.conf"
         self.passwd = self.workdir / "passwd"
         self.acl = self.workdir / "acl"
@@ -208,12 +338,18 @@ class PrivateMosquitto:
             stderr=subprocess.PIPE,
             start_new_session=True,
         )
+        try:
+            self._watcher = _Watcher(self.proc)
+        except BaseException:
+            self.kill()
+            raise
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
                 tail = self.log.read_text(errors="replace")[-800:] if self.log.exists() else ""
                 self.proc = None
+                self._unwatch()
                 raise BrokerError(f"mosquitto exited at start: {err.strip()} {tail.strip()}")
             if accepts(self.host, self.port):
                 return self
@@ -243,6 +379,12 @@ class PrivateMosquitto:
             if self.proc.stderr:
                 self.proc.stderr.close()
         self.proc = None
+        self._unwatch()
+
+    def _unwatch(self) -> None:
+        if self._watcher is not None:
+            self._watcher.close()
+            self._watcher = None
 
     def stop(self, timeout: float = 10.0) -> None:
         """A clean stop (SIGTERM): Mosquitto saves its persistence file first."""
@@ -257,6 +399,7 @@ class PrivateMosquitto:
             if self.proc.stderr:
                 self.proc.stderr.close()
         self.proc = None
+        self._unwatch()
 
     def restart(self, timeout: float = 10.0) -> PrivateMosquitto:
         """Start again on the same port with the same data (after :meth:`kill` or :meth:`stop`)."""

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import socket
+import subprocess
+import sys
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -89,8 +96,6 @@ def test_production_config_runs_on_a_real_mosquitto(tmp_path: Path) -> None:
     text = text.replace("/var/log/mosquitto/mosquitto.log", str(tmp_path / "log"))
     text = text.replace("/etc/mosquitto/mesa.passwd", str(broker.passwd))
     text = text.replace("/etc/mosquitto/mesa.acl", str(PROD / "acl"))
-    import os
-
     if os.geteuid() == 0:
         text += "user root\n"
     broker.conf.write_text(text)
@@ -104,3 +109,115 @@ def test_production_config_runs_on_a_real_mosquitto(tmp_path: Path) -> None:
         assert bad is not None and bad.is_failure  # type: ignore[attr-defined]
     finally:
         broker.stop()
+
+
+# ── the private broker dies with the process that started it ─────────────────
+CHILD = """
+import os, sys, threading, time
+from mesa.hub.broker.mosquitto import PrivateMosquitto
+
+broker = PrivateMosquitto(sys.argv[1])
+if sys.argv[2] == "thread":
+    # A thread that ends right away: prctl(PR_SET_PDEATHSIG) would kill the broker with it.
+    worker = threading.Thread(target=broker.start)
+    worker.start()
+    worker.join()
+else:
+    broker.start()
+forked = 0
+if sys.argv[2] == "fork":
+    # A bare fork (multiprocessing's way) that outlives us must not keep the broker alive.
+    forked = os.fork()
+    if forked == 0:
+        time.sleep(600)
+        os._exit(0)
+print(broker.proc.pid, broker.port, broker._watcher.proc.pid, forked, flush=True)
+time.sleep(600)
+"""
+
+
+def process_gone(pid: int) -> bool:
+    """Gone, or a zombie waiting for a reaper (it holds no port and runs no code)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    except OSError:  # no /proc: ask the kernel
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+    return state in ("Z", "X")
+
+
+def port_free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+@pytest.mark.broker
+@pytest.mark.parametrize("started_from", ["main", "thread", "fork"])
+def test_the_private_broker_dies_when_its_parent_is_killed(
+    tmp_path: Path, started_from: str
+) -> None:
+    if not have_mosquitto():
+        pytest.skip("mosquitto not installed")
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(tmp_path), started_from],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    mosquitto_pid = forked = 0
+    try:
+        assert child.stdout is not None
+        line = child.stdout.readline()
+        assert line, f"the child exited with {child.wait(10)}"
+        mosquitto_pid, port, watcher_pid, forked = map(int, line.split())
+        # Alive and serving, also once the thread that started it has ended.
+        time.sleep(0.3)
+        assert not process_gone(mosquitto_pid) and not port_free(port)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(10)
+        assert wait_for(lambda: process_gone(mosquitto_pid), 5.0), "mosquitto outlived its parent"
+        assert wait_for(lambda: port_free(port), 5.0), f"port {port} still held"
+        assert wait_for(lambda: process_gone(watcher_pid), 5.0), "the watcher outlived its job"
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(10)
+        for pid in (mosquitto_pid, forked):
+            if pid and not process_gone(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.broker
+def test_stop_and_kill_end_the_watcher_too(tmp_path: Path) -> None:
+    if not have_mosquitto():
+        pytest.skip("mosquitto not installed")
+    broker = PrivateMosquitto(tmp_path).start()
+    watcher = broker._watcher
+    assert watcher is not None and watcher.proc.poll() is None
+    broker.kill()
+    assert watcher.proc.poll() is not None and broker._watcher is None
+    broker.restart()
+    try:
+        watcher = broker._watcher
+        assert watcher is not None and watcher.proc.poll() is None
+    finally:
+        broker.stop()
+    assert watcher.proc.poll() is not None and broker._watcher is None
