@@ -1,4 +1,4 @@
-"""Generated documentation: the event vocabulary and the table's transition table.
+"""Generated documentation: the event vocabulary and the tables' transition tables.
 
 >>> "turn.ended" in events_markdown()
 True
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mesa.domino.transitions import transition_table_markdown as domino_transitions_markdown
 from mesa.events import EVENT_TYPES, SCHEMA_VERSION, describe
 from mesa.table.transitions import transition_table_markdown
 
@@ -44,6 +45,7 @@ def events_markdown() -> str:
 GENERATED = {
     "events.md": events_markdown,
     "transitions.md": transition_table_markdown,
+    "domino-transitions.md": domino_transitions_markdown,
 }
 
 

@@ -335,6 +335,201 @@ class TableRestored(Event):
     reserve: dict[str, float]
 
 
+# ── domino pairs tables (RULES §5) ─────────────────────────────────────────
+SeatName = Literal["n", "e", "s", "w"]
+PairName = Literal["ns", "ew"]
+
+
+@_register("domino.table.assigned", "domino")
+@dataclass(frozen=True)
+class DominoTableAssigned(Event):
+    """The hub assigned a domino game: ``players`` by seat (pairs ns and ew) and the game's
+    ``settings`` (the seed's numbers unless the director changed them)."""
+
+    game_id: str
+    players: dict[str, str]
+    settings: dict[str, Any]
+
+
+@_register("domino.table.unassigned", "domino")
+@dataclass(frozen=True)
+class DominoTableUnassigned(Event):
+    """The hub withdrew the domino game from this table."""
+
+    game_id: str
+
+
+@_register("domino.game.started", "domino")
+@dataclass(frozen=True)
+class DominoGameStarted(Event):
+    """ "TIEMPO": the game's time started at ``start_wall`` (hub wall clock); the table joined
+    ``elapsed`` seconds later and ``time_left`` seconds remain."""
+
+    start_wall: float
+    elapsed: float
+    time_left: float
+
+
+@_register("domino.time.synced", "domino")
+@dataclass(frozen=True)
+class DominoTimeSynced(Event):
+    """ "TIEMPO" received again (a restarted table): the game's start re-anchored; the turn in
+    progress restarts its timer."""
+
+    start_wall: float
+    elapsed: float
+    time_left: float
+
+
+@_register("domino.hand.started", "domino")
+@dataclass(frozen=True)
+class DominoHandStarted(Event):
+    """``lead`` placed the first tile of hand ``hand``; the next seat's timer runs."""
+
+    hand: int
+    lead: SeatName
+
+
+@_register("domino.turn.ended", "domino")
+@dataclass(frozen=True)
+class DominoTurnEnded(Event):
+    """``seat`` placed a tile (or said "paso": ``passed``) after ``seconds``."""
+
+    seat: SeatName
+    seconds: float
+    passed: bool
+
+
+@_register("domino.play.warning", "domino")
+@dataclass(frozen=True)
+class DominoPlayWarning(Event):
+    """A play took longer than ``limit`` seconds: the first time a warning, no points."""
+
+    seat: SeatName
+    seconds: float
+    limit: float
+
+
+@_register("domino.penalty", "domino")
+@dataclass(frozen=True)
+class DominoPenalty(Event):
+    """``points`` recorded on ``seat``'s record because of ``offender`` (negative: a penalty;
+    a late pass gives +25 to each opponent). ``reason`` is a code of the seed's list."""
+
+    seat: SeatName
+    points: int
+    reason: str
+    offender: SeatName
+    hand: int
+
+
+@_register("domino.player.expelled", "domino")
+@dataclass(frozen=True)
+class DominoPlayerExpelled(Event):
+    """``seat`` was expelled (``reason``); a game in progress ends, won by the other pair."""
+
+    seat: SeatName
+    reason: str
+
+
+@_register("domino.time.called", "domino")
+@dataclass(frozen=True)
+class DominoTimeCalled(Event):
+    """ "TIEMPO" at the end of the game's time, during hand ``hand``: ``final_hand`` is the last
+    (``in_progress``: the hand's last tile was not yet placed, so it is the last)."""
+
+    hand: int
+    final_hand: int
+    in_progress: bool
+
+
+@_register("domino.time.extended", "domino")
+@dataclass(frozen=True)
+class DominoTimeExtended(Event):
+    """Time's last hand ended with the pairs tied: another hand is played."""
+
+    final_hand: int
+    score: dict[str, int]
+
+
+@_register("domino.hand.over", "domino")
+@dataclass(frozen=True)
+class DominoHandOver(Event):
+    """The last tile of hand ``hand`` is down: ``seat`` dominoed (``how`` domino) or called a
+    block (``how`` block). The points are counted and entered."""
+
+    hand: int
+    how: str
+    seat: SeatName
+
+
+@_register("domino.hand.claimed", "domino")
+@dataclass(frozen=True)
+class DominoHandClaimed(Event):
+    """``by`` entered ``points`` for ``pair`` (null: a tied block); the other pair confirms."""
+
+    hand: int
+    by: SeatName
+    pair: PairName | None
+    points: int
+
+
+@_register("domino.hand.rejected", "domino")
+@dataclass(frozen=True)
+class DominoHandRejected(Event):
+    """A player of the other pair refused the claimed points; the entry is reopened."""
+
+    hand: int
+    by: SeatName
+
+
+@_register("domino.hand.ended", "domino")
+@dataclass(frozen=True)
+class DominoHandEnded(Event):
+    """Hand ``hand`` recorded: ``pair`` (null for a tied block) won ``points``; ``score`` is
+    both pairs' points after it (penalties included)."""
+
+    hand: int
+    how: str
+    pair: PairName | None
+    points: int
+    confirmed_by: SeatName
+    score: dict[str, int]
+
+
+@_register("domino.absence", "domino")
+@dataclass(frozen=True)
+class DominoAbsence(Event):
+    """Players absent at the start: ``winner`` (the complete present pair, if any) wins the game
+    with +100; each absent player −100 (see the ``domino.penalty`` events)."""
+
+    absent: list[SeatName]
+    winner: PairName | None
+
+
+@_register("domino.game.ended", "domino")
+@dataclass(frozen=True)
+class DominoGameEnded(Event):
+    """The game is over: ``how`` is points (200), time, absence or expulsion; ``games_won``
+    per pair is what the standings count first, then ``score``."""
+
+    winner: PairName | None
+    how: str
+    score: dict[str, int]
+    games_won: dict[str, int]
+    hands: int
+
+
+@_register("domino.sheet.signed", "domino")
+@dataclass(frozen=True)
+class DominoSheetSigned(Event):
+    """``seat`` signed the score sheet for ``pair``; ``complete`` once both pairs have signed."""
+
+    pair: PairName
+    seat: SeatName
+    complete: bool
+
+
 # ── parsing and validation ──────────────────────────────────────────────────
 @functools.cache
 def _hints(cls: type[Event]) -> dict[str, Any]:

@@ -1,6 +1,8 @@
 """Replay a table's log: JSON lines of timestamped inputs → every event and the final state.
 
 A line is ``{"t": <seconds since the match started>, "input": <name>, <argument>: <value>, ...}``.
+A first line ``{"game": "domino"}`` makes it a domino table's log (:mod:`mesa.domino.replay`);
+``{"game": "backgammon"}``, or no header, is this table's.
 
 >>> lines = [
 ...   '{"t": 0, "input": "assign", "match_id": "G1-1", "players": {"a": "Ana", "b": "Beto"}, "length": 3}',
@@ -46,12 +48,23 @@ def parse_line(text: str, number: int) -> tuple[float, str, dict[str, Any]]:
 
 def replay_lines(lines: Iterable[str], table: Table | None = None) -> dict[str, Any]:
     """Apply every line in order; a bad line is reported and skipped, never applied."""
+    from mesa.domino.replay import game_of, replay_domino_lines
+
+    lines = list(lines)
+    first = next((n for n, raw in enumerate(lines, start=1) if raw.strip()), None)
+    game = game_of(lines[first - 1].strip()) if first is not None else None
+    if game == "domino":
+        return replay_domino_lines(lines)
     table = table or Table()
     steps: list[dict[str, Any]] = []
+    if game is not None and game != "backgammon":
+        steps.append({"line": first, "accepted": False,
+                      "error": f'line {first}: unknown game {game!r} (known: "backgammon", '
+                               f'"domino")'})
     last_t = 0.0
     for number, raw in enumerate(lines, start=1):
         text = raw.strip()
-        if not text:
+        if not text or (game is not None and number == first):
             continue
         try:
             t, name, args = parse_line(text, number)
