@@ -74,6 +74,8 @@ class WebApp:
     wakes it after each commit while serving, and closes it).
     """
 
+    site: Site
+
     def __init__(
         self,
         hub: Any,
