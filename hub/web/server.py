@@ -10,7 +10,7 @@ from mesa.hub.web.app import WebApp
 
 
 class BackgroundServer:
-    """The dashboard served by uvicorn on its own thread (the demo, ``mesa web``, browser tests).
+    """The dashboard served by uvicorn on its own thread (``mesa hub``, the demo, browser tests).
 
     Signals stay with the caller's main thread, so Ctrl-C is handled once, by the caller.
     ``port=0`` picks a free port; :attr:`url` tells which.
