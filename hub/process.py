@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mesa.hub.desk.desk import TournamentDesk
+from mesa.hub.desk.make import make_desk
 from mesa.hub.ingest.app import Hub
 from mesa.hub.settings import HubSettings
 
@@ -40,8 +41,6 @@ class HubProcess:
         self._ticker: threading.Thread | None = None
 
     def start(self, *, wait: float | None = 30.0) -> HubProcess:
-        from mesa.hub.web.app import make_desk
-
         self.hub = Hub(self.settings).start(wait=wait)
         try:
             self.desk = make_desk(self.hub, self.settings)

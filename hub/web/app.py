@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
@@ -29,6 +30,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from mesa.hub.desk.desk import TournamentDesk
+from mesa.hub.desk.make import make_desk
 from mesa.hub.settings import HubSettings
 from mesa.hub.web.actions import ActionEndpoint
 from mesa.hub.web.exports import Exports
@@ -45,26 +47,6 @@ log = logging.getLogger("mesa.web")
 # and low-time badges, a table whose link went quiet. Everything an event changes is pushed at
 # once by on_commit.
 TICK_SECONDS = 1.0
-
-
-def make_desk(
-    hub: Any,
-    settings: HubSettings,
-    *,
-    now: Callable[[], datetime] = datetime.now,
-    wall: Callable[[], float] = time.time,
-) -> TournamentDesk:
-    """The tournament desk the settings describe, on ``hub``'s store."""
-    return TournamentDesk(
-        hub.settings.db,
-        hub=hub,
-        now=now,
-        wall=wall,
-        rate=settings.time_scale,
-        timed=settings.timed_matches,
-        auto_assign=settings.auto_assign,
-        language=settings.language,
-    )
 
 
 class WebApp:
@@ -138,7 +120,7 @@ class WebApp:
         return self.site.feed
 
     @property
-    def stopping(self) -> Any:
+    def stopping(self) -> threading.Event:
         return self.site.stopping
 
     @property

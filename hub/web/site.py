@@ -35,7 +35,7 @@ from mesa.hub.web.http import (
     wants_json,
 )
 from mesa.hub.web.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, format_clock, pick_language
-from mesa.hub.web.live import LiveFeed, LivePoller
+from mesa.hub.web.live import LiveFeed, LivePoller, summarize
 from mesa.hub.web.paths import STATIC_PAGES, TEMPLATES, path_for
 from mesa.hub.web.store import WebStore
 from mesa.tournament.club import Club
@@ -124,8 +124,6 @@ class Site:
         return await asyncio.wrap_future(self.desk.submit_read(fn))
 
     def live_data(self) -> dict[str, Any]:
-        from mesa.hub.web.live import summarize
-
         cards = self.poller.current()
         return {"tables": cards, "summary": summarize(cards), "now": self.clock()}
 
