@@ -1,4 +1,5 @@
-"""``mesa hub``, ``mesa provision-table`` and ``mesa provision-hub``.
+"""``mesa hub`` (ingest, tournament desk and dashboard), ``mesa provision-table`` and
+``mesa provision-hub``.
 
 >>> import argparse
 >>> sub = argparse.ArgumentParser().add_subparsers()
@@ -21,36 +22,72 @@ from mesa.errors import MesaError
 
 
 def _hub(args: argparse.Namespace) -> int:
-    from mesa.hub.ingest.app import Hub
+    """Ingest, tournament desk and dashboard in one process (the venue's hub)."""
+    from mesa.hub.process import HubProcess
     from mesa.hub.settings import HubSettings
 
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
-    settings = HubSettings.from_env(
-        db=args.db,
-        broker_host=args.broker_host,
-        broker_port=args.broker_port,
-        credentials=args.credentials,
-        embedded_broker=True if args.embedded_broker else None,
-        broker_dir=args.broker_dir,
-    )
+    try:
+        settings = HubSettings.from_env(
+            json_file=args.settings,
+            db=args.db,
+            broker_host=args.broker_host,
+            broker_port=args.broker_port,
+            credentials=args.credentials,
+            embedded_broker=True if args.embedded_broker else None,
+            broker_dir=args.broker_dir,
+            host=args.host,
+            port=args.port,
+            web=False if args.no_web else None,
+        )
+    except MesaError as e:
+        print(f"mesa hub: {e}", file=sys.stderr)
+        return 1
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     signal.signal(signal.SIGINT, lambda *_: done.set())
     try:
-        hub = Hub(settings).start(wait=args.wait)
+        process = HubProcess(settings).start(wait=args.wait)
     except MesaError as e:
         print(f"mesa hub: {e}", file=sys.stderr)
         return 1
-    where = hub.broker or settings
+    assert process.hub is not None
+    where = process.hub.broker or settings
     host = getattr(where, "host", settings.broker_host)
     port = getattr(where, "port", settings.broker_port)
-    print(f"mesa hub: online, broker mqtt://{host}:{port}, store {settings.db}", flush=True)
+    dashboard = f", dashboard {process.url}" if process.url else ", no dashboard"
+    print(
+        f"mesa hub: online, broker mqtt://{host}:{port}, store {settings.db}{dashboard}",
+        flush=True,
+    )
     done.wait()
-    hub.stop()
+    process.stop()
     return 0
+
+
+def add_hub_arguments(p: argparse.ArgumentParser) -> None:
+    """``mesa hub``'s options (``mesa web`` is the same command). Every setting can also come
+    from the environment or ``--settings FILE.json``; see docs/broker.md and docs/dashboard.md."""
+    p.add_argument("--settings", type=Path, help="a JSON file of {setting: value}")
+    p.add_argument("--db", type=Path, help="the event store (default var/hub.sqlite3)")
+    p.add_argument("--broker-host", help="the broker's address (default 127.0.0.1)")
+    p.add_argument("--broker-port", type=int, help="the broker's port (default 1883)")
+    p.add_argument("--credentials", type=Path, help="JSON from `mesa provision-hub`")
+    p.add_argument(
+        "--embedded-broker",
+        action="store_true",
+        help="start a private Mosquitto on loopback (demo, laptop)",
+    )
+    p.add_argument("--broker-dir", type=Path, help="the private broker's files (var/broker)")
+    p.add_argument("--host", default=None, help="dashboard address (MESA_WEB_HOST, 127.0.0.1)")
+    p.add_argument("--port", type=int, default=None, help="dashboard port (MESA_WEB_PORT, 8080)")
+    p.add_argument("--no-web", action="store_true", help="no dashboard (ingest and desk only)")
+    p.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the broker")
+    p.add_argument("-v", "--verbose", action="store_true")
+    p.set_defaults(run=_hub)
 
 
 def _provision_table(args: argparse.Namespace) -> int:
@@ -92,20 +129,8 @@ def _provision_hub(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     from mesa.hub.broker.provision import DEFAULT_PASSWD, DEFAULT_PID_FILE
 
-    p = sub.add_parser("hub", help="run the hub's ingest against the broker (or its own broker)")
-    p.add_argument("--db", type=Path, help="the event store (default var/hub.sqlite3)")
-    p.add_argument("--broker-host", help="the broker's address (default 127.0.0.1)")
-    p.add_argument("--broker-port", type=int, help="the broker's port (default 1883)")
-    p.add_argument("--credentials", type=Path, help="JSON from `mesa provision-hub`")
-    p.add_argument(
-        "--embedded-broker",
-        action="store_true",
-        help="start a private Mosquitto on loopback (demo, laptop)",
-    )
-    p.add_argument("--broker-dir", type=Path, help="the private broker's files (var/broker)")
-    p.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the broker")
-    p.add_argument("-v", "--verbose", action="store_true")
-    p.set_defaults(run=_hub)
+    p = sub.add_parser("hub", help="run the hub: ingest, tournament desk and dashboard")
+    add_hub_arguments(p)
 
     p = sub.add_parser("provision-table", help="give a table its broker account and config")
     p.add_argument("table", help="the table id (1-32 of a-z 0-9 _ -)")

@@ -155,11 +155,11 @@ class Demo:
         self.hub = Hub(settings).start(wait=15.0)
 
     def _start_web(self) -> None:
-        from mesa.hub.web.app import WebApp, WebSettings
+        from mesa.hub.web.app import WebApp
 
         cfg = self.config
         os.environ["MESA_DEMO"] = "1"  # the login page shows the demo's password
-        settings = WebSettings(
+        settings = self.hub.settings.replace(
             host=cfg.host,
             port=cfg.port,
             director_password=cfg.password,
@@ -237,7 +237,7 @@ class Demo:
 
     def _start_server(self) -> None:
         from mesa.errors import ConfigError
-        from mesa.hub.web.app import BackgroundServer
+        from mesa.hub.web.server import BackgroundServer
 
         try:
             self.server = BackgroundServer(self.web, self.config.host, self.config.port).start()

@@ -73,6 +73,9 @@ class TournamentDesk:
         self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mesa-desk")
         self._closed = False
         self._lock = threading.Lock()  # guards version/current for readers on other threads
+        self._wake_pending = False  # a wake() is queued and has not started yet
+        # Called on the desk's thread after every change (the dashboard's live feed).
+        self.on_change: list[Callable[[], None]] = []
         self.store: TournamentStore = self._pool.submit(TournamentStore, self.path).result()
         self.club: Club = self._pool.submit(self.store.load_club).result()
         self._meta = self._pool.submit(self._load_meta).result()
@@ -104,6 +107,11 @@ class TournamentDesk:
             raise
         with self._lock:
             self.version += 1
+        for listener in list(self.on_change):
+            try:
+                listener()
+            except Exception:
+                log.exception("desk change listener failed")
         return result
 
     def close(self) -> None:
@@ -232,6 +240,32 @@ class TournamentDesk:
         if self.hub is None or self._closed:
             return False
         return self._pool.submit(self._sync).result()
+
+    def wake(self) -> concurrent.futures.Future[bool] | None:
+        """Fold new table events soon, on the desk's thread, without waiting for it.
+
+        The ingest calls this after each commit (any thread); wakes that arrive while one is
+        still queued coalesce into it (it reads every event since the cursor anyway).
+        """
+        with self._lock:
+            if self.hub is None or self._closed or self._wake_pending:
+                return None
+            self._wake_pending = True
+        try:
+            return self._pool.submit(self._woken)
+        except RuntimeError:  # closed meanwhile
+            return None
+
+    def _woken(self) -> bool:
+        with self._lock:
+            self._wake_pending = False
+        if self._closed:
+            return False
+        try:
+            return self._sync()
+        except Exception:
+            log.exception("tournament sync failed")
+            return False
 
     def _sync(self) -> bool:
         changed = False

@@ -52,6 +52,8 @@ from mesa.protocol import (
 log = logging.getLogger("mesa.hub.ingest.pipeline")
 
 Publish = Callable[[str, bytes, int, bool], Any]
+# Told after each commit, with the events it committed (maybe none: a status or a snapshot).
+CommitListener = Callable[[Sequence[EventEnvelope]], None]
 # A gap is asked to be filled again only after this long: the resend is already on its way.
 RESEND_INTERVAL = 1.0
 
@@ -132,6 +134,9 @@ class Ingest:
         self._batch: _Batch | None = None
         self._opened = 0.0
         self.last_commit: float | None = None  # wall clock at the end of the last commit
+        # Called on the committing thread after each commit (the desk, the live feed): each
+        # must only hand the news over to its own thread, never block.
+        self.listeners: list[CommitListener] = []
 
     def contiguous(self, table: str, stream: str) -> int:
         return self._contiguous.get((table, stream), 0)
@@ -239,6 +244,12 @@ class Ingest:
             for report in b.states:
                 self.projections.apply_state(report)
             self._ack(b.touched)
+            if b.committed or b.statuses or b.states:
+                for listener in list(self.listeners):
+                    try:
+                        listener(b.committed)
+                    except Exception:
+                        log.exception("commit listener failed")
 
     def _write_rows(self, b: _Batch) -> None:
         now = self._clock()  # "committed": the commit follows at once

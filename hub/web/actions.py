@@ -19,22 +19,31 @@ mesa.hub.web.actions.BadField: side
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import time
+import urllib.parse
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from mesa.errors import MesaError, RuleError
-from mesa.hub.web.i18n import t
+from mesa.hub.web.auth import csrf_ok
+from mesa.hub.web.http import address, read_form, refuse, safe_next, set_flash, wants_json
+from mesa.hub.web.i18n import Translator, t
+from mesa.hub.web.paths import path_for
+from mesa.hub.web.site import Site
 from mesa.tournament.club import Club
 from mesa.tournament.errors import RankingCSVError, TournamentError
 from mesa.tournament.settings import TournamentSettings
 from mesa.tournament.tournament import Tournament
 
-if TYPE_CHECKING:
-    from mesa.hub.web.app import WebApp
+log = logging.getLogger("mesa.web")
+
 
 # How long a table command waits for the table's answer before the director is told so.
 COMMAND_WAIT_SECONDS = 5.0
@@ -77,11 +86,15 @@ class Action:
 
 @dataclass
 class Context:
-    web: WebApp
+    """What an action runs with: the dashboard's shared state, who, in which language, from
+    where, how to publish the static results; ``extra`` carries facts back to the answer."""
+
+    web: Site
     user: str
     lang: str
     address: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    publish_static: Callable[[str], Awaitable[str | None]] | None = None
 
 
 def parse_fields(action: Action, form: dict[str, Any]) -> dict[str, Any]:
@@ -213,7 +226,7 @@ async def table_command(ctx: Context, table: str, name: str, args: dict[str, Any
             t("flash.refused", lang, why=f"{t('err.bad_input', lang)} ({e})"),
             code=getattr(e, "code", "bad_input"),
         ) from None
-    deadline = time.monotonic() + web.command_wait
+    deadline = time.monotonic() + web.settings.command_wait
     while time.monotonic() < deadline:
         status = await asyncio.to_thread(web.hub.command_status, txn)
         if status is not None and status.get("accepted") is not None:
@@ -564,7 +577,8 @@ async def close(ctx: Context, v: dict[str, Any]) -> str:
         return tt.id
 
     tid = await _desk(ctx, run)
-    ctx.extra["published"] = await ctx.web.publish_static(tid)
+    if ctx.publish_static is not None:
+        ctx.extra["published"] = await ctx.publish_static(tid)
     return tid
 
 
@@ -746,3 +760,101 @@ ACTIONS: dict[str, Action] = {
         Action("close", (), close),
     ]
 }
+
+
+# ── the endpoint ────────────────────────────────────────────────────────────
+class ActionEndpoint:
+    """``POST /director/actions/<name>``; ``publish_static`` writes the results on ``close``."""
+
+    def __init__(
+        self, site: Site, publish_static: Callable[[str], Awaitable[str | None]] | None = None
+    ) -> None:
+        self.site = site
+        self.publish_static = publish_static
+
+    async def action(self, request: Request) -> Response:
+        """POST /director/actions/<name>: login, CSRF, fields, run, audit, answer."""
+        lang = self.site.lang_of(request)
+        tr = Translator(lang)
+        name = request.path_params["name"]
+        session = self.site.session_of(request)
+        if session is None:
+            return refuse(request, lang, "login_required", tr("flash.login_required"), 403)
+        origin = request.headers.get("origin")
+        if origin and urllib.parse.urlsplit(origin).netloc != request.headers.get("host"):
+            return refuse(request, lang, "csrf", tr("flash.csrf"), 403)
+        form = await read_form(request)
+        token = request.headers.get("x-csrf-token") or form.get("csrf")
+        if not csrf_ok(session.csrf, token):
+            log.warning("CSRF refused for %s on %s from %s", session.user, name, address(request))
+            return refuse(request, lang, "csrf", tr("flash.csrf"), 403)
+        spec = ACTIONS.get(name)
+        if spec is None:
+            return refuse(
+                request, lang, "unknown_action", tr("flash.unknown_action", name=name[:50]), 404
+            )
+        try:
+            values = parse_fields(spec, form)
+        except BadField as e:
+            field = str(e)
+            key = "flash.reason_required" if field == "reason" else "flash.bad_value"
+            return refuse(request, lang, "bad_value", tr(key, field=field), 400)
+        ctx = Context(
+            self.site, session.user, lang, address(request), publish_static=self.publish_static
+        )
+        target = spec.target(values)
+        params = {k: v for k, v in values.items() if k not in ("reason", "csv")}
+        if "csv" in values:
+            params["csv_lines"] = len(str(values["csv"]).splitlines())
+        try:
+            detail = await spec.run(ctx, values)
+        except BadField as e:
+            return refuse(request, lang, "bad_value", tr("flash.bad_value", field=str(e)), 400)
+        except Refused as r:
+            self.site.store.audit(
+                session.user,
+                name,
+                target=target,
+                reason=values.get("reason", ""),
+                params=params,
+                outcome="refused",
+                detail=r.detail or r.message,
+                address=ctx.address,
+            )
+            return refuse(request, lang, r.code, r.message, r.status)
+        what = (
+            tr(f"act.{name}")
+            + (f" · {target}" if target else "")
+            + (f" ({detail})" if detail else "")
+        )
+        message = tr("flash.done", what=what)
+        if ctx.extra.get("conflict"):
+            message = tr("flash.conflict_opened", match=values.get("match_id", ""))
+        self.site.store.audit(
+            session.user,
+            name,
+            target=target,
+            reason=values.get("reason", ""),
+            params=params,
+            outcome="ok",
+            detail=str(detail or ""),
+            address=ctx.address,
+        )
+        self.site.refresh_live()  # the grid shows the effect at once
+        if wants_json(request) or request.headers.get("x-csrf-token") is not None:
+            return JSONResponse(
+                {
+                    "ok": True,
+                    "message": message,
+                    "detail": detail,
+                    **{k: v for k, v in ctx.extra.items() if k != "published"},
+                }
+            )
+        back = (
+            safe_next(form.get("next"))
+            or safe_next(request.headers.get("referer"), request.headers.get("host"))
+            or path_for("director")
+        )
+        resp = RedirectResponse(back, status_code=303)
+        set_flash(resp, "ok", message)
+        return resp

@@ -4,8 +4,6 @@ Spanish exports use ``;`` and the decimal comma (what a Spanish spreadsheet open
 ones ``,`` and the point. The static snapshot is the public pages rendered once, with relative
 links and the stylesheet, zipped for the club's website.
 
->>> [e["name"] for e in export_list("es")][:3]
-['final.csv', 'final.txt', 'standings.csv']
 >>> matches_csv_rows([], "es")
 [['partida', 'fase', 'ronda', 'grupo', 'mesa', 'blancas', 'negras', 'puntos_blancas', 'puntos_negras', 'incomparecencia', 'estado', 'anotado_por']]
 """
@@ -18,31 +16,22 @@ import json
 import zipfile
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from mesa.hub.web.i18n import Translator
+from mesa.hub.web.pages import Pages
+from mesa.hub.web.paths import EXPORTS, STATIC, STATIC_PAGES
+from mesa.hub.web.site import Page, Site, current_tournament
+from mesa.hub.web.views import match_view
 from mesa.tournament.exports import final_list_csv, final_list_text, standings_csv
 from mesa.tournament.exports import tournament_summary as engine_summary
 from mesa.tournament.ranking_csv import export_ranking
 from mesa.tournament.tournament import Tournament
-
-if TYPE_CHECKING:
-    from mesa.hub.web.app import WebApp
-
-EXPORTS: tuple[tuple[str, str, str], ...] = (
-    # file name, label key, media type
-    ("final.csv", "exp.final", "text/csv"),
-    ("final.txt", "exp.final", "text/plain"),
-    ("standings.csv", "exp.standings", "text/csv"),
-    ("matches.csv", "exp.matches", "text/csv"),
-    ("ranking.csv", "exp.rankings", "text/csv"),
-    ("tournament.json", "exp.json", "application/json"),
-    ("site.zip", "exp.static", "application/zip"),
-)
 
 MATCH_HEADERS = {
     "es": [
@@ -74,20 +63,6 @@ MATCH_HEADERS = {
         "recorded_by",
     ],
 }
-
-
-def export_list(lang: str) -> list[dict[str, str]]:
-    """What the exports page offers (and its JSON twin lists)."""
-    tr = Translator(lang)
-    return [
-        {
-            "name": name,
-            "label": tr(label),
-            "href": f"/exports/{name}?lang={lang}",
-            "media_type": media,
-        }
-        for name, label, media in EXPORTS
-    ]
 
 
 def matches_csv_rows(matches: list[Any], lang: str) -> list[list[Any]]:
@@ -129,15 +104,25 @@ def _attachment(body: str | bytes, filename: str, media_type: str) -> Response:
     )
 
 
-def export_routes(web: WebApp) -> list[Route]:
-    async def export(request: Request) -> Response:
+class Exports:
+    """``/exports/<name>``, the static site, and publishing it into ``publish_dir``."""
+
+    def __init__(self, site: Site, pages: Pages) -> None:
+        self.site = site
+        self.pages = pages
+
+    def routes(self) -> list[Route]:
+        return [Route("/exports/{name}", self.export, name="export")]
+
+    async def export(self, request: Request) -> Response:
+        web = self.site
         name = request.path_params["name"]
         lang = web.lang_of(request)
         tr = Translator(lang)
         if name not in {e[0] for e in EXPORTS}:
             return JSONResponse({"error": "not_found"}, status_code=404)
         if name == "site.zip":
-            data = await web.static_site(lang)
+            data = await self.static_site(lang)
             return _attachment(
                 data, "resultados.zip" if lang == "es" else "results.zip", "application/zip"
             )
@@ -145,10 +130,7 @@ def export_routes(web: WebApp) -> list[Route]:
         year_text = request.query_params.get("year", "")
 
         def build(club: Any) -> tuple[str, str, str] | None:
-            from mesa.hub.web.app import _current
-            from mesa.hub.web.views import match_view
-
-            t: Tournament | None = _current(club)
+            t: Tournament | None = current_tournament(club)
             if name == "ranking.csv":
                 year = (
                     int(year_text)
@@ -182,13 +164,25 @@ def export_routes(web: WebApp) -> list[Route]:
         body, filename, media = got
         return _attachment(body, filename, media)
 
-    return [Route("/exports/{name}", export, name="export")]
+    async def publish_static(self, tournament_id: str) -> str | None:
+        """Write the static results into ``publish_dir`` (if set); returns the folder."""
+        folder = self.site.settings.publish_dir
+        if folder is None:
+            return None
+        data = await self.static_site(self.site.settings.language)
+        target = Path(folder) / tournament_id
+        target.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            z.extractall(target)
+        return str(target)
+
+    async def static_site(self, lang: str) -> bytes:
+        """The public pages as plain HTML files with relative links, zipped."""
+        return await static_site(self.site, self.pages, lang)
 
 
-async def static_site(web: WebApp, lang: str) -> bytes:
+async def static_site(web: Site, handlers_of: Pages, lang: str) -> bytes:
     """The public pages as plain HTML files with relative links, zipped."""
-    from mesa.hub.web.app import HERE, STATIC_PAGES
-
     pages: dict[str, bytes] = {}
 
     def fake_request(path: str, query: str = "") -> Request:
@@ -199,41 +193,40 @@ async def static_site(web: WebApp, lang: str) -> bytes:
                 "path": path,
                 "query_string": query.encode(),
                 "headers": [],
-                "app": web.asgi(),
                 "path_params": {},
             }
         )
 
     # The published results: no live tables (a snapshot of them would be stale at once).
     handlers: dict[str, Callable[..., Any]] = {
-        "final": web.page_final,
-        "groups": web.page_groups,
-        "draw": web.page_draw,
-        "consolation": web.page_consolation,
-        "players": web.page_players,
+        "final": handlers_of.page_final,
+        "groups": handlers_of.page_groups,
+        "draw": handlers_of.page_draw,
+        "consolation": handlers_of.page_consolation,
+        "players": handlers_of.page_players,
     }
     for name, handler in handlers.items():
         page = await handler(fake_request("/" + name), lang)
         pages[STATIC_PAGES[name]] = _static_page(web, page, lang)
     for kind in ("tournament", "annual", "historic", "rating"):
-        page = await web.page_rankings(fake_request("/rankings", f"kind={kind}"), lang)
+        page = await handlers_of.page_rankings(fake_request("/rankings", f"kind={kind}"), lang)
         file = "rankings.html" if kind == "tournament" else f"rankings-{kind}.html"
         pages[file] = _static_page(web, page, lang)
     player_ids = await web.read(lambda club: [p.id for p in club.registry])
     for pid in player_ids:
         req = fake_request(f"/players/{pid}")
         req.scope["path_params"] = {"id": pid}
-        page = await web.page_player(req, lang)
+        page = await handlers_of.page_player(req, lang)
         pages[f"player-{pid}.html"] = _static_page(web, page, lang)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
         for file, body in pages.items():
             z.writestr(file, body)
-        z.write(HERE / "static" / "mesa.css", "mesa.css")
+        z.write(STATIC / "mesa.css", "mesa.css")
     return buf.getvalue()
 
 
-def _static_page(web: WebApp, page: Any, lang: str) -> bytes:
+def _static_page(web: Site, page: Page, lang: str) -> bytes:
     ctx = web.base_context(None, lang, section=page.section, title=page.title, static_site=True)
     ctx.update(page.data)
     ctx["data"] = page.data

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import re
 import time
 from collections.abc import Callable
@@ -367,10 +366,11 @@ def _natural(key: str) -> tuple[Any, ...]:
 
 
 class LivePoller:
-    """Reads the hub's projections on a short period and publishes the cards that changed.
+    """Reads the hub's projections and publishes the cards that changed.
 
-    Polling (every 0.1 s by default) keeps the web layer out of the ingest thread entirely and
-    bounds the delay from a committed event to the browsers at one period plus the send.
+    :meth:`poll` runs on the event loop, when the ingest's commit listener schedules it there
+    (``call_soon_threadsafe``) and on the dashboard's slow tick for time-only changes; the web
+    layer never runs on the ingest's thread.
     """
 
     def __init__(
@@ -439,14 +439,3 @@ class LivePoller:
             )
             for tid in sorted(set(lives) | set(rows), key=_natural)
         ]
-
-    async def run(self, period: float = 0.1) -> None:
-        """Poll until cancelled. Runs on the event loop: a poll is an in-memory copy of the
-        projections plus, only when something changed, one SQLite read of the snapshots."""
-        log = logging.getLogger("mesa.web")
-        while True:
-            try:
-                self.poll()
-            except Exception:  # a bad row must not stop the dashboard
-                log.exception("live poll failed")
-            await asyncio.sleep(period)

@@ -14,16 +14,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sse_starlette.sse import AppStatus, EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
 from starlette.responses import Response
 
 from mesa.hub.web.i18n import Translator
-
-if TYPE_CHECKING:
-    from mesa.hub.web.app import WebApp
+from mesa.hub.web.site import Site
 
 # Browsers retry after this many milliseconds when the connection drops.
 RETRY_MS = 1000
@@ -45,7 +43,7 @@ def message_data(
 
 
 def render_item(
-    web: WebApp, kind: str, key: str, data: Any, lang: str, director: bool, csrf: str | None
+    web: Site, kind: str, key: str, data: Any, lang: str, director: bool, csrf: str | None
 ) -> str | None:
     """The HTML a browser swaps in for one feed item, in the client's language."""
     if kind not in ("table", "summary") or data is None:
@@ -57,7 +55,7 @@ def render_item(
 
 
 async def stream(request: Request) -> Response:
-    web: WebApp = request.app.state.web
+    web: Site = request.app.state.site
     lang = web.lang_of(request)
     session = web.session_of(request)
     director = request.query_params.get("mode") == "director" and session is not None
@@ -67,14 +65,14 @@ async def stream(request: Request) -> Response:
 
     def to_event(seq: int, kind: str, key: str, data: Any) -> ServerSentEvent:
         html = render_item(web, kind, key, data, lang, director, csrf)
-        payload = message_data(kind, key, data, now=web._clock(), html=html)
+        payload = message_data(kind, key, data, now=web.clock(), html=html)
         return ServerSentEvent(
             data=json.dumps(payload, default=str), event=kind, id=feed.event_id(seq)
         )
 
     async def events() -> AsyncIterator[ServerSentEvent]:
         yield ServerSentEvent(
-            data=json.dumps({"kind": "hello", "now": web._clock(), "epoch": feed.epoch}),
+            data=json.dumps({"kind": "hello", "now": web.clock(), "epoch": feed.epoch}),
             event="hello",
             retry=RETRY_MS,
         )

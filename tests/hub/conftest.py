@@ -12,7 +12,7 @@ import pytest
 
 from mesa.hub.ingest.app import Hub
 from mesa.hub.settings import HubSettings
-from mesa.hub.web.app import WebApp, WebSettings
+from mesa.hub.web.app import WebApp
 from support.hubkit import NOW, PASSWORD, FakeTable
 
 
@@ -32,7 +32,7 @@ def hub(tmp_path: Path) -> Iterator[Hub]:
 def web(hub: Hub) -> Iterator[WebApp]:
     w = WebApp(
         hub,
-        WebSettings(director_password=PASSWORD, command_wait=2.0, auto_assign=False),
+        hub.settings.replace(director_password=PASSWORD, command_wait=2.0, auto_assign=False),
         now=lambda: NOW,
     )
     yield w

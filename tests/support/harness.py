@@ -58,9 +58,16 @@ TESTS = Path(__file__).resolve().parents[1]  # tests/, where ``support`` lives
 class Process:
     """A child process that is always cleaned up: ``kill9()``, ``terminate()``, or at exit."""
 
-    def __init__(self, args: list[str], log: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        args: list[str],
+        log: Path,
+        env: dict[str, str] | None = None,
+        cwd: Path | None = None,
+    ) -> None:
         self.args = args
         self.log = log
+        self.cwd = cwd
         # The children run test helpers (``-m support.tables``), which are not installed.
         base = dict(os.environ if env is None else env)
         base["PYTHONPATH"] = os.pathsep.join(
@@ -77,6 +84,7 @@ class Process:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
                 env=self.env,
+                cwd=self.cwd,
             )
         return self
 

@@ -12,6 +12,7 @@ from mesa.hub.desk.desk import TournamentDesk
 from mesa.hub.ingest.app import Hub
 from mesa.hub.settings import HubSettings
 from mesa.tournament.errors import TournamentError
+from support.harness import wait_until
 from support.hubkit import NOW, TODAY, FakeTable
 
 
@@ -141,3 +142,33 @@ def test_the_desk_keeps_its_state_in_the_hubs_file(tmp_path: Path) -> None:
     assert t is not None and t.name == "Marzo" and len(t.groups) == 2
     again.close()
     hub.close()
+
+
+def test_a_commit_wakes_the_desk_no_sync_called(hub: Hub, tables: list[FakeTable]) -> None:
+    """Driven as the hub process drives it: the ingest's commit listener wakes the desk, which
+    folds the result on its own thread (nobody calls sync, nothing polls)."""
+    desk = _desk(hub)
+    _setup(desk)
+    woken: list[int] = []
+
+    def committed(events: Any) -> None:
+        woken.append(len(events))
+        desk.wake()
+
+    hub.ingest.listeners.append(committed)
+    wake = desk.wake()  # the process's first wake: the free tables get their matches
+    assert wake is not None and wake.result() is True
+    for t in tables:
+        assert t.serve() == 1
+    _play(tables[0], "b")
+    assert woken and sum(woken) > 0
+
+    def decided(club: Any) -> bool:
+        t = club.tournament("T")
+        return any(m.result is not None for m in t.matches.values())
+
+    # The desk's thread runs in order: a read queued now runs after the wakes queued above.
+    assert wait_until(lambda: desk.read(decided), timeout=10)
+    hub.ingest.listeners.remove(committed)
+    desk.close()
+    assert desk.wake() is None  # a closed desk ignores wakes

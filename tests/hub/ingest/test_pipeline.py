@@ -192,10 +192,33 @@ def test_state_report_beyond_the_store_moves_on(hub: tuple[Ingest, Wire]) -> Non
 
 def test_nothing_is_acknowledged_when_the_commit_fails(hub: tuple[Ingest, Wire]) -> None:
     ingest, wire = hub
+    told: list[int] = []
+    ingest.listeners.append(lambda events: told.append(len(events)))
     ingest.store.close()
     with pytest.raises(Exception):  # noqa: B017 - whatever sqlite raises on a closed store
         ingest.handle([msg(ev(1))])
     assert wire.sent == [] and ingest.contiguous("3", "s1") == 0
+    assert told == []  # no commit, no news
+
+
+def test_listeners_hear_each_commit_after_it(hub: tuple[Ingest, Wire]) -> None:
+    """The desk and the live feed are woken by the commit itself, with what it committed;
+    a failing listener is logged and neither stops the ingest nor the other listeners."""
+    ingest, wire = hub
+    heard: list[tuple[list[int], int, int]] = []
+
+    def listener(events: Any) -> None:
+        # Called after the commit and the acks: the store already has the events.
+        heard.append(([e.seq for e in events], len(stored(ingest)), len(wire.acks())))
+
+    def broken(events: Any) -> None:
+        raise RuntimeError("a listener's own bug")
+
+    ingest.listeners += [broken, listener]
+    ingest.handle([msg(ev(2)), msg(ev(1))])
+    ingest.handle([msg(ev(1))])  # a duplicate: nothing new committed, nothing told
+    ingest.handle([msg(ev(3))])
+    assert heard == [([1, 2], 2, 1), ([3], 3, 3)]
 
 
 def test_restart_from_the_store_keeps_sequences(tmp_path: Path) -> None:

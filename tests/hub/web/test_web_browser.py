@@ -22,7 +22,8 @@ from mesa.controller.link import LinkSettings, TableLink
 from mesa.controller.outbox import Outbox
 from mesa.controller.sim import SimTable
 from mesa.hub.ingest.app import Hub
-from mesa.hub.web.app import BackgroundServer, WebApp, WebSettings
+from mesa.hub.web.app import WebApp
+from mesa.hub.web.server import BackgroundServer
 from mesa.table.inputs import Input
 from support.harness import hub_settings, wait_until
 from support.hubkit import TODAY
@@ -88,7 +89,10 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     tmp = tmp_path_factory.mktemp("browser")
     broker = start_broker(tmp / "broker", tables=("w1",))
     hub = Hub(hub_settings(tmp / "hub.sqlite3", broker)).start()
-    web = WebApp(hub, WebSettings(director_password=PASSWORD, auto_assign=False, command_wait=5.0))
+    web = WebApp(
+        hub,
+        hub.settings.replace(director_password=PASSWORD, auto_assign=False, command_wait=5.0),
+    )
     server = BackgroundServer(web).start()
     sim = SimTable("w1", speed=1.0, robots=())
     outbox = Outbox(tmp / "w1.sqlite3", "w1")

@@ -8,7 +8,8 @@ import httpx
 import pytest
 
 from mesa.hub.web.actions import ACTIONS
-from mesa.hub.web.app import ROUTE_PATHS, WebApp
+from mesa.hub.web.app import WebApp
+from mesa.hub.web.paths import ROUTE_PATHS
 from support.hubkit import NOW, FakeTable, act, login, make_tournament
 
 pytestmark = pytest.mark.anyio

@@ -1,0 +1,34 @@
+"""The tournament desk the hub process's settings describe, on the hub's database.
+
+desk = make_desk(hub, settings)   # rate, clock policy, auto-assign, language from settings
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from mesa.hub.desk.desk import TournamentDesk
+from mesa.hub.settings import HubSettings
+
+
+def make_desk(
+    hub: Any,
+    settings: HubSettings,
+    *,
+    now: Callable[[], datetime] = datetime.now,
+    wall: Callable[[], float] = time.time,
+) -> TournamentDesk:
+    """The tournament desk the settings describe, on ``hub``'s store."""
+    return TournamentDesk(
+        hub.settings.db,
+        hub=hub,
+        now=now,
+        wall=wall,
+        rate=settings.time_scale,
+        timed=settings.timed_matches,
+        auto_assign=settings.auto_assign,
+        language=settings.language,
+    )

@@ -1,0 +1,54 @@
+"""The dashboard served by uvicorn on its own thread (``mesa hub``, the demo, browser tests)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from mesa.errors import ConfigError
+from mesa.hub.web.app import WebApp
+
+
+class BackgroundServer:
+    """The dashboard served by uvicorn on its own thread (``mesa hub``, the demo, browser tests).
+
+    Signals stay with the caller's main thread, so Ctrl-C is handled once, by the caller.
+    ``port=0`` picks a free port; :attr:`url` tells which.
+    """
+
+    def __init__(self, web: WebApp, host: str = "127.0.0.1", port: int = 0) -> None:
+        import uvicorn
+
+        self.web = web
+        self.server = uvicorn.Server(
+            uvicorn.Config(
+                web.asgi(),
+                host=host,
+                port=port,
+                log_level="warning",
+                lifespan="on",
+                timeout_graceful_shutdown=3,
+            )
+        )
+        self.thread: threading.Thread | None = None
+        self.url = ""
+
+    def start(self, timeout: float = 15.0) -> BackgroundServer:
+        self.thread = threading.Thread(target=self.server.run, name="mesa-web", daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + timeout
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise ConfigError("the dashboard did not start (is the port free?)")
+            time.sleep(0.02)
+        host, port = self.server.servers[0].sockets[0].getsockname()[:2]
+        self.url = f"http://{host}:{port}/"
+        return self
+
+    def stop(self) -> None:
+        """End the event streams, then the server (open streams would hold it up)."""
+        self.web.stopping.set()
+        self.server.should_exit = True
+        if self.thread is not None:
+            self.thread.join(10)
+            self.thread = None

@@ -1,0 +1,229 @@
+"""What every part of the dashboard shares: the hub, the tournament desk, the web store, the live
+feed, the settings, the clock, the templates, and how a :class:`Page` becomes a response.
+
+The route handlers (:mod:`~mesa.hub.web.pages`, :mod:`~mesa.hub.web.auth`,
+:mod:`~mesa.hub.web.actions`, :mod:`~mesa.hub.web.exports`, :mod:`~mesa.hub.web.sse`) each take
+a :class:`Site`; :mod:`mesa.hub.web.app` builds one and wires them together.
+
+>>> current_tournament(type("Club", (), {"tournaments": {}})()) is None
+True
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import jinja2
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+
+from mesa.hub.desk.desk import TournamentDesk
+from mesa.hub.settings import HubSettings
+from mesa.hub.web.http import (
+    FLASH_COOKIE,
+    LANG_COOKIE,
+    SESSION_COOKIE,
+    jsonable,
+    read_flash,
+    set_lang_cookie,
+    wants_json,
+)
+from mesa.hub.web.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, format_clock, pick_language
+from mesa.hub.web.live import LiveFeed, LivePoller, summarize
+from mesa.hub.web.paths import STATIC_PAGES, TEMPLATES, path_for
+from mesa.hub.web.store import WebStore
+from mesa.tournament.club import Club
+
+
+@dataclass
+class Page:
+    """What a handler returns: the template, its data (also the JSON twin), and page facts."""
+
+    template: str
+    data: dict[str, Any]
+    section: str
+    title: str
+    refresh: str = "tournament"
+    status: int = 200
+
+
+def current_tournament(club: Club) -> Any:
+    """The tournament the pages show: the newest still open, else the newest closed."""
+    ts = sorted(club.tournaments.values(), key=lambda t: (t.held_on, t.id))
+    open_ = [t for t in ts if t.phase != "closed"]
+    return open_[-1] if open_ else (ts[-1] if ts else None)
+
+
+def template_env(low_time: float) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=jinja2.select_autoescape(["html"]),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals.update(format_clock=format_clock, path_for=path_for, low_time=low_time)
+    return env
+
+
+@dataclass
+class Site:
+    """The dashboard's shared state. Only the event loop's thread touches :attr:`feed`."""
+
+    hub: Any
+    desk: TournamentDesk
+    store: WebStore
+    settings: HubSettings
+    feed: LiveFeed
+    poller: LivePoller
+    clock: Callable[[], float] = time.time
+    env: jinja2.Environment = field(default_factory=lambda: template_env(60.0))
+    stopping: threading.Event = field(default_factory=threading.Event)
+    stream_generation: int = 0  # bumped by drop_streams(): every open stream ends
+    _bumps: int = 0
+    _tv_published: int = -1
+
+    # ── the tournament's version (pages refetch when it changes) ──
+    def bump(self) -> None:
+        """Something the pages show changed outside the desk (a check-in)."""
+        self._bumps += 1
+
+    @property
+    def tournament_version(self) -> int:
+        return self.desk.version * 1000 + self._bumps
+
+    def publish_tournament_version(self) -> None:
+        v = self.tournament_version
+        if v != self._tv_published:
+            self._tv_published = v
+            self.feed.publish("tournament", "current", {"version": v})
+
+    def refresh_live(self) -> None:
+        """Publish the cards that changed and the tournament's version (event loop only)."""
+        self.poller.poll()  # its ``extra`` publishes the tournament's version
+
+    # ── who is asking ──
+    def lang_of(self, request: Request) -> str:
+        return pick_language(
+            request.query_params.get("lang"),
+            request.cookies.get(LANG_COOKIE),
+            self.settings.language,
+        )
+
+    def session_of(self, request: Request) -> Any:
+        return self.store.session(request.cookies.get(SESSION_COOKIE))
+
+    async def read(self, fn: Callable[[Club], Any]) -> Any:
+        """``fn(club)`` on the desk's thread (a page never sees half an action)."""
+        return await asyncio.wrap_future(self.desk.submit_read(fn))
+
+    def live_data(self) -> dict[str, Any]:
+        cards = self.poller.current()
+        return {"tables": cards, "summary": summarize(cards), "now": self.clock()}
+
+    # ── rendering ──
+    def base_context(
+        self,
+        request: Request | None,
+        lang: str,
+        *,
+        section: str,
+        title: str,
+        refresh: str = "",
+        static_site: bool = False,
+    ) -> dict[str, Any]:
+        session = self.session_of(request) if request is not None else None
+        query = dict(request.query_params) if request is not None else {}
+        path = request.url.path if request is not None else "/"
+        twin_path = (
+            "/index.json" if path == "/" else (path if path.endswith(".json") else path + ".json")
+        )
+        json_url = twin_path + ("?" + urllib.parse.urlencode(query) if query else "")
+
+        def url(route: str, /, **params: Any) -> str:
+            if static_site:
+                if route == "player":
+                    return f"player-{params['id']}.html"
+                if route == "rankings" and params.get("kind", "tournament") != "tournament":
+                    return f"rankings-{params['kind']}.html"
+                return STATIC_PAGES.get(route, "#")
+            return path_for(route, **params)
+
+        def lang_url(code: str) -> str:
+            if static_site:
+                return "#"
+            rest = {k: v for k, v in query.items() if k != "lang"}
+            back = path + ("?" + urllib.parse.urlencode(rest) if query else "")
+            return path_for("home").rstrip("/") + f"/lang/{code}?next=" + urllib.parse.quote(back)
+
+        def static_url(name: str) -> str:
+            return name if static_site else f"/static/{name}"
+
+        director = session is not None and section.startswith("director")
+        return {
+            "_": Translator(lang),
+            "lang": lang,
+            "languages": [(c, LANGUAGE_NAMES[c]) for c in LANGUAGES],
+            "user": None if session is None else session.user,
+            "csrf": None if session is None else session.csrf,
+            "section": section,
+            "page_title": title,
+            "refresh": refresh,
+            "server_now": self.clock(),
+            "stream_url": ""
+            if static_site
+            else path_for("events", lang=lang, mode="director" if director else None),
+            "tournament_version": self.tournament_version,
+            "json_url": json_url,
+            "url": url,
+            "lang_url": lang_url,
+            "static_url": static_url,
+            "static_site": static_site,
+            "flashes": [],
+            "fragment": False,
+        }
+
+    def render(self, template: str, context: dict[str, Any]) -> str:
+        return self.env.get_template(template).render(**context)
+
+    def respond(self, request: Request, page: Page, lang: str) -> Response:
+        if request.url.path.endswith(".json"):
+            return JSONResponse(jsonable(page.data), status_code=page.status)
+        ctx = self.base_context(
+            request, lang, section=page.section, title=page.title, refresh=page.refresh
+        )
+        ctx["flashes"] = read_flash(request)
+        ctx["fragment"] = request.headers.get("x-mesa-fragment") == "main"
+        ctx.update(page.data)
+        ctx["data"] = page.data
+        resp = HTMLResponse(self.render(page.template, ctx), status_code=page.status)
+        if ctx["flashes"]:
+            resp.delete_cookie(FLASH_COOKIE, path="/")
+        if request.query_params.get("lang") in LANGUAGES:
+            self.set_lang_cookie(resp, request.query_params["lang"])
+        return resp
+
+    def set_lang_cookie(self, resp: Response, lang: str) -> None:
+        set_lang_cookie(resp, lang, secure=self.settings.secure_cookies)
+
+    def not_found_page(self, request: Request, lang: str) -> Response:
+        tr = Translator(lang)
+        if wants_json(request):
+            return JSONResponse(
+                {"error": "not_found", "message": tr("app.not_found_text")}, status_code=404
+            )
+        page = Page(
+            "error.html",
+            {"title": tr("app.not_found"), "message": tr("app.not_found_text")},
+            "",
+            tr("app.not_found"),
+            refresh="",
+            status=404,
+        )
+        return self.respond(request, page, lang)
