@@ -92,6 +92,16 @@ def _refuse(code: str, message: str) -> _Refused:
     return _Refused(code, message)
 
 
+class UndeclaredTransitionError(RuntimeError):
+    """A handler moved the table to a state ``transitions.py`` does not declare for its input
+    (a bug in the machine, reported as an internal error and rolled back)."""
+
+    def __init__(self, state: str, name: str, target: str) -> None:
+        super().__init__(f"{name} in {state} went to {target}, which is not declared "
+                         f"for ({state}, {name})")
+        self.state, self.name, self.target = state, name, target
+
+
 @dataclass
 class TableState:
     """Everything the table knows; JSON-able through :meth:`to_dict` (journal and snapshot)."""
@@ -191,10 +201,16 @@ class Table:
         # (pickle copies these plain dataclasses about twice as fast as copy.deepcopy.)
         before = pickle.loads(pickle.dumps(self.s, pickle.HIGHEST_PROTOCOL))
         handler = self._handler(inp.name)
+        start = self.s.state
         try:
-            if (self.s.state, inp.name) not in TRANSITIONS:
-                raise _refuse("not_now", f"{inp.name} does nothing while {self.s.state}")
+            declared = TRANSITIONS.get((start, inp.name))
+            if declared is None:
+                raise _refuse("not_now", f"{inp.name} does nothing while {start}")
             handler(inp, now)
+            if self.s.state not in declared.targets:
+                # The transition table is the contract (docs, hub, tests): a handler that
+                # leaves it is a bug, refused and rolled back like any other.
+                raise UndeclaredTransitionError(start, inp.name, self.s.state)
         except Exception as e:
             if isinstance(e, _Refused):
                 refusal = e.refusal
