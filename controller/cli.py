@@ -162,7 +162,7 @@ def _sim(args: argparse.Namespace) -> int:
         length=args.length,
         language=args.language,
         matches=args.matches,
-        players=players,  # type: ignore[arg-type]
+        players=players,
         buttons=ui == "window",
         link=factory,
     )

@@ -134,7 +134,7 @@ class Display:
             return False
         if self.device is None:
             return False
-        self._size = tuple(self.device.size)  # type: ignore[assignment]
+        self._size = tuple(self.device.size)
         self._last = None
         self._mark("ok", "display connected")
         return True

@@ -166,12 +166,12 @@ def _check_display(
         return [CheckResult("display", False, f"not found: {e}")]
     try:
         size = tuple(device.size)
-        img = pattern_image(size)  # type: ignore[arg-type]
+        img = pattern_image(size)
         say(f"Display {cfg.display.model} {size[0]}x{size[1]}: test pattern, then a clock screen")
         device.display(img if device.mode == "1" else img.convert(device.mode))
         time.sleep(pause)
         sample = next(s for s in scenes() if s.name == "running" and s.language == "es")
-        frame = render(sample.view, sample.status, sample.now, size)  # type: ignore[arg-type]
+        frame = render(sample.view, sample.status, sample.now, size)
         device.display(frame if device.mode == "1" else frame.convert(device.mode))
         time.sleep(pause)
     except Exception as e:

@@ -54,6 +54,7 @@ from mesa.protocol import (
     ProtocolError,
     Response,
     StateReport,
+    StatusState,
     TableStatus,
     check_table_id,
     decode,
@@ -181,8 +182,8 @@ class TableLink:
             retain=True,
         )
 
-    def _status(self, state: str) -> TableStatus:
-        return TableStatus(self.table, state, self._bdseq, self._wall())  # type: ignore[arg-type]
+    def _status(self, state: StatusState) -> TableStatus:
+        return TableStatus(self.table, state, self._bdseq, self._wall())
 
     def start(self) -> None:
         """Start connecting in the background and return at once."""

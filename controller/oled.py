@@ -129,12 +129,11 @@ def compose(view: View, status: TableStatus, now: float) -> Screen:
     notice = _notice(view, status, now, lang)
     st = view.state
     if st == "idle":
-        lines = (text(lang, "idle.no_match"), *(notice.split("\n") if notice else ()))
         return Screen(
             "idle",
             title=text(lang, "idle.title", table=status.table_id or "-"),
             banner=banner,
-            lines=lines,
+            lines=(text(lang, "idle.no_match"), *(notice.split("\n") if notice else ())),
         )
     if st in ("assigned", "checking_in"):
         title = text(lang, "checkin.match", match=view.match_id or "", length=view.length)
@@ -150,7 +149,7 @@ def compose(view: View, status: TableStatus, now: float) -> Screen:
         rows.append(text(lang, "checkin.prompt"))
         if status.card_reader is not None:
             rows.append(text(lang, "checkin.prompt_card"))
-        marks = tuple("√" if side in view.checked_in else "..." for side in ("a", "b"))
+        marks = ("√" if "a" in view.checked_in else "...", "√" if "b" in view.checked_in else "...")
         return Screen(
             "checkin", title=title, names=names, delays=marks, banner=banner, lines=tuple(rows)
         )

@@ -160,7 +160,7 @@ def button_context(table: Table, extra_buttons: frozenset[str] = frozenset()) ->
     elif st in ("paused", "result_entry"):
         hold = {"a": True, "b": True}
     both = st in ("between_games", "running", "cube_offered", "paused", "result_entry")
-    edge = {side: has_cube and has_pause and not hold[side] for side in SIDES}
+    edge: dict[str, bool] = {side: has_cube and has_pause and not hold[side] for side in SIDES}
     if st not in ("running", "between_games", "assigned", "checking_in"):
         edge = {"a": False, "b": False}
     return Context(hold=hold, both=both, edge=edge)

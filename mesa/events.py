@@ -532,9 +532,10 @@ class DominoSheetSigned(Event):
 
 # ── parsing and validation ──────────────────────────────────────────────────
 @functools.cache
-def _hints(cls: type[Event]) -> dict[str, Any]:
+def _hints(type_name: str) -> dict[str, Any]:
     # get_type_hints re-evaluates annotations on every call; the vocabulary never changes.
-    return typing.get_type_hints(cls)
+    # (Keyed by name: mypy takes a dataclass's class object for unhashable.)
+    return typing.get_type_hints(EVENT_TYPES[type_name])
 
 
 def parse_event(type_name: str, data: Any) -> Event:
@@ -544,7 +545,7 @@ def parse_event(type_name: str, data: Any) -> Event:
         raise EventError(f"unknown event type {type_name!r}")
     if not isinstance(data, dict):
         raise EventError(f"{type_name}: data must be an object, not {type(data).__name__}")
-    hints = _hints(cls)
+    hints = _hints(type_name)
     fields = {f.name for f in dataclasses.fields(cls)}
     unknown = set(data) - fields
     if unknown:

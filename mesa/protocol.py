@@ -332,6 +332,7 @@ def decode(
     if cls is EventEnvelope:
         fast = _envelope_fast(obj, table)
         if fast is not None:
+            # cls is EventEnvelope, so M is too; mypy does not narrow a type variable on `is`.
             return fast  # type: ignore[return-value]
     return from_obj(cls, obj, table)
 

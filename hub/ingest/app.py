@@ -26,10 +26,9 @@ from __future__ import annotations
 import logging
 import secrets
 import select
-import socket
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -52,12 +51,16 @@ from mesa.protocol import (
     HubStatus,
     ProtocolError,
     StateReport,
+    StatusState,
     TableStatus,
     check_table_id,
     hub_subscriptions,
     new_id,
     table_topic,
 )
+
+if TYPE_CHECKING:
+    from paho.mqtt.client import SocketLike  # a Protocol paho defines for type checkers only
 
 log = logging.getLogger("mesa.hub")
 
@@ -225,8 +228,8 @@ class Hub:
     def wait_online(self, timeout: float = 10.0) -> bool:
         return self._online.wait(timeout)
 
-    def _status(self, state: str) -> bytes:
-        return HubStatus(state, self._session, time.time()).to_payload()  # type: ignore[arg-type]
+    def _status(self, state: StatusState) -> bytes:
+        return HubStatus(state, self._session, time.time()).to_payload()
 
     # ── paho callbacks ──────────────────────────────────────────────────
     def _on_connect(
@@ -272,7 +275,8 @@ class Hub:
         # more in GIL traffic than the validation itself. Group commit at the natural boundary:
         # when nothing more waits on the socket, or the batch is full.
         try:
-            self.ingest.add(Incoming(msg.topic, msg.payload))
+            # bytes() of a bytes object is that object: no copy in the usual case.
+            self.ingest.add(Incoming(msg.topic, bytes(msg.payload)))
         except Exception:
             log.exception("the hub could not store a message")
             self.metrics.inc("batch_failures")
@@ -383,7 +387,7 @@ class Hub:
         return self.ingest.contiguous(table, stream)
 
 
-def _readable(sock: socket.socket | None) -> bool:
+def _readable(sock: SocketLike | None) -> bool:
     """Whether more bytes already wait on the socket (without blocking)."""
     if sock is None:
         return False

@@ -30,7 +30,7 @@ class Lateness:
     scheduled_start: float
     length: int
     minutes_per_point: float = 10.0
-    present: dict[str, float] = field(default_factory=dict)  # side → check-in time
+    present: dict[Side, float] = field(default_factory=dict)  # side → check-in time
     points: dict[str, int] = field(default_factory=lambda: {"a": 0, "b": 0})
     marks_done: int = 0  # marks already evaluated
     done: bool = False  # both present, or a forfeit
@@ -79,7 +79,7 @@ class Lateness:
             at = self.scheduled_start + self.marks_done * self.period
             here = [s for s, t in self.present.items() if t <= at]
             if len(here) == 1:
-                side: Side = here[0]  # type: ignore[assignment]
+                side = here[0]
                 self.points[side] += 1
                 awards.append((side, self.points[side]))
                 if self.points[side] >= self.length:

@@ -4,7 +4,7 @@
 'b'
 """
 
-from typing import Literal
+from typing import Literal, TypeGuard
 
 Side = Literal["a", "b"]
 SIDES: tuple[Side, Side] = ("a", "b")
@@ -14,5 +14,5 @@ def other(side: Side) -> Side:
     return "b" if side == "a" else "a"
 
 
-def is_side(value: object) -> bool:
+def is_side(value: object) -> TypeGuard[Side]:
     return value in SIDES

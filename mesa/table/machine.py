@@ -25,8 +25,8 @@ from typing import Any
 from mesa import events as ev
 from mesa.core.clock import Clock, ClockSettings
 from mesa.core.lateness import Lateness
-from mesa.core.match import KIND_NAMES, Match
-from mesa.core.sides import SIDES, Side, other
+from mesa.core.match import KIND_NAMES, GameHow, Match
+from mesa.core.sides import SIDES, Side, is_side, other
 from mesa.errors import ConfigError, RuleError
 from mesa.table.inputs import Input, InputError, parse_input
 from mesa.table.transitions import STATES, TRANSITIONS
@@ -90,6 +90,16 @@ class _Refused(Exception):
 
 def _refuse(code: str, message: str) -> _Refused:
     return _Refused(code, message)
+
+
+class UndeclaredTransitionError(RuntimeError):
+    """A handler moved the table to a state ``transitions.py`` does not declare for its input
+    (a bug in the machine, reported as an internal error and rolled back)."""
+
+    def __init__(self, state: str, name: str, target: str) -> None:
+        super().__init__(f"{name} in {state} went to {target}, which is not declared "
+                         f"for ({state}, {name})")
+        self.state, self.name, self.target = state, name, target
 
 
 @dataclass
@@ -191,10 +201,16 @@ class Table:
         # (pickle copies these plain dataclasses about twice as fast as copy.deepcopy.)
         before = pickle.loads(pickle.dumps(self.s, pickle.HIGHEST_PROTOCOL))
         handler = self._handler(inp.name)
+        start = self.s.state
         try:
-            if (self.s.state, inp.name) not in TRANSITIONS:
-                raise _refuse("not_now", f"{inp.name} does nothing while {self.s.state}")
+            declared = TRANSITIONS.get((start, inp.name))
+            if declared is None:
+                raise _refuse("not_now", f"{inp.name} does nothing while {start}")
             handler(inp, now)
+            if self.s.state not in declared.targets:
+                # The transition table is the contract (docs, hub, tests): a handler that
+                # leaves it is a bug, refused and rolled back like any other.
+                raise UndeclaredTransitionError(start, inp.name, self.s.state)
         except Exception as e:
             if isinstance(e, _Refused):
                 refusal = e.refusal
@@ -204,14 +220,16 @@ class Table:
                 # A bug must never leave a half-applied input behind or stop the clock.
                 log.exception("table: %s refused after an internal error", inp.name)
                 refusal = Refusal("internal_error", f"internal error: {type(e).__name__}: {e}")
-            report = [x for x in self._events[len(settled) :] if isinstance(x, ev.CardRejected)]
+            report: list[ev.Event] = [
+                x for x in self._events[len(settled) :] if isinstance(x, ev.CardRejected)]
             self.s = before
             self.s.last_now = now
             return Outcome(inp, now, self.s.state, settled + report, refusal)
         return Outcome(inp, now, self.s.state, list(self._events))
 
     def _handler(self, name: str) -> Callable[[Input, float], None]:
-        return getattr(self, f"_on_{name}")
+        handler: Callable[[Input, float], None] = getattr(self, f"_on_{name}")
+        return handler
 
     def _emit(self, event: ev.Event) -> None:
         self._events.append(event)
@@ -486,12 +504,12 @@ class Table:
 
     def _on_card(self, inp: Input, now: float) -> None:
         card = inp.args["card"].strip()
-        sides = [s for s, c in self.s.cards.items() if c == card]
+        sides = [s for s, c in self.s.cards.items() if c == card and is_side(s)]
         if not card or not sides:
             reason = "card of neither player" if card else "empty card"
             self._emit(ev.CardRejected(card=card[:64], reason=reason))
             raise _refuse("unknown_card", f"card {card[:64]!r}: {reason}")
-        self._check_in(sides[0], card, now)  # type: ignore[arg-type]
+        self._check_in(sides[0], card, now)
 
     def _on_press(self, inp: Input, now: float) -> None:
         side: Side = inp.args["side"]
@@ -636,7 +654,9 @@ class Table:
                 self.s.state = "paused"
                 self.s.menu = 0
                 return
-            self._claim(side, item[0], int(item[1:]), self.s.pause_reason == "concession", None)  # type: ignore[arg-type]
+            winner = item[0]
+            assert is_side(winner)  # result items are built from SIDES × KIND_NAMES
+            self._claim(side, winner, int(item[1:]), self.s.pause_reason == "concession", None)
             return
         if item == "resume":
             self._resume(now, "players")
@@ -683,7 +703,7 @@ class Table:
             raise _refuse("no_claim", "no result waits for confirmation")
         if claim["by"] == side:
             raise _refuse("own_claim", "the claimant's opponent must confirm")
-        how = "conceded" if claim["conceded"] else "played"
+        how: GameHow = "conceded" if claim["conceded"] else "played"
         self._game_over(now, lambda: self._match.finish_game(claim["winner"], claim["kind"], how))
 
     def _on_reject(self, inp: Input, now: float) -> None:

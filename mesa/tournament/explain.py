@@ -13,7 +13,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from mesa.tournament.groups import TieStep
-from mesa.tournament.i18n import format_points, ordinal, place_label, round_name, signed, text
+from mesa.tournament.i18n import (
+    check_lang,
+    format_points,
+    ordinal,
+    place_label,
+    round_name,
+    signed,
+    text,
+)
 
 if TYPE_CHECKING:
     from mesa.tournament.tournament import Tournament
@@ -80,11 +88,12 @@ def place_round_name(place: tuple[int, int], label: str | None, lang: str) -> st
 
 def points_lines(t: Tournament, player_id: str, lang: str = "es") -> list[str]:
     """A player's tournament points, term by term (HGV 7.5, 2.3.3, 2.3.8)."""
+    lang = check_lang(lang)
     t._require_entrant(player_id)
     b = t.points()[player_id]
 
     def f(x: int) -> str:
-        return format_points(x, lang)  # type: ignore[arg-type]
+        return format_points(x, lang)
 
     lines = [text("points_header", lang, name=t.name_of(player_id), tournament=t.name,
                   total=f(b.total))]

@@ -57,16 +57,16 @@ def final_list_lines(rows: Iterable[Any], lang: str = "es",
 
     ``absent`` names (club members who did not play) follow with 0,00, as the seed's list does.
     """
-    check_lang(lang)
+    lang = check_lang(lang)
     lines = [text("title_final_list", lang)]
     n = 0
     for r in rows:
         n = r.position
         lines.append(f"{ordinal(r.position, lang)} {r.name} "
-                     f"{format_points(r.points.total, lang)}")  # type: ignore[arg-type]
+                     f"{format_points(r.points.total, lang)}")
     for name in absent:
         n += 1
-        lines.append(f"{ordinal(n, lang)} {name} {format_points(0, lang)}")  # type: ignore[arg-type]
+        lines.append(f"{ordinal(n, lang)} {name} {format_points(0, lang)}")
     return lines
 
 
@@ -75,13 +75,13 @@ def final_list_text(t: Tournament, lang: str = "es", absent: Sequence[str] = ())
 
 
 def final_list_csv(t: Tournament, lang: str = "es") -> str:
-    check_lang(lang)
+    lang = check_lang(lang)
     buf = io.StringIO()
     w = _writer(buf, lang)
     w.writerow(FINAL_HEADERS[lang])
 
     def f(x: int) -> str:
-        return format_points(x, lang)  # type: ignore[arg-type]
+        return format_points(x, lang)
 
     for r in t.final_list():
         b = r.points
@@ -92,7 +92,7 @@ def final_list_csv(t: Tournament, lang: str = "es") -> str:
 
 
 def standings_csv(t: Tournament, lang: str = "es") -> str:
-    check_lang(lang)
+    lang = check_lang(lang)
     buf = io.StringIO()
     w = _writer(buf, lang)
     w.writerow(STANDINGS_HEADERS[lang])
@@ -108,7 +108,7 @@ def standings_csv(t: Tournament, lang: str = "es") -> str:
 
 def tournament_summary(t: Tournament, lang: str = "es") -> dict[str, Any]:
     """Everything a dashboard or an archive needs, JSON-able, with explanations."""
-    check_lang(lang)
+    lang = check_lang(lang)
     pts = t.points()
     return {
         "id": t.id, "name": t.name, "held_on": t.held_on.isoformat(), "category": t.category,
@@ -116,7 +116,7 @@ def tournament_summary(t: Tournament, lang: str = "es") -> dict[str, Any]:
         "seeding": None if t.seeding is None else t.seeding.to_dict(),
         "final_list": [
             {"position": r.position, "player_id": r.player_id, "name": r.name,
-             "points": format_points(r.total, lang),  # type: ignore[arg-type]
+             "points": format_points(r.total, lang),
              "points_hundredths": r.total, "breakdown": pts[r.player_id].to_dict(),
              "explanation": points_lines(t, r.player_id, lang)}
             for r in t.final_list()],

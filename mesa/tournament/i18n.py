@@ -16,7 +16,7 @@ from mesa.tournament.errors import TournamentError
 from mesa.tournament.points import format_points
 
 Lang = Literal["es", "en"]
-LANGS: tuple[str, ...] = ("es", "en")
+LANGS: tuple[Lang, ...] = ("es", "en")
 
 __all__ = ["LANGS", "Lang", "check_lang", "format_points", "ordinal", "place_label",
            "round_name", "signed", "text"]
@@ -109,9 +109,10 @@ STRINGS: dict[str, dict[str, str]] = {
 
 
 def check_lang(lang: str) -> Lang:
-    if lang not in LANGS:
-        raise TournamentError(f"unknown language {lang!r}: use 'es' or 'en'", code="bad_lang")
-    return lang  # type: ignore[return-value]
+    for known in LANGS:
+        if lang == known:
+            return known
+    raise TournamentError(f"unknown language {lang!r}: use 'es' or 'en'", code="bad_lang")
 
 
 def text(key: str, lang: str = "es", **kw: object) -> str:

@@ -188,7 +188,7 @@ class Swap:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Swap:
-        return cls(tuple(d["seeds"]), tuple(d["players"]), int(d["place"]),  # type: ignore[arg-type]
+        return cls(tuple(d["seeds"]), tuple(d["players"]), int(d["place"]),
                    int(d["group"]))
 
 
@@ -248,8 +248,8 @@ def separate_groups(
             for s in sorted(pairs[i], reverse=True):
                 place = who[s - 1].place
                 group = who[s - 1].group
-                for t in sorted((t for t in same_place[place] if t != s),
-                                key=lambda t, s=s: (abs(t - s), t)):
+                nearest_first = sorted((abs(t - s), t) for t in same_place[place] if t != s)
+                for _, t in nearest_first:
                     before = local(s, t)
                     exchange(s, t)
                     if local(s, t) < before:

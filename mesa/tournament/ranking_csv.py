@@ -47,14 +47,14 @@ ALIASES = {
 
 def export_ranking(ranking: Ranking, lang: str = "es") -> str:
     """A ranking as CSV: ``;`` and decimal comma in Spanish, ``,`` and point in English."""
-    check_lang(lang)
+    lang = check_lang(lang)
     buf = io.StringIO()
     w = csv.writer(buf, delimiter=";" if lang == "es" else ",", lineterminator="\n")
     w.writerow(EXPORT_HEADERS[lang])
     yes, no = ("sí", "no") if lang == "es" else ("yes", "no")
     for e in ranking.entries:
         w.writerow([e.position, e.player_id, e.name,
-                    format_points(e.points, lang),  # type: ignore[arg-type]
+                    format_points(e.points, lang),
                     e.tournaments, e.won, e.finals, yes if e.eligible else no])
     return buf.getvalue()
 

@@ -1338,18 +1338,6 @@ class Tournament:
         order = sorted(self.entrants, key=key)
         return [FinalRow(i, p, self.name_of(p), pts[p]) for i, p in enumerate(order, start=1)]
 
-    def explain_points(self, player_id: str, lang: str = "es") -> str:
-        """Place, participation, Último Chance and wins × 0.04, line by line."""
-        from mesa.tournament.explain import points_lines
-
-        return "\n".join(points_lines(self, player_id, lang))
-
-    def explain_group_place(self, player_id: str, lang: str = "es") -> str:
-        """The record and every tie-break step behind a player's group place."""
-        from mesa.tournament.explain import group_place_lines
-
-        return "\n".join(group_place_lines(self, player_id, lang))
-
     # -- persistence --------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:

@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from table_builders import Driver, assigned, between_games, on_move, play_game, running
 
-from mesa.table.inputs import INPUT_NAMES
+from mesa.table.inputs import INPUT_NAMES, Input
 from mesa.table.machine import Table
+from mesa.table.transitions import TRANSITIONS
 from mesa.table.view import table_view
 
 
@@ -406,6 +407,28 @@ def test_an_internal_error_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(Table, "_on_pause", boom)
     out = d.try_("pause", reason="dispute")
     assert out.refusal.code == "internal_error"
+    after = d.table.snapshot()
+    before.pop("last_now"), after.pop("last_now")
+    assert before == after
+
+
+def test_a_move_to_an_undeclared_state_is_refused_and_rolled_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    d = running()
+    before = d.table.snapshot()
+    assert "idle" not in TRANSITIONS[("running", "pause")].targets
+
+    def jump(self: Table, inp: Input, now: float) -> None:
+        self.s.pause_reason = "dispute"
+        self._go("idle")
+
+    monkeypatch.setattr(Table, "_on_pause", jump)
+    out = d.try_("pause", reason="dispute")
+    assert not out.accepted and out.state == "running"
+    assert out.refusal is not None and out.refusal.code == "internal_error"
+    assert "UndeclaredTransitionError" in out.refusal.message
+    assert "pause in running went to idle" in out.refusal.message
     after = d.table.snapshot()
     before.pop("last_now"), after.pop("last_now")
     assert before == after

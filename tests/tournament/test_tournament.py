@@ -26,6 +26,7 @@ from mesa.tournament.errors import (
     UnknownMatchError,
     UnknownPlayerError,
 )
+from mesa.tournament.explain import group_place_lines, points_lines
 from mesa.tournament.matches import ClockPreset
 from mesa.tournament.players import PlayerRegistry, Sanction
 from mesa.tournament.settings import TournamentSettings
@@ -272,16 +273,16 @@ class TestPoints:
         t, _ = h.build(30, names=h.SEED_NAMES)
         h.play(t, random.Random(2014))
         champ = t.champion
-        es = t.explain_points(champ, "es")
-        en = t.explain_points(champ, "en")
+        es = "\n".join(points_lines(t, champ, "es"))
+        en = "\n".join(points_lines(t, champ, "en"))
         assert "Puesto 1º (campeón): 2,00" in es and "Participación: 0,10" in es
         assert "Place 1st (champion): 2.00" in en
         total = t.points()[champ].total
         assert es.splitlines()[-1].strip() == f"Total: {total // 100},{total % 100:02d}"
-        g = t.explain_group_place(champ, "es")
+        g = "\n".join(group_place_lines(t, champ, "es"))
         assert "grupo" in g and "Decidido por" in g
         with pytest.raises(UnknownPlayerError):
-            t.explain_points("P9999")
+            points_lines(t, "P9999")
 
 
 # -- forfeits and withdrawals --------------------------------------------------------------------
