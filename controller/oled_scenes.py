@@ -23,6 +23,7 @@ from mesa.table.machine import Table
 from mesa.table.view import View, table_view
 
 PLAYERS = {"a": "Ana", "b": "Beto"}
+LONG_PLAYERS = {"a": "Rafael Urdaneta", "b": "Mª José Lozano"}  # 15 and 14 characters
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,37 @@ def _scenes_for(language: str) -> list[tuple[str, str, Callable[[], tuple[_Play,
         p.do("director_score", a=4, b=2)
         return p.do("press", side="b").wait(5.0), plain
 
+    def post_crawford() -> tuple[_Play, TableStatus]:
+        p = _assigned(language).do("checkin", side="a").do("checkin", side="b")
+        p.do("director_score", a=4, b=2).do("press", side="b")
+        p.do("claim", side="b", winner="b", kind=1).do("confirm", side="a")
+        return p.do("press", side="a").wait(5.0), plain  # 4-3: doubling allowed again
+
+    def dmp() -> tuple[_Play, TableStatus]:
+        p, _ = post_crawford()
+        p.do("claim", side="b", winner="b", kind=1).do("confirm", side="a")
+        return p.do("press", side="a").wait(5.0), plain  # 4-4 after the Crawford game
+
+    def refused_double() -> tuple[_Play, TableStatus]:
+        p = _assigned(language).do("checkin", side="a").do("checkin", side="b")
+        p.do("director_score", a=4, b=2).do("press", side="b").wait(5.0)
+        out = p.table.apply("hold", {"side": "a"}, now=p.now)
+        assert out.refusal is not None and out.refusal.code == "crawford"
+        st = TableStatus(
+            table_id="7", notice="refusal.crawford", notice_until=p.now + 2.0
+        )  # what the runtime sets after that refusal
+        return p.wait(0.5), st
+
+    def long_names() -> tuple[_Play, TableStatus]:
+        p = _assigned(language, players=LONG_PLAYERS).do("checkin", side="a")
+        p.do("checkin", side="b").do("press", side="a").wait(4.0)
+        return p.do("double", side="b", after=0.0).wait(2.0), plain
+
+    def long_claim() -> tuple[_Play, TableStatus]:
+        p = _assigned(language, players=LONG_PLAYERS).do("checkin", side="a")
+        p.do("checkin", side="b").do("press", side="a")
+        return p.do("claim", side="b", winner="b", kind=3), plain
+
     def paused() -> tuple[_Play, TableStatus]:
         p = _running(language).do("both_held").do("press", side="a").do("press", side="a")
         return p, plain  # the cursor on "concession"
@@ -148,6 +180,13 @@ def _scenes_for(language: str) -> list[tuple[str, str, Callable[[], tuple[_Play,
         p.do("director_score", a=3, b=4).do("press", side="a")
         return p.do("claim", side="a", winner="b", kind=1).do("confirm", side="b"), plain
 
+    def over_held() -> tuple[_Play, TableStatus]:
+        p, _ = over()
+        held = table_view(p.table, p.now)
+        p.do("assign", after=0.2, match_id="G3-5", players={"a": "Carmen", "b": "Diego"},
+             length=5, language=language)
+        return p, TableStatus(table_id="7", held_result=held)
+
     def over_timeout() -> tuple[_Play, TableStatus]:
         p = _running(language).do("director_adjust", side="b", seconds=-595.0)
         return p.do("tick", after=20.0), plain
@@ -171,11 +210,17 @@ def _scenes_for(language: str) -> list[tuple[str, str, Callable[[], tuple[_Play,
         ("cube_owned", "the cube on 2, owned by Ana", cube_owned),
         ("cube_offered", "Beto doubles: Ana must answer", cube_offered),
         ("crawford", "the Crawford game", crawford),
+        ("post_crawford", "after the Crawford game: the cube is back", post_crawford),
+        ("dmp", "double match point (4-4 to 5): the cube is dead", dmp),
+        ("refused_double", "Ana held to double in the Crawford game: refused, for 2 s", refused_double),
+        ("long_names", "names of 15 and 14 characters; the second doubles", long_names),
+        ("long_claim", "a claim between long names: no marquee", long_claim),
         ("paused", "paused: the players' menu", paused),
         ("result_menu", "result entry: choosing the result", result_menu),
         ("result_claim", "a claimed result waits for the opponent", result_claim),
         ("timeout", "a flag fell (overtime policy): director called", timeout),
         ("match_over", "the match is over", over),
+        ("match_over_held", "the next match is assigned: the result stays until a press", over_held),
         ("match_over_timeout", "the match lost on time", over_timeout),
         ("restored", "restarted after a power cut: paused with the restored times", restored),
         ("director", "the director paused the match", director),
