@@ -107,9 +107,9 @@ def _controller(args: argparse.Namespace) -> int:
 
 # ── mesa sim ───────────────────────────────────────────────────────────────
 ROBOTS = {"both": ("a", "b"), "a": ("a",), "b": ("b",), "none": ()}
-KEYS_HELP = (
-    "keys: a/l press A/B · A/L hold A/B · space both held · c cube · p pause · "
-    "1/2 card A/B · 0 unknown card · q quit"
+KEYS_HELP = (  # two lines: the terminal simulator fits 80 columns
+    "keys: a/l press A/B · A/L hold A/B · space both held · c cube · p pause",
+    "      1/2 card A/B · 0 unknown card · q quit",
 )
 
 
@@ -213,7 +213,7 @@ def _footer(sim: Any, outputs: Any) -> Any:
             for side in ("a", "b")
         )
         buzz = f"buzzer: {beep.count}×" if beep else "buzzer: -"
-        return [f"{lamps}   {buzz}   t={sim.runtime.now():.1f}", KEYS_HELP]
+        return [f"{lamps}   {buzz}   t={sim.runtime.now():.1f}", *KEYS_HELP]
 
     return lines
 

@@ -167,7 +167,9 @@ def _cube_words(view: View, lang: str) -> str:
     if view.crawford == "crawford" or view.double_match_point:
         return text(lang, "info.cube_dead")
     if view.cube_owner in ("a", "b"):
-        return text(lang, "info.cube_owned", value=view.cube_value, name=_player(view, view.cube_owner))
+        return text(
+            lang, "info.cube_owned", value=view.cube_value, name=_player(view, view.cube_owner)
+        )
     return text(lang, "info.cube_centre")
 
 

@@ -183,8 +183,14 @@ def _scenes_for(language: str) -> list[tuple[str, str, Callable[[], tuple[_Play,
     def over_held() -> tuple[_Play, TableStatus]:
         p, _ = over()
         held = table_view(p.table, p.now)
-        p.do("assign", after=0.2, match_id="G3-5", players={"a": "Carmen", "b": "Diego"},
-             length=5, language=language)
+        p.do(
+            "assign",
+            after=0.2,
+            match_id="G3-5",
+            players={"a": "Carmen", "b": "Diego"},
+            length=5,
+            language=language,
+        )
         return p, TableStatus(table_id="7", held_result=held)
 
     def over_timeout() -> tuple[_Play, TableStatus]:
@@ -212,7 +218,11 @@ def _scenes_for(language: str) -> list[tuple[str, str, Callable[[], tuple[_Play,
         ("crawford", "the Crawford game", crawford),
         ("post_crawford", "after the Crawford game: the cube is back", post_crawford),
         ("dmp", "double match point (4-4 to 5): the cube is dead", dmp),
-        ("refused_double", "Ana held to double in the Crawford game: refused, for 2 s", refused_double),
+        (
+            "refused_double",
+            "Ana held to double in the Crawford game: refused, for 2 s",
+            refused_double,
+        ),
         ("long_names", "names of 15 and 14 characters; the second doubles", long_names),
         ("long_claim", "a claim between long names: no marquee", long_claim),
         ("paused", "paused: the players' menu", paused),
@@ -220,7 +230,11 @@ def _scenes_for(language: str) -> list[tuple[str, str, Callable[[], tuple[_Play,
         ("result_claim", "a claimed result waits for the opponent", result_claim),
         ("timeout", "a flag fell (overtime policy): director called", timeout),
         ("match_over", "the match is over", over),
-        ("match_over_held", "the next match is assigned: the result stays until a press", over_held),
+        (
+            "match_over_held",
+            "the next match is assigned: the result stays until a press",
+            over_held,
+        ),
         ("match_over_timeout", "the match lost on time", over_timeout),
         ("restored", "restarted after a power cut: paused with the restored times", restored),
         ("director", "the director paused the match", director),

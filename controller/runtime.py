@@ -438,7 +438,9 @@ class TableRuntime:
             self._update_context()
             refusal = Refusal("result_shown", "the press dismissed the last match's result")
             return Outcome(inp, t, before, refusal=refusal)
-        held = table_view(self.table, t) if inp.name == "assign" and before == "match_over" else None
+        held = (
+            table_view(self.table, t) if inp.name == "assign" and before == "match_over" else None
+        )
         # By name, not by Input: the machine validates the arguments and fills in defaults only
         # on that path, and a submitter's Input may have been built by hand.
         outcome = self.table.apply(inp.name, inp.args, now=t)
