@@ -174,12 +174,12 @@ def _cube_words(view: View, lang: str) -> str:
 
 
 def _over(view: View, status: TableStatus, lang: str, banner: str, notice: str) -> Screen:
-    names = (view.players.get("a", ""), view.players.get("b", ""))
+    names = (_player(view, "a"), _player(view, "b"))
     winner = short_name(view.players.get(view.winner or "", view.winner or ""))
     how = text(lang, f"over.how.{view.ended_by}") if view.ended_by else ""
     return Screen(
         "over",
-        title=view.match_id or "",
+        title=text(lang, "over.title", match=view.match_id or ""),
         names=names,
         big=text(lang, "over.winner", name=winner),
         score=text(lang, "over.score", a=view.score["a"], b=view.score["b"]),
@@ -413,9 +413,10 @@ def _draw_score_row(c: _Canvas, s: Screen, y: int, with_tag: bool = False) -> No
     margin = max(c.font.width(d) for d in s.delays) + 4
     middle = s.score
     if with_tag and s.tag:
-        joined = f"{s.score} · {s.tag}"
-        if c.small.width(joined) <= c.w - 2 * margin - 2:
-            middle = joined
+        for joined in (f"{s.score} · {s.tag}", f"{s.score} {s.tag}"):
+            if c.small.width(joined) <= c.w - 2 * margin - 2:
+                middle = joined
+                break
     font = c.pick(middle, c.w - 2 * margin)
     c.text(y, middle, "center", margin, c.w - margin, font=font)
     if s.cube and s.cube_side in ("a", "b"):
@@ -448,10 +449,12 @@ def _draw_clocks(c: _Canvas, s: Screen, g: Geometry) -> None:
             rows.append((whole, False))
         else:
             rows += [(part, False) for part in line.split("\n")]
-    if len(rows) < len(g.rows):
-        rows += [(line, False) for line in s.info]  # the quiet facts fill what is left
     pin = s.pin.replace("\n", " ")
-    for y, (line, inv) in zip(g.rows, _pack(c, rows, len(g.rows), pin), strict=False):
+    rows = _pack(c, rows, len(g.rows), pin)
+    if len(rows) < len(g.rows):
+        # The quiet facts fill what is left.
+        rows += _pack(c, [(line, False) for line in s.info], len(g.rows) - len(rows), "")
+    for y, (line, inv) in zip(g.rows, rows, strict=False):
         c.text(y, line, invert=inv)
 
 
@@ -459,6 +462,8 @@ def _pack(c: _Canvas, rows: list[tuple[str, bool]], n: int, pin: str) -> list[tu
     """Fit ``rows`` (text, inverted) into ``n`` rows: plain rows that fit side by side share one;
     the banner, the pinned line and the rows that fit stay; what is left over is dropped, except
     on a two-row screen, where the last row takes turns among the rest."""
+    if len(rows) <= n:
+        return rows
     packed: list[tuple[str, bool]] = []
     for text_, inv in rows:
         if packed and not inv and not packed[-1][1] and pin not in (text_, packed[-1][0]):
@@ -467,10 +472,12 @@ def _pack(c: _Canvas, rows: list[tuple[str, bool]], n: int, pin: str) -> list[tu
                 packed[-1] = (joined, False)
                 continue
         packed.append((text_, inv))
-    if len(packed) <= n or n >= 3:
+    if len(packed) <= n or n >= 3 or n < 2:
         return packed[:n]
-    keep = [r for r in packed if r[1] or r[0] == pin][: n - 1]
-    keep = keep or packed[: n - 1]
+    must = [r for r in packed if r[1] or r[0] == pin]
+    if len(must) >= n:
+        return must[:n]
+    keep = must or packed[: n - 1]
     rest = [r for r in packed if r not in keep]
     turn = rest[int(c.now // CYCLE) % len(rest)]
     return [r for r in packed if r in keep or r == turn]
@@ -542,8 +549,8 @@ def _draw_over(c: _Canvas, s: Screen, g: Geometry) -> None:
         w = seven_segment_width(s.score, h * 5 // 8)
         draw_seven_segment(c.img, ((c.w - w) // 2, 28), s.score, h * 5 // 8, h)
         # Each score under its player's side, the names beside it.
-        c.text(30, s.names[0], "left", 0, (c.w - w) // 2 - 2)
-        c.text(30, s.names[1], "right", (c.w + w) // 2 + 2, c.w)
+        c.text(31, s.names[0], "right", 0, (c.w - w) // 2 - 3)
+        c.text(31, s.names[1], "left", (c.w + w) // 2 + 3, c.w)
         _draw_rows(c, [(line, "center", False) for line in s.lines], (46, 55))
     else:
         c.text(ys[1], s.big)
