@@ -356,8 +356,9 @@ class _Canvas:
         font: TextFont | None = None,
         band: int = 8,
     ) -> None:
-        """Draw ``s`` in the row at ``y`` (``band`` rows tall when inverted): condensed when it does not fit, cut (``..``) when even
-        that does not; never a marquee (a line that moves cannot be read at a glance)."""
+        """Draw ``s`` in the row at ``y`` (``band`` rows tall when inverted): condensed when it
+        does not fit, cut (``..``) when even that does not; never a marquee (a line that moves
+        cannot be read at a glance)."""
         x1 = self.w if x1 is None else x1
         width = x1 - x0
         font = font or self.pick(s, width)
