@@ -161,9 +161,8 @@ def button_context(table: Table, extra_buttons: frozenset[str] = frozenset()) ->
     if st == "running" and s.clock is not None and s.match is not None:
         side = s.clock.on_move
         # With a CUBE button a hold never doubles; without one it does when a double is legal,
-        # and a long press that cannot double still ends the turn.
-        # In the Crawford game and at DMP the hold goes to the table, which refuses it, so that
-        # the screen can say why nobody may double.
+        # and a long press that cannot double still ends the turn, except in the Crawford game
+        # and at DMP: there the hold goes to the table, which refuses it, and the screen says why.
         if side is not None and not has_cube:
             refusal = s.match.double_refusal(side)
             hold[side] = refusal is None or refusal.code in REFUSAL_NOTICES
