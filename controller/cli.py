@@ -107,9 +107,9 @@ def _controller(args: argparse.Namespace) -> int:
 
 # ── mesa sim ───────────────────────────────────────────────────────────────
 ROBOTS = {"both": ("a", "b"), "a": ("a",), "b": ("b",), "none": ()}
-KEYS_HELP = (
-    "keys: a/l press A/B · A/L hold A/B · space both held · c cube · p pause · "
-    "1/2 card A/B · 0 unknown card · q quit"
+KEYS_HELP = (  # two lines: the terminal simulator fits 80 columns
+    "keys: a/l press A/B · A/L hold A/B · space both held · c cube · p pause",
+    "      1/2 card A/B · 0 unknown card · q quit",
 )
 
 
@@ -205,6 +205,8 @@ def _headless(sim: Any, args: argparse.Namespace, stop: threading.Event, info: d
 
 
 def _footer(sim: Any, outputs: Any) -> Any:
+    from mesa.controller.oled import compose
+
     def lines() -> list[str]:
         led = outputs.led_state
         beep = outputs.beeps[-1] if outputs.beeps else None
@@ -213,7 +215,12 @@ def _footer(sim: Any, outputs: Any) -> Any:
             for side in ("a", "b")
         )
         buzz = f"buzzer: {beep.count}×" if beep else "buzzer: -"
-        return [f"{lamps}   {buzz}   t={sim.runtime.now():.1f}", KEYS_HELP]
+        # The line to read, in plain text too: braille at 80 columns is a sketch of the OLED.
+        rt = sim.runtime
+        now = rt.now()
+        screen = compose(rt.view(now), rt.status, now)
+        words = (screen.pin or screen.banner or screen.big or screen.title).replace("\n", " ")
+        return [f"{lamps}   {buzz}   t={now:.1f}   {words}"[:80], *KEYS_HELP]
 
     return lines
 

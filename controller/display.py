@@ -216,31 +216,52 @@ class Display:
 
 
 # ── the simulator's screens ────────────────────────────────────────────────
-def halfblocks(img: ImageModule.Image) -> list[str]:
-    """A monochrome image as text, two pixel rows per character (``▀ ▄ █``).
+def braille(img: ImageModule.Image) -> list[str]:
+    """A monochrome image as Unicode braille, 2×4 pixels a character: a 128×64 screen in 64
+    columns and 16 rows, so the simulator fits an 80×24 terminal.
 
     >>> from PIL import Image
-    >>> im = Image.new("1", (3, 2)); im.putpixel((0, 0), 1); im.putpixel((1, 1), 1)
-    >>> halfblocks(im)
-    ['▀▄ ']
+    >>> im = Image.new("1", (4, 4)); im.putpixel((0, 0), 1); im.putpixel((3, 3), 1)
+    >>> braille(im)
+    ['⠁⢀']
     """
     img = img.convert("1")
     w, h = img.size
     px = img.load()
     assert px is not None
+    # The dot of each pixel in a cell (x, y) → bit, as Unicode numbers braille dots.
+    bits = {(0, 0): 0, (0, 1): 1, (0, 2): 2, (1, 0): 3, (1, 1): 4, (1, 2): 5, (0, 3): 6, (1, 3): 7}
     rows = []
-    for y in range(0, h, 2):
+    for y0 in range(0, h, 4):
         chars = []
-        for x in range(w):
-            top = px[x, y]
-            bottom = px[x, y + 1] if y + 1 < h else 0
-            chars.append("█" if top and bottom else "▀" if top else "▄" if bottom else " ")
+        for x0 in range(0, w, 2):
+            code = 0
+            for (dx, dy), bit in bits.items():
+                x, y = x0 + dx, y0 + dy
+                if x < w and y < h and px[x, y]:
+                    code |= 1 << bit
+            chars.append(chr(0x2800 + code))
         rows.append("".join(chars))
     return rows
 
 
+TERMINAL_COLUMNS = 80
+
+
+def fit_columns(img: ImageModule.Image, columns: int = TERMINAL_COLUMNS - 2) -> ImageModule.Image:
+    """Halve a screen too wide for ``columns`` braille cells (256×64 → 128×32), keeping every
+    lit pixel of each 2×2 block, so no line exceeds the terminal."""
+    from PIL import Image
+
+    if (img.width + 1) // 2 <= columns:
+        return img
+    half = img.convert("L").resize((img.width // 2, img.height // 2), Image.Resampling.BOX)
+    return half.point(lambda v: 255 if v else 0).convert("1")
+
+
 class TerminalDevice:
-    """An emulated OLED in the terminal: a luma-like device whose frames are printed."""
+    """An emulated OLED in the terminal: a luma-like device whose frames are printed in braille
+    (a 128×64 screen takes 66 columns and 18 rows with its border; see :func:`braille`)."""
 
     def __init__(
         self, width: int = 128, height: int = 64, out: TextIO | None = None, footer: Any = None
@@ -252,14 +273,19 @@ class TerminalDevice:
         self.footer = footer  # a callable returning extra lines (LEDs, buzzer, key help)
         self.image: ImageModule.Image | None = None
 
-    def display(self, image: ImageModule.Image) -> None:
-        self.image = image.copy()
-        border = "+" + "-" * self.width + "+"
-        lines = [border, *("|" + row + "|" for row in halfblocks(image)), border]
+    def lines(self, image: ImageModule.Image) -> list[str]:
+        """The frame as text: border, braille rows, footer; each at most 80 columns."""
+        rows = braille(fit_columns(image))
+        border = "+" + "-" * len(rows[0]) + "+"
+        lines = [border, *("|" + row + "|" for row in rows), border]
         if self.footer is not None:
             lines += list(self.footer())
+        return [line[:TERMINAL_COLUMNS] for line in lines]
+
+    def display(self, image: ImageModule.Image) -> None:
+        self.image = image.copy()
         # Home the cursor and redraw in place; clear to the end of each line.
-        self.out.write("\x1b[H" + "\x1b[K\n".join(lines) + "\x1b[J")
+        self.out.write("\x1b[H" + "\x1b[K\n".join(self.lines(image)) + "\x1b[J")
         self.out.flush()
 
     def cleanup(self) -> None:

@@ -11,9 +11,17 @@
 >>> seven_segment_width("9:58", digit_w=10)
 40
 
-Lower-case á é í ó ú ü ñ, ¿ ¡ and Ñ are composed from the base glyphs; other accented capitals
-fall back to their base letter (``Á`` → ``A``), as small signage often does: a 7-pixel capital
-leaves no row for the accent.
+Lower-case á é í ó ú ü ñ and ¿ ¡ are composed from the base glyphs; the accented capitals
+Á É Í Ó Ú Ñ are drawn a row shorter so the mark fits above them (``ÁRBITRO``); other accented
+letters fall back to their base letter.
+
+:class:`CondensedFont` is luma's 3×5 "tiny" font with the same Spanish marks: four pixels a letter
+instead of about six, for names and messages that do not fit in the 5×7 font.
+
+>>> CondensedFont().width("Rafael Urdaneta")
+56
+>>> TextFont().width("Rafael Urdaneta") > 64
+True
 """
 
 from __future__ import annotations
@@ -46,9 +54,17 @@ _DRAWN = {
     # A dotless i, the base of í.
     "ı": [".....", ".....", ".##..", "..#..", "..#..", "..#..", ".###."],
     "Ñ": [".#..#", "#.##.", "#...#", "##..#", "#.#.#", "#..##", "#...#"],
+    # Accented capitals: the mark on rows 0–1, the letter squeezed into rows 2–6.
+    "Á": ["...#.", "..#..", ".###.", "#...#", "#####", "#...#", "#...#"],
+    "É": ["...#.", "..#..", "#####", "#....", "####.", "#....", "#####"],
+    "Í": ["...#.", "..#..", ".###.", "..#..", "..#..", "..#..", ".###."],
+    "Ó": ["...#.", "..#..", ".###.", "#...#", "#...#", "#...#", ".###."],
+    "Ú": ["...#.", "..#..", "#...#", "#...#", "#...#", "#...#", ".###."],
     "√": ["....#", "....#", "...#.", "#..#.", ".#.#.", "..#..", "....."],
     "·": [".....", ".....", ".....", "..#..", ".....", ".....", "....."],
     "°": [".##..", "#..#.", ".##..", ".....", ".....", ".....", "....."],
+    "ª": [".##.", "#.#.", ".##.", "....", "###.", "....", "...."],
+    "º": [".#..", "#.#.", ".#..", "....", "###.", "....", "...."],
 }
 
 
@@ -90,6 +106,46 @@ def _columns(ch: str) -> list[int]:
     return _lcd()[ord("?")]
 
 
+@functools.lru_cache(maxsize=1)
+def _tiny() -> list[list[int]]:
+    from luma.core.legacy.font import TINY_FONT
+
+    return [list(c) for c in TINY_FONT]
+
+
+# The tiny font's letters sit on rows 1–5: a mark takes row 0.
+_TINY_MARKS = {"acute": ["..#"], "tilde": ["###"], "diaeresis": ["#.#"]}
+_TINY_DRAWN = {
+    "√": ["..#", "..#", "..#", "#.#", ".#."],
+    "·": ["...", "...", ".#.", "...", "..."],
+    "°": [".#.", "#.#", ".#.", "...", "..."],
+    "ª": ["##.", ".##", "...", "###", "..."],
+    "º": [".#.", "#.#", ".#.", "###", "..."],
+}
+
+
+def _tiny_columns(ch: str) -> list[int]:
+    """The condensed glyph of ``ch`` (bit 0 at the top; the letter on rows 1–5)."""
+    if ch in _TINY_DRAWN:
+        return [c << 1 for c in _from_rows(_TINY_DRAWN[ch])]
+    if ch in "¿¡":
+        cols = _tiny_columns("?" if ch == "¿" else "!")
+        return [int(f"{c >> 1 & 0x1F:05b}"[::-1], 2) << 1 for c in reversed(cols)]
+    decomposed = unicodedata.normalize("NFD", ch)
+    base = decomposed[0]
+    if 0x20 <= ord(base) < 0x7F:
+        cols = list(_tiny()[ord(base)])
+        mark = {"\u0301": "acute", "\u0303": "tilde", "\u0308": "diaeresis"}.get(decomposed[1:])
+        if mark is not None:
+            nz = [i for i, c in enumerate(cols) if c]
+            start = nz[0] if nz else 0
+            for x, bits in enumerate(_from_rows(_TINY_MARKS[mark])):
+                if start + x < len(cols):
+                    cols[start + x] |= bits
+        return cols
+    return _tiny()[ord("?")]
+
+
 class TextFont:
     """The 5×7 font, proportional (blank columns trimmed, one column between letters)."""
 
@@ -98,25 +154,29 @@ class TextFont:
     def __init__(self, scale: int = 1) -> None:
         self.scale = scale
 
+    def _columns(self, ch: str) -> list[int]:
+        return _columns(ch)
+
     @functools.lru_cache(maxsize=512)  # noqa: B019 — a few fonts live for the whole process
     def glyph(self, ch: str) -> ImageModule.Image:
         from PIL import Image
 
         ch = SUBSTITUTES.get(ch, ch)
         if ch == " ":
-            return Image.new("1", (3 * self.scale, 8 * self.scale))
-        cols = _columns(ch)
+            return Image.new("1", (3 * self.scale, self.height * self.scale))
+        cols = self._columns(ch)
         nz = [i for i, c in enumerate(cols) if c]
         cols = cols[nz[0] : nz[-1] + 1] if nz else [0, 0]
-        img = Image.new("1", (len(cols), 8))
+        img = Image.new("1", (len(cols), self.height))
         px = img.load()
         assert px is not None
         for x, byte in enumerate(cols):
-            for y in range(8):
+            for y in range(self.height):
                 if byte >> y & 1:
                     px[x, y] = 1
         if self.scale != 1:
-            img = img.resize((img.width * self.scale, 8 * self.scale), Image.Resampling.NEAREST)
+            size = (img.width * self.scale, self.height * self.scale)
+            img = img.resize(size, Image.Resampling.NEAREST)
         return img
 
     def width(self, text: str) -> int:
@@ -143,6 +203,20 @@ class TextFont:
         while text and self.width(text + "..") > width:
             text = text[:-1]
         return text.rstrip() + ".."
+
+
+class CondensedFont(TextFont):
+    """luma's 3×5 tiny font with Spanish marks: the same interface, about two thirds the width.
+
+    >>> f = CondensedFont()
+    >>> f.width("ÁRBITRO") == f.width("ARBITRO"), f.height
+    (True, 6)
+    """
+
+    height = 6
+
+    def _columns(self, ch: str) -> list[int]:
+        return _tiny_columns(ch)
 
 
 # ── seven-segment digits ───────────────────────────────────────────────────

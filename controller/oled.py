@@ -22,10 +22,10 @@ the supported sizes: 128×64 (SSD1306/SH1106), 128×32 and 256×64 (SSD1322).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from mesa.controller.font import TextFont, draw_seven_segment, seven_segment_width
+from mesa.controller.font import CondensedFont, TextFont, draw_seven_segment, seven_segment_width
 from mesa.controller.i18n import text
 from mesa.controller.runtime import TableStatus
 from mesa.table.view import View
@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from PIL import Image as ImageModule
 
 SIZES: tuple[tuple[int, int], ...] = ((128, 64), (128, 32), (256, 64))
-CYCLE = 2.0  # seconds each alternating line stays on a small screen
+CYCLE = 2.0  # seconds each secondary line stays on a small screen (what must be read never turns)
+SHORT_NAME = 12  # longer names are shortened in messages ("Maximiliano F.")
 
 
 def format_clock(seconds: float) -> str:
@@ -66,7 +67,12 @@ def _mmss(seconds: float) -> str:
 
 @dataclass(frozen=True)
 class Screen:
-    """The words on the screen, before any pixel is placed."""
+    """The words on the screen, before any pixel is placed.
+
+    ``pin`` is the line a player must read (a double to answer, a result to confirm, the selected
+    menu item): it never takes turns with anything. ``lines`` are the secondary lines, ``info``
+    the quiet facts for the bottom third (game and match length, the cube in words).
+    """
 
     layout: str  # idle, checkin, clocks, over
     title: str = ""
@@ -77,10 +83,33 @@ class Screen:
     cube: str = ""
     cube_side: str | None = None
     score: str = ""
-    tag: str = ""  # CRAWFORD, POST-CRAWFORD
+    tag: str = ""  # CRAWFORD, POST-CRAWFORD, DMP
     banner: str = ""  # the most urgent message, shown inverted
+    pin: str = ""
     lines: tuple[str, ...] = ()
+    info: tuple[str, ...] = ()
     big: str = ""
+
+
+def short_name(name: str) -> str:
+    """A name short enough for a message: past 12 characters, the first name(s) and an initial.
+
+    >>> short_name("Ana"), short_name("Maximiliano Fernández-Castillo")
+    ('Ana', 'Maximiliano F.')
+    >>> short_name("Mª José Lozano Díaz"), short_name("Bartolomeo-Maria")
+    ('Mª José L.', 'Bartolomeo-M')
+    """
+    if len(name) <= SHORT_NAME:
+        return name
+    words = name.split()
+    kept: list[str] = []
+    for word in words[:-1]:
+        if len(" ".join([*kept, word])) > SHORT_NAME - 1:
+            break
+        kept.append(word)
+    if kept:
+        return f"{' '.join(kept)} {words[len(kept)][0]}."
+    return name[:SHORT_NAME]
 
 
 def _banner(view: View, status: TableStatus, now: float, lang: str) -> str:
@@ -89,7 +118,8 @@ def _banner(view: View, status: TableStatus, now: float, lang: str) -> str:
             return text(lang, "banner.restored_problems", count=len(status.restored_problems))
         return text(lang, "banner.restored")
     if view.state == "paused" and view.pause_reason == "timeout" and view.last_flag:
-        return text(lang, "banner.flag", name=view.players.get(view.last_flag, view.last_flag))
+        name = short_name(view.players.get(view.last_flag, view.last_flag))
+        return text(lang, "banner.flag", name=name)
     if view.director_call:
         return text(lang, "banner.director")
     return ""
@@ -105,6 +135,10 @@ def _notice(view: View, status: TableStatus, now: float, lang: str) -> str:
     return ""
 
 
+def _player(view: View, side: str) -> str:
+    return short_name(view.players.get(side, side))
+
+
 def _menu_label(view: View, item: str) -> str:
     lang = view.language
     if len(item) == 2 and item[0] in "ab" and item[1] in "123":
@@ -112,11 +146,46 @@ def _menu_label(view: View, item: str) -> str:
         return text(
             lang,
             "menu.result",
-            name=view.players.get(item[0], item[0]),
+            name=_player(view, item[0]),
             kind=text(lang, f"kind.{kind}"),
             points=kind * view.cube_value,
         )
     return text(lang, f"menu.{item}")
+
+
+def _tag(view: View) -> str | None:
+    if view.crawford == "crawford":
+        return "crawford.crawford"
+    if view.double_match_point:
+        return "crawford.dmp"
+    if view.crawford == "post":
+        return "crawford.post"
+    return None
+
+
+def _cube_words(view: View, lang: str) -> str:
+    if view.crawford == "crawford" or view.double_match_point:
+        return text(lang, "info.cube_dead")
+    if view.cube_owner in ("a", "b"):
+        return text(
+            lang, "info.cube_owned", value=view.cube_value, name=_player(view, view.cube_owner)
+        )
+    return text(lang, "info.cube_centre")
+
+
+def _over(view: View, status: TableStatus, lang: str, banner: str, notice: str) -> Screen:
+    names = (_player(view, "a"), _player(view, "b"))
+    winner = short_name(view.players.get(view.winner or "", view.winner or ""))
+    how = text(lang, f"over.how.{view.ended_by}") if view.ended_by else ""
+    return Screen(
+        "over",
+        title=text(lang, "over.title", match=view.match_id or ""),
+        names=names,
+        big=text(lang, "over.winner", name=winner),
+        score=text(lang, "over.score", a=view.score["a"], b=view.score["b"]),
+        banner=banner,
+        lines=tuple(x for x in (how, *notice.split("\n")) if x),
+    )
 
 
 def compose(view: View, status: TableStatus, now: float) -> Screen:
@@ -135,12 +204,18 @@ def compose(view: View, status: TableStatus, now: float) -> Screen:
             banner=banner,
             lines=(text(lang, "idle.no_match"), *(notice.split("\n") if notice else ())),
         )
+    held = status.held_result
+    if st == "assigned" and held is not None and held.state == "match_over":
+        # The finished match stays on screen until a player presses (or checks in).
+        over = _over(held, status, held.language, banner, "")
+        nxt = text(held.language, "over.next", match=view.match_id or "")
+        return replace(over, lines=(*over.lines, nxt)[-2:])
     if st in ("assigned", "checking_in"):
         title = text(lang, "checkin.match", match=view.match_id or "", length=view.length)
         rows: list[str] = []
         late = view.lateness
         if late is not None and late.next_point_in is not None and len(late.present) == 1:
-            who = view.players.get(late.present[0], late.present[0])
+            who = _player(view, late.present[0])
             rows.append(text(lang, "checkin.late_point", name=who, time=_mmss(late.next_point_in)))
         if late is not None and any(late.points.values()):
             rows.append(text(lang, "checkin.late_score", a=late.points["a"], b=late.points["b"]))
@@ -153,57 +228,70 @@ def compose(view: View, status: TableStatus, now: float) -> Screen:
         return Screen(
             "checkin", title=title, names=names, delays=marks, banner=banner, lines=tuple(rows)
         )
-    score = text(lang, "score.line", a=view.score["a"], b=view.score["b"], length=view.length)
     if st == "match_over":
-        winner = view.players.get(view.winner or "", view.winner or "")
-        how = text(lang, f"over.how.{view.ended_by}") if view.ended_by else ""
-        return Screen(
-            "over",
-            title=view.match_id or "",
-            names=names,
-            big=text(lang, "over.winner", name=winner),
-            score=text(lang, "over.score", a=view.score["a"], b=view.score["b"]),
-            banner=banner,
-            lines=tuple(x for x in (how, *notice.split("\n")) if x),
-        )
+        return _over(view, status, lang, banner, notice)
+    score = text(lang, "score.line", a=view.score["a"], b=view.score["b"], length=view.length)
     clocks = None
     delays = ("", "")
     if view.timed and view.clocks:
         clocks = (format_clock(view.clocks["a"].shown), format_clock(view.clocks["b"].shown))
         if view.display == "delay":
             delays = (format_delay(view.clocks["a"].delay), format_delay(view.clocks["b"].delay))
-    tag = {"crawford": "crawford.crawford", "post": "crawford.post"}.get(view.crawford)
+    tag_key = _tag(view)
+    tag = text(lang, tag_key) if tag_key else ""
+    game = view.game if st != "between_games" else view.game + 1
+    info = (
+        text(lang, "info.match", game=max(game, 1), length=view.length),
+        _cube_words(view, lang),
+        tag,
+    )
+    pin = ""
     lines: tuple[str, ...] = ()
     if st == "between_games":
-        lines = (text(lang, "between.prompt", game=view.game + 1), text(lang, "between.prompt2"))
+        first = text(lang, "between.prompt", game=view.game + 1)
+        lines = (
+            f"{first} · {tag}" if tag else first,
+            text(lang, "between.prompt2"),
+            text(lang, "between.prompt3"),
+        )
+        pin = lines[2]
     elif st == "cube_offered" and view.cube_offered_by:
-        who = view.players.get(view.cube_offered_by, view.cube_offered_by)
-        banner = banner or text(lang, "cube.offer", name=who, value=view.cube_value * 2)
+        who = _player(view, view.cube_offered_by)
+        pin = text(lang, "cube.offer", name=who, value=view.cube_value * 2)
+        banner = banner or pin
         lines = (text(lang, "cube.take"), text(lang, "cube.pass"))
     elif st == "paused":
         reason = text(lang, f"reason.{view.pause_reason or 'unspecified'}")
         key = "pause.by_director" if view.paused_by == "director" else "pause.title"
         banner = banner or text(lang, key, reason=reason)
         item = view.menu[view.menu_cursor % len(view.menu)] if view.menu else ""
-        lines = ("> " + _menu_label(view, item), text(lang, "pause.hint")) if item else ()
+        if item:
+            pin = "> " + _menu_label(view, item)
+            lines = (pin, text(lang, "pause.hint"))
     elif st == "result_entry":
         claim = view.claim
         if claim:
             opponent = "b" if claim["by"] == "a" else "a"
-            winner = view.players.get(claim["winner"], claim["winner"])
+            winner = _player(view, claim["winner"])
             points = claim["kind"] * view.cube_value
-            banner = banner or text(lang, "result.claim", winner=winner, points=points)
+            pin = text(lang, "result.claim", winner=winner, points=points)
+            banner = banner or pin
             lines = (
-                text(lang, "result.answer", name=view.players.get(opponent, opponent)),
+                text(lang, "result.answer", name=_player(view, opponent)),
                 text(lang, "result.reject"),
             )
         else:
             item = view.menu[view.menu_cursor % len(view.menu)] if view.menu else ""
-            lines = ("> " + _menu_label(view, item), text(lang, "pause.hint")) if item else ()
+            if item:
+                pin = "> " + _menu_label(view, item)
+                lines = (pin, text(lang, "pause.hint"))
             key = "result.title_concession" if view.pause_reason == "concession" else "result.title"
             banner = banner or text(lang, key)
     if notice:
-        lines = tuple(notice.split("\n"))[:2]
+        # A notice (a refused double, an unknown card) comes first for its few seconds; on a small
+        # screen its lines are pinned as one.
+        lines = (notice, pin) if pin else (notice,)
+        pin = pin or notice
     if not view.timed:
         clocks = None
     return Screen(
@@ -215,9 +303,11 @@ def compose(view: View, status: TableStatus, now: float) -> Screen:
         cube=str(view.cube_value) if view.cube_owner else "",
         cube_side=view.cube_owner,
         score=score,
-        tag=text(lang, tag) if tag else "",
+        tag=tag,
         banner=banner,
+        pin=pin,
         lines=lines,
+        info=tuple(x for x in info if x),
         title=text(lang, "untimed") if not view.timed else "",
     )
 
@@ -228,15 +318,14 @@ class Geometry:
     clock_y: int
     clock_h: int
     info_y: int
-    tag_y: int | None  # None: tag, banner and lines share the info row, in turn
-    line_ys: tuple[int, ...]
+    rows: tuple[int, ...]  # the bottom rows under the score (none on 128×32)
     text_ys: tuple[int, ...]  # rows of the text-only layouts
 
 
 GEOMETRY: dict[tuple[int, int], Geometry] = {
-    (128, 64): Geometry(10, 16, 28, 37, (47, 56), (0, 9, 18, 27, 36, 45, 54)),
-    (128, 32): Geometry(9, 14, 24, None, (), (0, 8, 16, 24)),
-    (256, 64): Geometry(10, 24, 37, 46, (55,), (0, 9, 18, 27, 36, 45, 54)),
+    (128, 64): Geometry(10, 16, 28, (37, 46, 55), (0, 9, 18, 27, 36, 45, 54)),
+    (128, 32): Geometry(9, 14, 24, (), (0, 8, 16, 24)),
+    (256, 64): Geometry(10, 24, 37, (46, 55), (0, 9, 18, 27, 36, 45, 54)),
 }
 
 
@@ -247,8 +336,13 @@ class _Canvas:
         self.img = Image.new("1", size)
         self.w, self.h = size
         self.font = TextFont()
+        self.small = CondensedFont()
         self.big = TextFont(scale=2)
         self.now = now
+
+    def pick(self, s: str, width: int) -> TextFont:
+        """The 5×7 font when ``s`` fits in ``width`` pixels, else the condensed one."""
+        return self.font if self.font.width(s) <= width - 2 else self.small
 
     def text(
         self,
@@ -259,36 +353,29 @@ class _Canvas:
         x1: int | None = None,
         invert: bool = False,
         font: TextFont | None = None,
+        band: int = 8,
     ) -> None:
-        font = font or self.font
+        """Draw ``s`` in the row at ``y`` (``band`` rows tall when inverted): condensed when it
+        does not fit, cut (``..``) when even that does not; never a marquee (a line that moves
+        cannot be read at a glance)."""
         x1 = self.w if x1 is None else x1
         width = x1 - x0
+        font = font or self.pick(s, width)
+        if font.width(s) > width - 2:
+            s = font.fit(s, width - 2)
         if invert:
-            self.img.paste(1, (x0, y, x1, y + font.height * font.scale))
+            self.img.paste(1, (x0, y, x1, y + band * font.scale))
+        # The condensed letters sit on rows 1–5 of their 6: centre them in the 8-row band.
+        dy = 1 if font is self.small else 0
         w = font.width(s)
         fill = 0 if invert else 1
-        if w > width - 2:
-            self._marquee(y, s, x0, x1, fill, font)
-            return
         if align == "left":
             x = x0 + 1
         elif align == "right":
             x = x1 - 1 - w
         else:
             x = x0 + (width - w) // 2
-        font.draw(self.img, (x, y), s, fill)
-
-    def _marquee(self, y: int, s: str, x0: int, x1: int, fill: int, font: TextFont) -> None:
-        """A line too long for the screen scrolls (a pure function of ``now``)."""
-        from PIL import Image
-
-        gap = 24
-        w = font.width(s)
-        strip = Image.new("1", (x1 - x0, font.height * font.scale), 1 - fill)
-        offset = int(self.now * 24) % (w + gap)
-        font.draw(strip, (2 - offset, 0), s, fill)
-        font.draw(strip, (2 - offset + w + gap, 0), s, fill)
-        self.img.paste(strip, (x0, y))
+        font.draw(self.img, (x, y + dy), s, fill)
 
 
 def _cycle(items: list[str], now: float) -> str:
@@ -298,51 +385,121 @@ def _cycle(items: list[str], now: float) -> str:
     return items[int(now // CYCLE) % len(items)]
 
 
-def _draw_clocks(c: _Canvas, s: Screen, g: Geometry) -> None:
+def _draw_names(c: _Canvas, s: Screen) -> None:
     half = c.w // 2
     for i, side in enumerate(("a", "b")):
         x0, x1 = i * half, (i + 1) * half
-        name = c.font.fit(s.names[i], half - 4)
-        c.text(0, name, "left" if i == 0 else "right", x0, x1, invert=s.highlight == side)
-    if s.clocks is not None:
-        for i, value in enumerate(s.clocks):
-            x0 = i * half
-            for digit_w in (g.clock_h * 5 // 8, g.clock_h // 2, g.clock_h * 3 // 8):
-                w = seven_segment_width(value, digit_w)
-                if w <= half - 4:
-                    break
-            draw_seven_segment(c.img, (x0 + (half - w) // 2, g.clock_y), value, digit_w, g.clock_h)
-    else:
-        c.text(g.clock_y + (g.clock_h - 8) // 2, s.title or "")
-    if g.tag_y is None:
-        # 128×32: one row left. The score row (with the delays) and the messages take turns;
-        # a banner comes first.
-        turns = [x for x in (s.banner, "\x00", s.tag, *s.lines) if x]
-        pick = turns[int(c.now // CYCLE) % len(turns)]
-        if pick != "\x00":
-            c.text(g.info_y, pick, invert=pick == s.banner)
-            return
-    c.text(g.info_y, s.delays[0], "left", 0, half)
-    c.text(g.info_y, s.delays[1], "right", half, c.w)
-    c.text(g.info_y, s.score)
+        c.text(0, s.names[i], "left" if i == 0 else "right", x0, x1, invert=s.highlight == side)
+
+
+def _draw_clock_digits(c: _Canvas, s: Screen, y: int, h: int) -> None:
+    half = c.w // 2
+    if s.clocks is None:
+        c.text(y + (h - 8) // 2, s.title or "")
+        return
+    for i, value in enumerate(s.clocks):
+        x0 = i * half
+        for digit_w in (h * 5 // 8, h // 2, h * 3 // 8):
+            w = seven_segment_width(value, digit_w)
+            if w <= half - 4:
+                break
+        draw_seven_segment(c.img, (x0 + (half - w) // 2, y), value, digit_w, h)
+
+
+def _draw_score_row(c: _Canvas, s: Screen, y: int, with_tag: bool = False) -> None:
+    half = c.w // 2
+    c.text(y, s.delays[0], "left", 0, half)
+    c.text(y, s.delays[1], "right", half, c.w)
+    margin = max(c.font.width(d) for d in s.delays) + 4
+    middle = s.score
+    if with_tag and s.tag:
+        for joined in (f"{s.score} · {s.tag}", f"{s.score} {s.tag}"):
+            if c.small.width(joined) <= c.w - 2 * margin - 2:
+                middle = joined
+                break
+    font = c.pick(middle, c.w - 2 * margin)
+    c.text(y, middle, "center", margin, c.w - margin, font=font)
     if s.cube and s.cube_side in ("a", "b"):
+        # The cube's box sits on its owner's side of the score (the owner is also in words).
         label = f"{s.cube}"
         w = c.font.width(label) + 4
-        score_w = c.font.width(s.score)
-        x = (c.w - score_w) // 2 - w - 4 if s.cube_side == "a" else (c.w + score_w) // 2 + 4
-        c.text(g.info_y, label, "center", x, x + w, invert=True)
-    if g.tag_y is None:
+        score_w = font.width(middle)
+        mid = margin + (c.w - 2 * margin) // 2
+        if s.cube_side == "a":
+            x = max(margin - 2, mid - score_w // 2 - w - 5)
+        else:
+            x = min(c.w - margin + 2 - w, mid + (score_w + 1) // 2 + 5)
+        c.text(y, label, "center", x, x + w, invert=True, font=c.font)
+
+
+def _draw_clocks(c: _Canvas, s: Screen, g: Geometry) -> None:
+    _draw_names(c, s)
+    if not g.rows:
+        _draw_clocks_small(c, s, g)
         return
+    _draw_clock_digits(c, s, g.clock_y, g.clock_h)
+    _draw_score_row(c, s, g.info_y)
+    rows: list[tuple[str, bool]] = []
     if s.banner:
-        c.text(g.tag_y, s.banner, invert=True)
-    elif s.tag:
-        c.text(g.tag_y, s.tag)
-    lines = list(s.lines)
-    if len(g.line_ys) == 1 and len(lines) > 1:
-        joined = " · ".join(lines)
-        lines = [joined] if c.font.width(joined) <= c.w - 2 else [_cycle(lines, c.now)]
-    for y, line in zip(g.line_ys, lines, strict=False):
-        c.text(y, line)
+        rows.append((s.banner, True))
+    for line in s.lines:
+        # A line with "\n" (a notice) is one row where it fits, else one row per part.
+        whole = line.replace("\n", " ")
+        if c.font.width(whole) <= c.w - 4:
+            rows.append((whole, False))
+        else:
+            rows += [(part, False) for part in line.split("\n")]
+    pin = s.pin.replace("\n", " ")
+    rows = _pack(c, rows, len(g.rows), pin)
+    if len(rows) < len(g.rows):
+        # The quiet facts fill what is left.
+        rows += _pack(c, [(line, False) for line in s.info], len(g.rows) - len(rows), "")
+    for y, (line, inv) in zip(g.rows, rows, strict=False):
+        c.text(y, line, invert=inv)
+
+
+def _pack(c: _Canvas, rows: list[tuple[str, bool]], n: int, pin: str) -> list[tuple[str, bool]]:
+    """Fit ``rows`` (text, inverted) into ``n`` rows: plain rows that fit side by side share one;
+    the banner, the pinned line and the rows that fit stay; what is left over is dropped, except
+    on a two-row screen, where the last row takes turns among the rest."""
+    if len(rows) <= n:
+        return rows
+    packed: list[tuple[str, bool]] = []
+    for text_, inv in rows:
+        if packed and not inv and not packed[-1][1] and pin not in (text_, packed[-1][0]):
+            joined = f"{packed[-1][0]} · {text_}"
+            if c.font.width(joined) <= c.w - 4:
+                packed[-1] = (joined, False)
+                continue
+        packed.append((text_, inv))
+    if len(packed) <= n or n >= 3 or n < 2:
+        return packed[:n]
+    must = [r for r in packed if r[1] or r[0] == pin]
+    if len(must) >= n:
+        return must[:n]
+    keep = must or packed[: n - 1]
+    rest = [r for r in packed if r not in keep]
+    turn = rest[int(c.now // CYCLE) % len(rest)]
+    return [r for r in packed if r in keep or r == turn]
+
+
+def _draw_clocks_small(c: _Canvas, s: Screen, g: Geometry) -> None:
+    """128×32: with nothing to answer, clocks and the score; with a message, smaller clocks,
+    the pinned line, and one condensed row where the secondary lines take turns."""
+    message = s.pin or s.banner or s.lines
+    if not message:
+        _draw_clock_digits(c, s, g.clock_y, g.clock_h)
+        _draw_score_row(c, s, g.info_y, with_tag=True)
+        return
+    _draw_clock_digits(c, s, 9, 10)
+    pin = (s.pin or s.banner or s.lines[0]).replace("\n", " ")
+    secondary = [x.replace("\n", " ") for x in (s.banner, *s.lines) if x and x != s.pin]
+    secondary = [x for x in secondary if x != pin]
+    secondary.append(f"{s.score} · {s.tag}" if s.tag else s.score)
+    c.text(19, pin, invert=pin == s.banner, font=c.pick(pin, c.w), band=7)
+    turn = _cycle(secondary, c.now)
+    x = (c.w - min(c.small.width(turn), c.w - 2)) // 2
+    c.small.draw(c.img, (x, 26), c.small.fit(turn, c.w - 2))
 
 
 def _draw_rows(c: _Canvas, rows: list[tuple[str, str, bool]], ys: tuple[int, ...]) -> None:
@@ -360,10 +517,10 @@ def _draw_checkin(c: _Canvas, s: Screen, g: Geometry) -> None:
     top = (s.banner, "center", True) if s.banner else (s.title, "center", False)
     ys = g.text_ys
     c.text(ys[0], *top[:2], invert=top[2])
-    half = c.w // 2
+    mark_w = c.font.width("...") + 4
     for i in range(2):
-        c.text(ys[1 + i], c.font.fit(s.names[i], half - 4), "left", 0, half)
-        c.text(ys[1 + i], s.delays[i], "right", half, c.w)
+        c.text(ys[1 + i], s.names[i], "left", 0, c.w - mark_w)
+        c.text(ys[1 + i], s.delays[i], "right", c.w - mark_w, c.w)
     rows = [(line, "center", False) for line in s.lines]
     _draw_rows(c, rows, ys[3:])
 
@@ -383,17 +540,24 @@ def _draw_idle(c: _Canvas, s: Screen, g: Geometry) -> None:
 
 def _draw_over(c: _Canvas, s: Screen, g: Geometry) -> None:
     ys = g.text_ys
+    half = c.w // 2
     c.text(ys[0], s.banner or s.title, invert=bool(s.banner))
     if c.h >= 64:
-        font = c.big if c.big.width(s.big) <= c.w - 4 else c.font
-        c.text(13, s.big, font=font)
-        h = 16 if c.w < 256 else 20
+        font = c.big if c.big.width(s.big) <= c.w - 4 else None
+        c.text(10, s.big, font=font)
+        h = 14 if c.w < 256 else 16
         w = seven_segment_width(s.score, h * 5 // 8)
-        draw_seven_segment(c.img, ((c.w - w) // 2, 33), s.score, h * 5 // 8, h)
-        _draw_rows(c, [(line, "center", False) for line in s.lines], (ys[6],))
+        draw_seven_segment(c.img, ((c.w - w) // 2, 28), s.score, h * 5 // 8, h)
+        # Each score under its player's side, the names beside it.
+        c.text(31, s.names[0], "right", 0, (c.w - w) // 2 - 3)
+        c.text(31, s.names[1], "left", (c.w + w) // 2 + 3, c.w)
+        _draw_rows(c, [(line, "center", False) for line in s.lines], (46, 55))
     else:
         c.text(ys[1], s.big)
-        c.text(ys[2], s.score)
+        a, _, b = s.score.partition("-")
+        c.text(ys[2], s.names[0], "left", 0, half - 12)
+        c.text(ys[2], f"{a}-{b}", "center", half - 12, half + 12)
+        c.text(ys[2], s.names[1], "right", half + 12, c.w)
         _draw_rows(c, [(line, "center", False) for line in s.lines], (ys[3],))
 
 

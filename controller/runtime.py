@@ -42,7 +42,7 @@ from mesa.controller.gestures import Context, GestureRecognizer
 from mesa.controller.ports import OutcomeSink
 from mesa.core.sides import SIDES
 from mesa.table.inputs import Input
-from mesa.table.machine import Outcome, Table
+from mesa.table.machine import Outcome, Refusal, Table
 from mesa.table.view import View, table_view
 
 if TYPE_CHECKING:
@@ -51,6 +51,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CLOCK_STATES = ("running", "cube_offered")
+# Refused doubles the screen explains for a moment (notice key per refusal code).
+REFUSAL_NOTICES = {
+    "crawford": "refusal.crawford",
+    "double_match_point": "refusal.double_match_point",
+}
+REFUSAL_NOTICE_S = 2.0
 
 
 class ScaledClock:
@@ -124,6 +130,9 @@ class TableStatus:
     hub: str | None = None  # "online", "offline"
     extra_buttons: frozenset[str] = frozenset()
     language: str | None = None  # the configured language, for the screen before any match
+    # The finished match's last view, kept on screen while the next assignment waits (until a
+    # press, which only dismisses it, or a check-in).
+    held_result: View | None = None
 
 
 @dataclass
@@ -152,9 +161,11 @@ def button_context(table: Table, extra_buttons: frozenset[str] = frozenset()) ->
     if st == "running" and s.clock is not None and s.match is not None:
         side = s.clock.on_move
         # With a CUBE button a hold never doubles; without one it does when a double is legal,
-        # and a long press that cannot double still ends the turn.
+        # and a long press that cannot double still ends the turn, except in the Crawford game
+        # and at DMP: there the hold goes to the table, which refuses it, and the screen says why.
         if side is not None and not has_cube:
-            hold[side] = s.match.double_refusal(side) is None
+            refusal = s.match.double_refusal(side)
+            hold[side] = refusal is None or refusal.code in REFUSAL_NOTICES
     elif st == "cube_offered" and s.match is not None and s.match.cube_offered_by is not None:
         hold["b" if s.match.cube_offered_by == "a" else "a"] = True
     elif st in ("paused", "result_entry"):
@@ -419,15 +430,36 @@ class TableRuntime:
             t = last
             self.stats.clamped += 1
         before = self.table.state
+        if inp.name == "press" and self._status.held_result is not None and before == "assigned":
+            # The last match's result is still on screen: this press only reveals the new
+            # assignment (a player of the finished match must not check in a stranger).
+            self._status = replace(self._status, held_result=None)
+            self._update_context()
+            refusal = Refusal("result_shown", "the press dismissed the last match's result")
+            return Outcome(inp, t, before, refusal=refusal)
+        held = (
+            table_view(self.table, t) if inp.name == "assign" and before == "match_over" else None
+        )
         # By name, not by Input: the machine validates the arguments and fills in defaults only
         # on that path, and a submitter's Input may have been built by hand.
         outcome = self.table.apply(inp.name, inp.args, now=t)
+        if held is not None and outcome.accepted:
+            self._status = replace(self._status, held_result=held)
+        elif self._status.held_result is not None and outcome.state != "assigned":
+            self._status = replace(self._status, held_result=None)
         if inp.name != "tick":
             self.stats.inputs += 1
         if outcome.refusal is not None:
             self.stats.refused += 1
             code = outcome.refusal.code
             self.stats.refusals[code] = self.stats.refusals.get(code, 0) + 1
+            if code in REFUSAL_NOTICES and inp.name in ("hold", "double", "cube"):
+                self._status = replace(
+                    self._status,
+                    notice=REFUSAL_NOTICES[code],
+                    notice_arg="",
+                    notice_until=t + REFUSAL_NOTICE_S,
+                )
         for e in outcome.events:
             if isinstance(e, ev.CardRejected):
                 self._status = replace(

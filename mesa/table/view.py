@@ -62,6 +62,7 @@ class View:
     winner: str | None
     ended_by: str | None
     checked_in: tuple[str, ...] = field(default_factory=tuple)
+    double_match_point: bool = False  # both players one point away: the cube is dead
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -115,4 +116,5 @@ def table_view(table: Table, now: float) -> View:
         winner=m.winner if m else None,
         ended_by=m.ended_by if m else None,
         checked_in=tuple(s.checked_in),
+        double_match_point=bool(m and not m.over and m.double_match_point),
     )

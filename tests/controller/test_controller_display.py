@@ -11,8 +11,11 @@ from gpiozero.pins.mock import MockFactory
 from luma.core.device import dummy
 
 from mesa.controller.app import TableApp
+from mesa.controller.cli import KEYS_HELP
 from mesa.controller.config import parse_config
-from mesa.controller.display import Display, TerminalDevice, halfblocks
+from mesa.controller.display import Display, TerminalDevice, braille
+from mesa.controller.oled import SIZES, render
+from mesa.controller.oled_scenes import scenes
 from mesa.controller.runtime import ManualClock, TableRuntime
 from mesa.table.inputs import Input
 
@@ -115,7 +118,7 @@ def test_the_thread_pushes_a_frame_for_each_change() -> None:
         rt.stop()
 
 
-def test_the_terminal_device_prints_halfblocks() -> None:
+def test_the_terminal_device_prints_braille() -> None:
     out = io.StringIO()
     term = TerminalDevice(128, 32, out=out, footer=lambda: ["A ● B ○"])
     rt = TableRuntime(clock=ManualClock())
@@ -123,5 +126,16 @@ def test_the_terminal_device_prints_halfblocks() -> None:
     d.frame()
     text = out.getvalue()
     assert text.startswith("\x1b[H+") and "A ● B ○" in text
-    assert len(halfblocks(term.image)) == 16  # type: ignore[arg-type]
-    assert any(ch in text for ch in "▀▄█")
+    assert len(braille(term.image)) == 8  # type: ignore[arg-type]
+    assert any("\u2800" < ch <= "\u28ff" for ch in text)
+
+
+def test_the_simulator_fits_an_80_by_24_terminal_at_every_size() -> None:
+    footer = ["A ●  B ○   buzzer: 2×   t=1234.5", *KEYS_HELP]
+    for scene in scenes():
+        for size in SIZES:
+            term = TerminalDevice(*size, out=io.StringIO(), footer=lambda: footer)
+            lines = term.lines(render(scene.view, scene.status, scene.now, size))
+            assert len(lines) <= 24, (scene.name, size, len(lines))
+            assert max(len(line) for line in lines) <= 80, (scene.name, size)
+            assert all(len(line) <= 80 for line in KEYS_HELP)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -103,7 +104,9 @@ def test_mesa_sim_in_the_terminal_takes_keys() -> None:
             p.kill()
             p.wait()
     assert p.returncode == 0, err
-    assert "▀" in out or "█" in out  # the emulated OLED
+    assert any("\u2800" < ch <= "\u28ff" for ch in out)  # the emulated OLED, in braille
+    lines = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "\n", out).split("\n")
+    assert max(len(line) for line in lines) <= 80  # it fits an 80-column terminal
     assert "keys:" in out and ("A ●" in out or "B ●" in out)  # an LED lit: someone on move
 
 
