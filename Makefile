@@ -24,8 +24,7 @@ $(STAMP): pyproject.toml
 # errors are printed on every `make lint`, and make goes on (the leading `-`).
 lint: venv
 	$(VENV)/bin/ruff check .
-	$(PY) tools/typecheck.py --skip mesa.hub.web --skip mesa.hub.desk
-	-$(PY) tools/typecheck.py --only mesa.hub.web --only mesa.hub.desk
+	$(PY) tools/typecheck.py
 
 # The system packages come first, so that a missing one stops the command before minutes of
 # pip install, and in one apt-get call with python3-venv when that is missing too.

@@ -22,6 +22,7 @@ The desk owns the :class:`~mesa.tournament.club.Club` (loaded from and saved to 
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import json
 import logging
 import threading
@@ -311,9 +312,7 @@ class TournamentDesk:
                     except Exception:
                         # Never leave a match "assigned" to a table that was not told.
                         log.exception("table %s: assignment of %s failed", a.table, a.match_id)
-                        self._apply(
-                            lambda club, now, mid=a.match_id: t.unassign(mid, actor="auto", now=now)
-                        )
+                        self._apply(functools.partial(_unassign_auto, t, a.match_id))
                 changed = changed or bool(plan)
         return changed
 
@@ -391,3 +390,8 @@ class TournamentDesk:
             if m.table == table and m.status in ("assigned", "playing"):
                 return m
         return None
+
+
+def _unassign_auto(t: Tournament, match_id: str, club: Club, now: datetime) -> Any:
+    """Take back an assignment the table was never told of (``_apply``'s signature)."""
+    return t.unassign(match_id, actor="auto", now=now)

@@ -128,10 +128,10 @@ def _convert(f: Field, raw: Any) -> Any:
     if f.kind == "int":
         return int(str(raw))
     if f.kind == "float":
-        value = float(str(raw).replace(",", "."))
-        if value != value or value in (float("inf"), float("-inf")):
+        number = float(str(raw).replace(",", "."))
+        if number != number or number in (float("inf"), float("-inf")):
             raise ValueError("not finite")
-        return value
+        return number
     if f.kind == "bool":
         return str(raw).lower() in ("1", "on", "true", "yes", "sí", "si")
     if f.kind == "side":

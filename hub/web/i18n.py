@@ -622,7 +622,7 @@ def format_datetime(value: datetime | str | None, lang: str) -> str:
         try:
             value = datetime.fromisoformat(value)
         except ValueError:
-            return value
+            return str(value)
         if value.tzinfo is not None:
             value = value.astimezone()  # the audit log is kept in UTC; show local time
     return value.strftime("%d/%m/%Y %H:%M:%S" if lang == "es" else "%Y-%m-%d %H:%M:%S")

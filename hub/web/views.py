@@ -5,7 +5,7 @@ dict, so what a script reads is exactly what a person sees. Words that depend on
 (tie-break explanations, round names) come from the engine's own texts, in the page's language.
 
 >>> from datetime import date, datetime
->>> from mesa.tournament.club import Club
+>>> from mesa.tournament.club import Category, Club
 >>> club = Club()
 >>> now = datetime(2025, 3, 7, 20, 0)
 >>> ids = [club.registry.add_new(n).id for n in ("ANA", "BEA", "EVA")]
@@ -34,6 +34,7 @@ from mesa.tournament.explain import group_place_lines, points_lines, step_line
 from mesa.tournament.i18n import place_label, round_name
 from mesa.tournament.i18n import text as engine_text
 from mesa.tournament.matches import Match
+from mesa.tournament.players import Category
 from mesa.tournament.rating import START_RATING
 from mesa.tournament.tournament import Tournament
 
@@ -261,11 +262,10 @@ def ranking_view(
                 }
             )
     elif kind in ("annual", "historic"):
+        cat: Category = "novatos" if category == "novatos" else "open"
         ranking = (
-            club.annual_ranking(year, category)
-            if kind == "annual"  # type: ignore[arg-type]
-            else club.historic_ranking(category)
-        )  # type: ignore[arg-type]
+            club.annual_ranking(year, cat) if kind == "annual" else club.historic_ranking(cat)
+        )
         for e in ranking.entries:
             entries.append(
                 {
