@@ -53,25 +53,33 @@ def provision_table(
     hub_port: int = 1883,
     out: Path | None = None,
     password: str | None = None,
+    tls_ca: str | None = None,
 ) -> Credentials:
-    """Give ``table`` a broker account and write its link config (JSON, mode 0600) to ``out``."""
+    """Give ``table`` a broker account and write its link config (JSON, mode 0600) to ``out``.
+
+    ``tls_ca`` is the venue CA's certificate (PEM): the link file carries it and the table
+    trusts only a broker it certifies (``hub_port`` is then the TLS listener's, 8883)."""
     check_table_id(table)
     password = password or secrets.token_urlsafe(18)
     set_password(passwd_file, table, password)
     if out is not None:
-        _write_private(
-            out,
-            {
-                "table": table,
-                "hub": {
-                    "host": hub_host,
-                    "port": hub_port,
-                    "username": table,
-                    "password": password,
-                },
-            },
-        )
+        _write_private(out, link_config(table, hub_host, hub_port, password, tls_ca))
     return Credentials(table, password, out)
+
+
+def link_config(
+    table: str, hub_host: str, hub_port: int, password: str, tls_ca: str | None
+) -> dict[str, object]:
+    """A table's link file (``controller.link.LinkSettings.from_file`` reads it)."""
+    hub: dict[str, object] = {
+        "host": hub_host,
+        "port": hub_port,
+        "username": table,
+        "password": password,
+    }
+    if tls_ca is not None:
+        hub["tls_ca"] = tls_ca
+    return {"table": table, "hub": hub}
 
 
 def provision_hub(
