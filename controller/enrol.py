@@ -75,11 +75,25 @@ def pi_serial(
         raise ConfigError("no serial number and no machine id on this machine") from None
 
 
+def with_link_table(cfg: Any, link_file: str | Path) -> Any:
+    """``cfg`` (a TableConfig) with the table id of its link file: the number the director gave
+    at adoption wins over the sample's ``[table] id``."""
+    import dataclasses
+
+    try:
+        table = check_table_id(json.loads(Path(link_file).read_text(encoding="utf-8"))["table"])
+    except (OSError, ValueError, KeyError, TypeError, ProtocolError) as e:
+        raise ConfigError(f"{link_file}: not a table link file ({e})") from None
+    if table == cfg.table.id:
+        return cfg
+    return dataclasses.replace(cfg, table=dataclasses.replace(cfg.table, id=table))
+
+
 def hello_payload(serial: str, hwcheck: dict[str, str]) -> bytes:
     return json.dumps({"serial": serial, "hwcheck": hwcheck}).encode()
 
 
-def check_answer(payload: bytes) -> dict[str, Any]:
+def check_answer(payload: bytes | bytearray) -> dict[str, Any]:
     """The link file in an answer, checked before it replaces anything on the Pi."""
     try:
         data = json.loads(payload)
@@ -181,3 +195,49 @@ class Enrolment:
             self._client.disconnect()
             self._client.loop_stop()
         return self._result
+
+
+# ── mesa enrol ─────────────────────────────────────────────────────────────────
+def _hwcheck(config: str | None) -> dict[str, str]:
+    """A quick hardware check for the announcement: the parts that need no one at the table."""
+    if config is None:
+        return {}
+    try:
+        from mesa.controller.config import load_config
+        from mesa.controller.hwcheck import run_checks
+
+        cfg = load_config(config)
+        results = run_checks(cfg, only={"display", "card"}, say=log.info, timeout=2.0, pause=0.0)
+        return {r.part: ("ok" if r.ok else f"FAILED {r.detail}") for r in results}
+    except Exception as e:  # the check informs the director; it must never stop enrolment
+        return {"hwcheck": f"not run ({e})"[:200]}
+
+
+def _enrol(args: Any) -> int:
+    import sys
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    try:
+        bundle = EnrolBundle.from_file(args.bundle)
+        serial = args.serial or pi_serial()
+        enrolment = Enrolment(bundle, serial, Path(args.link), _hwcheck(args.config))
+    except ConfigError as e:
+        print(f"mesa enrol: {e}", file=sys.stderr)
+        return 2
+    print(f"mesa enrol: this table is {serial}; adopt it on the hub (mesa adopt {serial} N)")
+    result = enrolment.wait(args.timeout)
+    if result is None:
+        print("mesa enrol: not adopted yet", file=sys.stderr)
+        return 1
+    print(f"mesa enrol: adopted as table {result['table']}; link in {args.link}")
+    return 0
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("enrol", help="a new table: announce it to the hub and wait to be adopted")
+    p.add_argument("--bundle", default="/etc/mesa/enrol.json", help="the venue's enrolment bundle")
+    p.add_argument("--link", default="/etc/mesa/table.json", help="where the link file goes")
+    p.add_argument("--config", help="table.toml, for the hardware check in the announcement")
+    p.add_argument("--serial", help="this table's serial (default: the Pi's)")
+    p.add_argument("--timeout", type=float, help="give up after this many seconds")
+    p.set_defaults(run=_enrol)

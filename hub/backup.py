@@ -105,7 +105,9 @@ def check_backup(path: str | Path, required: Iterable[str] = ()) -> list[str]:
             result = [r[0] for r in conn.execute("PRAGMA integrity_check")]
             if result != ["ok"]:
                 problems += [f"integrity: {r}" for r in result[:5]]
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            tables = {
+                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
         finally:
             conn.close()
     except sqlite3.Error as e:

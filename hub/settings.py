@@ -47,6 +47,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("broker_dir", "MESA_HUB_BROKER_DIR", "the private broker's config, passwords and data"),
     Setting("keepalive", "MESA_HUB_KEEPALIVE", "MQTT keepalive in seconds"),
     Setting("batch_max", "MESA_HUB_BATCH_MAX", "most messages committed in one transaction"),
+    Setting("tls_cert", "MESA_HUB_TLS_CERT", "the dashboard's HTTPS certificate (PEM; the venue CA's)"),
+    Setting("tls_key", "MESA_HUB_TLS_KEY", "the key of tls_cert (both set: the dashboard is HTTPS)"),
+    Setting("backup_dir", "MESA_HUB_BACKUP_DIR", "where `mesa backup` and the after-tournament backup go"),
+    Setting("backup_keep", "MESA_HUB_BACKUP_KEEP", "how many backups are kept (the newest)"),
 )
 
 
@@ -62,6 +66,10 @@ class HubSettings:
     broker_dir: Path = Path("var/broker")
     keepalive: int = 15
     batch_max: int = 5000
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    backup_dir: Path = Path("var/backups")
+    backup_keep: int = 14
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> HubSettings:

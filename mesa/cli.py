@@ -22,6 +22,8 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "mesa.controller.cli",
     "mesa.hub.cli",
     "mesa.hub.web.cli",
+    "mesa.hub.admin",
+    "mesa.controller.enrol",
 )
 
 

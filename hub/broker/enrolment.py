@@ -62,7 +62,7 @@ def enrol_topic(serial: str, kind: str) -> str:
     return f"{NAMESPACE}/enrol/{check_serial(serial)}/{kind}"
 
 
-def parse_hello(topic: str, payload: bytes) -> tuple[str, dict[str, Any]]:
+def parse_hello(topic: str, payload: bytes | bytearray) -> tuple[str, dict[str, Any]]:
     """The serial and hardware check of an announcement; :class:`EnrolmentError` if malformed.
 
     >>> parse_hello("mesa/v1/enrol/abc1/hello", b'{"serial": "abc1", "hwcheck": {"display": "ok"}}')
@@ -295,7 +295,9 @@ def adopt(
             settings.reload()
         elif settings.pid_file is not None:
             reload_broker(settings.pid_file)
-        answer = link_config(table_id, settings.hub_host, settings.hub_port, password, settings.tls_ca)
+        answer = link_config(
+            table_id, settings.hub_host, settings.hub_port, password, settings.tls_ca
+        )
         topic = enrol_topic(serial, "answer")
         payload = json.dumps(answer).encode()
         (publish or (lambda t, p: _publish_once(settings, t, p)))(topic, payload)
@@ -312,7 +314,9 @@ class EnrolmentDesk:
     ``mesa enrolment-desk`` runs one; a dashboard calls :meth:`adopt`.
     """
 
-    def __init__(self, settings: EnrolmentSettings, *, client_id: str = ENROL_DESK_USERNAME) -> None:
+    def __init__(
+        self, settings: EnrolmentSettings, *, client_id: str = ENROL_DESK_USERNAME
+    ) -> None:
         self.settings = settings
         self.store = EnrolmentStore(settings.db)
         self.refused = 0  # malformed announcements, counted
@@ -341,9 +345,7 @@ class EnrolmentDesk:
         if reason.is_failure:
             log.error("enrolment desk refused by the broker: %s", reason)
             return
-        client.subscribe(
-            [(f"{NAMESPACE}/enrol/+/hello", 1), (f"{NAMESPACE}/table/+/status", 1)]
-        )
+        client.subscribe([(f"{NAMESPACE}/enrol/+/hello", 1), (f"{NAMESPACE}/table/+/status", 1)])
         self.connected.set()
 
     def _on_message(self, client: Any, ud: Any, msg: mqtt.MQTTMessage) -> None:
@@ -385,6 +387,7 @@ def provision_enrolment(
     enrol_port: int,
     table_port: int,
     tls_ca: str | None,
+    real_passwd_file: Path | None = None,
 ) -> None:
     """The enrolment account and bundle (copied onto every new table's SD card) and the desk's
     account and settings; kept if they exist already (idempotent)."""
@@ -407,7 +410,8 @@ def provision_enrolment(
             desk_settings,
             {
                 "db": str(db),
-                "passwd_file": str(passwd_file),
+                # As the installed system sees it (``mesa install --root`` writes elsewhere).
+                "passwd_file": str(real_passwd_file or passwd_file),
                 "pid_file": str(pid_file) if pid_file else None,
                 "hub_host": hub_host,
                 "hub_port": table_port,

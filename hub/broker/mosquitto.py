@@ -134,7 +134,12 @@ class BrokerPaths:
         """The production paths under ``root`` (``mesa install --root``)."""
         r = Path(root)
         d = cls()
-        return cls(*(r / p.relative_to("/") for p in (d.passwd, d.acl, d.enrol_passwd, d.enrol_acl, d.tls_dir)))
+        return cls(
+            *(
+                r / p.relative_to("/")
+                for p in (d.passwd, d.acl, d.enrol_passwd, d.enrol_acl, d.tls_dir)
+            )
+        )
 
 
 def listener_block(
@@ -183,9 +188,16 @@ def production_conf(
         "",
     ]
     lines += [f"{k} {v}" for k, v in GLOBAL_SETTINGS.items()]
-    lines += ["connection_messages true", "", "# The hub's own processes: plain MQTT, loopback only."]
+    lines += [
+        "connection_messages true",
+        "",
+        "# The hub's own processes: plain MQTT, loopback only.",
+    ]
     lines += listener_block(local_port, "127.0.0.1", passwd=paths.passwd, acl=paths.acl)
-    lines += ["", "# The tables, on the venue's shared Wi-Fi: TLS only, the venue CA's certificate."]
+    lines += [
+        "",
+        "# The tables, on the venue's shared Wi-Fi: TLS only, the venue CA's certificate.",
+    ]
     lines += listener_block(
         lan_port, lan_host, passwd=paths.passwd, acl=paths.acl, tls_dir=paths.tls_dir
     )

@@ -12,7 +12,7 @@ nothing else; a director's phone trusts the dashboard once ``ca.pem`` is install
 >>> files.ca.read_text().startswith("-----BEGIN CERTIFICATE-----")
 True
 >>> sorted(server_names(files.cert))
-['192.168.1.10', 'hub.local', 'localhost', '127.0.0.1']
+['127.0.0.1', '192.168.1.10', 'hub.local', 'localhost']
 >>> ensure_venue_tls(d, hosts=["hub.local", "192.168.1.10"]).cert == files.cert  # idempotent
 True
 """
@@ -150,9 +150,7 @@ def issue_server_cert(files: TlsFiles, hosts: Iterable[str]) -> None:
         raise TlsError(f"the venue CA in {files.dir} cannot be read ({e})") from None
     key = ec.generate_private_key(ec.SECP256R1())
     sans = _san(hosts)
-    common = next(
-        (str(n.value) for n in sans if isinstance(n, x509.DNSName)), str(sans[0].value)
-    )
+    common = next((str(n.value) for n in sans if isinstance(n, x509.DNSName)), str(sans[0].value))
     now = _now()
     cert = (
         x509.CertificateBuilder()
@@ -196,8 +194,10 @@ def ensure_venue_tls(
         with contextlib.suppress(FileNotFoundError):
             files.cert.unlink()
     wanted = {str(n.value) for n in _san(hosts)}
-    if not files.cert.exists() or not files.key.exists() or not wanted <= set(
-        server_names(files.cert)
+    if (
+        not files.cert.exists()
+        or not files.key.exists()
+        or not wanted <= set(server_names(files.cert))
     ):
         issue_server_cert(files, hosts)
     return files

@@ -3,6 +3,7 @@ rogue Pi on the enrolment account cannot do."""
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Iterator
@@ -63,7 +64,9 @@ def venue(tmp_path: Path) -> Iterator[tuple[PrivateMosquitto, TlsFiles, Enrolmen
 
 def bundle(broker: PrivateMosquitto, files: TlsFiles) -> EnrolBundle:
     assert broker.enrol_port is not None
-    return EnrolBundle("127.0.0.1", broker.enrol_port, ENROL_USERNAME, ENROL_PASSWORD, files.ca.read_text())
+    return EnrolBundle(
+        "127.0.0.1", broker.enrol_port, ENROL_USERNAME, ENROL_PASSWORD, files.ca.read_text()
+    )
 
 
 class Client:
@@ -72,7 +75,7 @@ class Client:
     def __init__(
         self, port: int, user: str, password: str, client_id: str, ca: str | None = None
     ) -> None:
-        self.heard: list[tuple[str, bytes]] = []
+        self.heard: list[tuple[str, bytes | bytearray]] = []
         self.reason: Any = None
         self.answered = threading.Event()
         self.lost = threading.Event()
@@ -117,9 +120,19 @@ def run_enrolment(e: Enrolment) -> tuple[threading.Thread, list[Any]]:
     return t, out
 
 
+def announced(desk: EnrolmentDesk, serial: str) -> bool:
+    return any(p.serial == serial for p in desk.store.pending())
+
+
 def go_online(settings: LinkSettings) -> Client:
     """What the table's link does first: connect with its account and say it is online."""
-    c = Client(settings.port, str(settings.username), str(settings.password), str(settings.username), settings.tls_ca)
+    c = Client(
+        settings.port,
+        str(settings.username),
+        str(settings.password),
+        str(settings.username),
+        settings.tls_ca,
+    )
     assert c.ok, c.reason
     c.publish(
         table_topic(settings.table, "status"),
@@ -181,7 +194,7 @@ def test_an_unknown_serial_or_a_bad_table_number_is_refused(
 def test_a_rogue_pi_on_the_enrolment_account_can_do_nothing_else(
     venue: tuple[PrivateMosquitto, TlsFiles, EnrolmentSettings],
 ) -> None:
-    broker, files, settings = venue
+    broker, files, _ = venue
     assert broker.enrol_port is not None
     ca = files.ca.read_text()
     hub = Client(broker.port, HUB_USERNAME, HUB_PASSWORD, "enrol-test-hub")
@@ -190,9 +203,7 @@ def test_a_rogue_pi_on_the_enrolment_account_can_do_nothing_else(
     hub.publish(enrol_topic("aaaa0001", "answer"), b'{"secret": 1}', retain=True)
     rogue = Client(broker.enrol_port, ENROL_USERNAME, ENROL_PASSWORD, "bbbb0002", ca)
     assert rogue.ok
-    rogue.subscribe(
-        enrol_topic("aaaa0001", "answer"), "mesa/v1/enrol/+/answer", "mesa/v1/#", "#"
-    )
+    rogue.subscribe(enrol_topic("aaaa0001", "answer"), "mesa/v1/enrol/+/answer", "mesa/v1/#", "#")
     for topic in (
         table_topic("t1", "event"),
         table_topic("t1", "status"),
@@ -233,7 +244,7 @@ def test_a_replaced_pi_takes_over_the_table_and_the_old_password_stops_working(
         for serial in ("old0001", "new0002"):
             link_file = tmp_path / serial / "table.json"
             thread, out = run_enrolment(Enrolment(bundle(broker, files), serial, link_file))
-            assert wait_until(lambda s=serial: any(p.serial == s for p in desk.store.pending()), 10)
+            assert wait_until(functools.partial(announced, desk, serial), 10)
             desk.adopt(serial, "5")
             thread.join(30)
             assert out and out[0] is not None

@@ -64,7 +64,9 @@ def ok(reason: Any) -> bool:
     return hasattr(reason, "is_failure") and not reason.is_failure
 
 
-def test_the_certificate_names_the_hub_and_loopback(venue: tuple[PrivateMosquitto, TlsFiles]) -> None:
+def test_the_certificate_names_the_hub_and_loopback(
+    venue: tuple[PrivateMosquitto, TlsFiles],
+) -> None:
     _, files = venue
     assert {"hub.local", "localhost", "127.0.0.1"} <= set(server_names(files.cert))
     assert files.ca_key.stat().st_mode & 0o077 == 0
@@ -92,7 +94,9 @@ def test_a_client_without_the_ca_or_with_another_is_refused(
     assert isinstance(refused, ssl.SSLCertVerificationError)
 
 
-def test_plain_text_to_the_tls_listener_is_refused(venue: tuple[PrivateMosquitto, TlsFiles]) -> None:
+def test_plain_text_to_the_tls_listener_is_refused(
+    venue: tuple[PrivateMosquitto, TlsFiles],
+) -> None:
     broker, _ = venue
     assert broker.tls_port is not None
     assert not ok(try_connect(broker.tls_port, "t3", table_password("t3"), ca=None))
