@@ -263,3 +263,45 @@ def test_a_replaced_pi_takes_over_the_table_and_the_old_password_stops_working(
         new_table.close()
     finally:
         desk.stop()
+
+
+def test_the_commands_list_and_adopt_against_the_hubs_store(
+    venue: tuple[PrivateMosquitto, TlsFiles, EnrolmentSettings],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``mesa enrolments`` reads the store; ``mesa adopt`` (no desk running) makes the account,
+    reloads the broker through its pid file and leaves the answer retained for the Pi."""
+    from mesa.cli import main
+    from mesa.hub.broker.enrolment import EnrolmentStore
+
+    broker, files, settings = venue
+    store = EnrolmentStore(settings.db)
+    store.record_hello("cafe0001", {"display": "ok", "card": "FAILED not found"}, now=1.0)
+    store.close()
+    assert main(["enrolments", "--db", str(settings.db)]) == 0
+    listing = capsys.readouterr().out
+    assert "Mesa nueva" in listing and "cafe0001" in listing and "card FAILED" in listing
+    desk_file = tmp_path / "enrolment.json"
+    desk_file.write_text(
+        json.dumps(
+            {
+                "db": str(settings.db),
+                "passwd_file": str(broker.passwd),
+                "pid_file": str(broker.pid_file),
+                "hub_host": "127.0.0.1",
+                "hub_port": broker.tls_port,
+                "tls_ca": files.ca.read_text(),
+                "broker_port": broker.port,
+                "desk_password": DESK_PASSWORD,
+            }
+        )
+    )
+    assert main(["adopt", "cafe0001", "9", "--settings", str(desk_file)]) == 0
+    link_file = tmp_path / "pi" / "table.json"
+    out = Enrolment(bundle(broker, files), "cafe0001", link_file).wait(30)
+    assert out is not None and out["table"] == "9"
+    table = go_online(LinkSettings.from_file(link_file))
+    table.close()
+    assert main(["adopt", "cafe0001", "9", "--settings", str(desk_file)]) == 1  # adopted already
+    assert "announced" in capsys.readouterr().err
