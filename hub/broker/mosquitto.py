@@ -443,6 +443,7 @@ class PrivateMosquitto:
         self.enrol_acl = self.workdir / "enrol.acl"
         self.log = self.workdir / "mosquitto.log"
         self.pid_file = self.workdir / "mosquitto.pid"
+        self._log_mark = 0
 
     def _write_config(self) -> None:
         if not self.passwd.exists() or self.users:
@@ -504,6 +505,8 @@ class PrivateMosquitto:
         if self.running:
             return self
         self._write_config()
+        # Only what this start writes to the log counts (a restart appends to the same file).
+        self._log_mark = self.log.stat().st_size if self.log.exists() else 0
         self.proc = subprocess.Popen(
             [self.binary, "-c", str(self.conf)],
             stdout=subprocess.DEVNULL,
@@ -523,11 +526,24 @@ class PrivateMosquitto:
                 self.proc = None
                 self._unwatch()
                 raise BrokerError(f"mosquitto exited at start: {err.strip()} {tail.strip()}")
-            if accepts(self.host, self.port):
+            if self._ready():
                 return self
             time.sleep(0.02)
         self.kill()
         raise BrokerError(f"mosquitto did not accept connections on port {self.port}")
+
+    def _ready(self) -> bool:
+        """Every listener accepts, and Mosquitto says it is running: only then has it set up its
+        signal handlers (a SIGHUP before that, from :meth:`add_user`, would end it)."""
+        ports = [p for p in (self.port, self.tls_port, self.enrol_port) if p is not None]
+        if not all(accepts(self.host, p) for p in ports):
+            return False
+        try:
+            with self.log.open("rb") as f:
+                f.seek(self._log_mark)
+                return b" running" in f.read()
+        except OSError:
+            return False
 
     @property
     def running(self) -> bool:

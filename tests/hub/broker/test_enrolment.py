@@ -305,3 +305,56 @@ def test_the_commands_list_and_adopt_against_the_hubs_store(
     table.close()
     assert main(["adopt", "cafe0001", "9", "--settings", str(desk_file)]) == 1  # adopted already
     assert "announced" in capsys.readouterr().err
+
+
+def test_a_rogue_taking_a_tables_client_id_hears_nothing_of_it(
+    venue: tuple[PrivateMosquitto, TlsFiles, EnrolmentSettings],
+) -> None:
+    """Client ids are global in Mosquitto: an enrolment client that claims table t1's id takes
+    over its session (a disconnection), but neither the commands queued for t1 nor new ones
+    reach it: the ACL is checked on delivery."""
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    broker, files, _ = venue
+    assert broker.tls_port is not None and broker.enrol_port is not None
+    ca = files.ca.read_text()
+    broker.add_user("t1", "pw-t1")
+    props = Properties(PacketTypes.CONNECT)
+    props.SessionExpiryInterval = 3600
+    t1 = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="t1", protocol=mqtt.MQTTv5)
+    t1.username_pw_set("t1", "pw-t1")
+    t1.tls_set_context(tls_context(ca))
+    subscribed = threading.Event()
+    t1.on_subscribe = lambda *a: subscribed.set()
+    t1.on_connect = lambda c, *a: c.subscribe(table_topic("t1", "cmd"), qos=1)
+    t1.connect("127.0.0.1", broker.tls_port, clean_start=False, properties=props)
+    t1.loop_start()
+    assert subscribed.wait(5)
+    t1.disconnect()
+    t1.loop_stop()
+    hub = Client(broker.port, HUB_USERNAME, HUB_PASSWORD, "enrol-test-hub")
+    for i in range(3):
+        hub.publish(table_topic("t1", "cmd"), b"queued %d" % i)
+    rogue = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="t1", protocol=mqtt.MQTTv5)
+    rogue.username_pw_set(ENROL_USERNAME, ENROL_PASSWORD)
+    rogue.tls_set_context(tls_context(ca))
+    heard: list[str] = []
+    rogue.on_message = lambda c, ud, m: heard.append(m.topic)
+    joined = threading.Event()
+    rogue.on_connect = lambda *a: joined.set()
+    rogue.connect("127.0.0.1", broker.enrol_port, clean_start=False, properties=props)
+    rogue.loop_start()
+    assert joined.wait(5)
+    hub.publish(table_topic("t1", "cmd"), b"live")
+    # A marker the rogue may hear (its own answer) shows that deliveries to it have happened.
+    acked = threading.Event()
+    rogue.on_subscribe = lambda *a: acked.set()
+    rogue.subscribe(enrol_topic("t1", "answer"), qos=1)
+    assert acked.wait(5)
+    hub.publish(enrol_topic("t1", "answer"), b"marker", retain=False)
+    assert wait_until(lambda: bool(heard), 5)
+    assert heard == [enrol_topic("t1", "answer")]
+    rogue.disconnect()
+    rogue.loop_stop()
+    hub.close()

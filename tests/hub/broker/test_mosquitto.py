@@ -118,7 +118,7 @@ def test_production_config_runs_on_a_real_mosquitto(tmp_path: Path) -> None:
         f"pid_file {tmp_path / 'pid'}",
         "persistence true",
         f"persistence_location {tmp_path}/data/",
-        f"log_dest file {tmp_path / 'log'}",
+        f"log_dest file {broker.log}",
         f"include_dir {confd}",
     ]
     if os.geteuid() == 0:
