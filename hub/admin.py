@@ -52,10 +52,24 @@ def _when(t: float | None) -> str:
     return "-" if t is None else dt.datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M")
 
 
+def _enrolment_db(args: argparse.Namespace) -> Path:
+    """--db, else the store named in the desk's settings (an installed hub), else the hub's."""
+    if args.db:
+        return Path(args.db)
+    from mesa.hub.broker.enrolment import EnrolmentSettings
+
+    if args.settings.exists():
+        try:
+            return EnrolmentSettings.from_file(args.settings).db
+        except MesaError:
+            pass
+    return _db(args)
+
+
 def _enrolments(args: argparse.Namespace) -> int:
     from mesa.hub.broker.enrolment import EnrolmentStore
 
-    store = EnrolmentStore(_db(args))
+    store = EnrolmentStore(_enrolment_db(args))
     try:
         pending, adopted = store.pending(), store.adoptions()
     finally:
@@ -146,7 +160,8 @@ def register(sub: Any) -> None:
     p.set_defaults(run=_install)
 
     p = sub.add_parser("enrolments", help="the new tables waiting to be adopted")
-    p.add_argument("--db", help="the hub's store (default: the hub's setting)")
+    p.add_argument("--db", help="the hub's store (default: the one in --settings)")
+    p.add_argument("--settings", type=Path, default=DESK_SETTINGS)
     p.add_argument("--all", action="store_true", help="the adopted ones too")
     p.set_defaults(run=_enrolments)
 
