@@ -358,3 +358,49 @@ def test_a_rogue_taking_a_tables_client_id_hears_nothing_of_it(
     rogue.disconnect()
     rogue.loop_stop()
     hub.close()
+
+
+def test_an_adopted_table_plays_over_tls_with_the_hub(
+    venue: tuple[PrivateMosquitto, TlsFiles, EnrolmentSettings], tmp_path: Path
+) -> None:
+    """The whole path: a new Pi adopted, then its real link (TLS, the CA from its answer)
+    delivers a match's events to the hub's ingest on the loopback listener."""
+    from mesa.controller.link import TableLink
+    from mesa.controller.outbox import Outbox
+    from mesa.hub.ingest.app import Hub
+    from mesa.table.inputs import parse_input
+    from mesa.table.machine import Table
+    from support.harness import ASSIGN_ARGS, hub_settings
+    from support.tables import SimRuntime
+
+    broker, files, settings = venue
+    hub = Hub(hub_settings(tmp_path / "hub.sqlite3", broker)).start()
+    desk = EnrolmentDesk(settings).start()
+    link = None
+    try:
+        assert desk.connected.wait(10)
+        link_file = tmp_path / "pi" / "table.json"
+        thread, out = run_enrolment(Enrolment(bundle(broker, files), "beef0008", link_file))
+        assert wait_until(functools.partial(announced, desk, "beef0008"), 10)
+        desk.adopt("beef0008", "8")
+        thread.join(30)
+        assert out and out[0] is not None
+        hub.register_table("8")
+        settings8 = LinkSettings.from_file(link_file)
+        assert settings8.tls_ca is not None and settings8.port == broker.tls_port
+        outbox = Outbox(tmp_path / "8.sqlite3", "8")
+        runtime = SimRuntime(Table())
+        link = TableLink(settings8, outbox, runtime, clock=runtime.clock)
+        runtime.sinks.append(link)
+        link.start()
+        runtime.apply(parse_input("assign", ASSIGN_ARGS), 0.0)
+        assert wait_until(lambda: outbox.pending == 0 and outbox.last_seq > 0, 15)
+        assert hub.table("8")["match_id"] == ASSIGN_ARGS["match_id"]
+        # Online with its own account: the desk has taken the answer off the broker.
+        assert wait_until(lambda: desk.store.adoptions()[0].cleared_at is not None, 10)
+    finally:
+        if link is not None:
+            link.stop()
+            link.outbox.close()
+        desk.stop()
+        hub.stop()
