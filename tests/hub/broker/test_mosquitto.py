@@ -35,7 +35,7 @@ PROD = ROOT / "systemd" / "mosquitto"
 
 
 def conf_values(text: str) -> dict[str, str]:
-    out = {}
+    out: dict[str, str] = {}
     for line in text.splitlines():
         line = line.strip()
         if line and not line.startswith("#"):
