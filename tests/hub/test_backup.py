@@ -127,3 +127,32 @@ def test_restore_refuses_while_another_process_holds_the_store(tmp_path: Path) -
         assert restore(good, db, required=REQUIRED_TABLES, force=True) is not None
     finally:
         holder.communicate("", timeout=10)
+
+
+def test_the_desk_backs_up_when_a_tournament_is_closed(tmp_path: Path) -> None:
+    from datetime import date, datetime
+
+    from mesa.hub import backup as backups_module
+    from mesa.hub.desk.desk import TournamentDesk
+
+    db = tmp_path / "hub.sqlite3"
+    Hub(HubSettings(db=db)).close()
+    desk = TournamentDesk(db, now=lambda: datetime(2025, 3, 7, 20, 0))
+    backups_module.configure(db, tmp_path / "after", keep=3)
+    try:
+        t = desk.call(
+            lambda club, now: club.create_tournament("2025-03", "Marzo", date(2025, 3, 7))
+        )
+        desk.call(lambda club, now: t.name)  # an action that closes nothing: no backup
+        assert backups(tmp_path / "after") == []
+
+        def close(club: object, now: datetime) -> None:
+            t.phase = "closed"  # what Tournament.close does once the knockout is over
+
+        desk.call(close)
+        assert wait_until(lambda: len(backups(tmp_path / "after")) == 1, 10)
+        (made,) = backups(tmp_path / "after")
+        assert check_backup(made, REQUIRED_TABLES) == []
+    finally:
+        backups_module._settings = None
+        desk.close()
