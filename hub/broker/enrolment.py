@@ -18,8 +18,10 @@ desk clears the answer (an empty retained message): the password does not linger
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import re
 import secrets
 import sqlite3
@@ -42,6 +44,8 @@ log = logging.getLogger(__name__)
 
 SERIAL_RE = re.compile(r"[0-9a-z][0-9a-z_-]{0,63}")
 MAX_HELLO_BYTES = 4096
+# A venue has tens of tables: more Pis waiting than this is someone flooding the enrolment port.
+MAX_PENDING = 200
 KINDS = ("hello", "answer")
 
 
@@ -134,16 +138,30 @@ class EnrolmentStore:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        created = not self.path.exists()
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(SCHEMA)
+        if created and os.geteuid() == 0:
+            # The desk and `mesa adopt` run as root; the store is the hub's (the owner of its
+            # folder, /var/lib/mesa): a store created here must stay writable by the hub.
+            # (SQLite itself gives its -wal and -shm files the database's owner.)
+            st = self.path.parent.stat()
+            with contextlib.suppress(OSError):
+                os.chown(self.path, st.st_uid, st.st_gid)
 
     def close(self) -> None:
         self._db.close()
 
     def record_hello(self, serial: str, hwcheck: dict[str, str], now: float) -> None:
         with self._lock, self._db:
+            known = self._db.execute(
+                "SELECT 1 FROM enrol_pending WHERE serial = ?", (serial,)
+            ).fetchone()
+            count = self._db.execute("SELECT count(*) FROM enrol_pending").fetchone()[0]
+            if known is None and count >= MAX_PENDING:
+                raise EnrolmentError(f"more than {MAX_PENDING} tables waiting: {serial} ignored")
             self._db.execute(
                 "INSERT INTO enrol_pending VALUES (?, ?, ?, ?) ON CONFLICT(serial) DO UPDATE"
                 " SET hwcheck = excluded.hwcheck, last_seen = excluded.last_seen",
@@ -151,11 +169,14 @@ class EnrolmentStore:
             )
 
     def pending(self) -> list[Pending]:
-        """Pis that announced themselves and are not adopted, oldest first."""
+        """Pis that announced themselves and are not adopted, oldest first. A Pi that announces
+        itself again after its adoption (its SD card reflashed) is waiting again."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT serial, hwcheck, first_seen, last_seen FROM enrol_pending"
-                " WHERE serial NOT IN (SELECT serial FROM enrol_adopted) ORDER BY first_seen"
+                "SELECT serial, hwcheck, first_seen, last_seen FROM enrol_pending p"
+                " WHERE NOT EXISTS (SELECT 1 FROM enrol_adopted a"
+                "   WHERE a.serial = p.serial AND a.adopted_at >= p.last_seen)"
+                " ORDER BY first_seen"
             ).fetchall()
         return [Pending(s, json.loads(h), f, last) for s, h, f, last in rows]
 

@@ -404,3 +404,30 @@ def test_an_adopted_table_plays_over_tls_with_the_hub(
             link.outbox.close()
         desk.stop()
         hub.stop()
+
+
+def test_the_store_bounds_the_waiting_list_and_sees_a_reflashed_pi_again(tmp_path: Path) -> None:
+    from mesa.hub.broker.enrolment import MAX_PENDING, EnrolmentStore, parse_hello
+
+    store = EnrolmentStore(tmp_path / "hub.sqlite3")
+    try:
+        for i in range(MAX_PENDING):
+            store.record_hello(f"flood{i}", {}, now=float(i))
+        with pytest.raises(EnrolmentError, match="waiting"):
+            store.record_hello("onemore", {}, now=1e6)
+        store.record_hello("flood0", {"display": "ok"}, now=1e6)  # a known one still updates
+        store.record_adoption("flood0", "3", now=2e6)
+        assert "flood0" not in {p.serial for p in store.pending()}
+        store.record_hello("flood0", {}, now=3e6)  # announced again after its adoption
+        assert "flood0" in {p.serial for p in store.pending()}
+    finally:
+        store.close()
+    for topic, payload in (
+        ("mesa/v1/enrol/abc/hello", b'{"serial": "other"}'),
+        ("mesa/v1/enrol/abc/hello", b'{"serial": "abc", "hwcheck": ["x"]}'),
+        ("mesa/v1/enrol/abc/hello", b"x" * 5000),
+        ("mesa/v1/enrol/ABC/hello", b'{"serial": "ABC"}'),
+        ("mesa/v1/table/abc/hello", b'{"serial": "abc"}'),
+    ):
+        with pytest.raises(EnrolmentError):
+            parse_hello(topic, payload)
