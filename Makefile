@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 BOOTSTRAP := python3 tools/bootstrap.py --stamp $(STAMP)
 
-.PHONY: venv test lint demo bench docs clean
+.PHONY: venv test lint demo bench docs clean hub table
 
 venv: $(STAMP)
 
@@ -46,3 +46,18 @@ bench: venv
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache build *.egg-info
+
+# A venue's machines (docs/install.md): the checkout in /opt/mesa, a venv with only what each
+# runs; then `sudo .venv/bin/mesa install hub` or `... install table`. The table's venv sees the
+# system's python3-lgpio (Raspberry Pi OS), which gpiozero uses for the pins.
+hub:
+	@$(BOOTSTRAP) hub
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[hub]'
+
+table:
+	@$(BOOTSTRAP) table
+	python3 -m venv --system-site-packages $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[table]'

@@ -89,6 +89,10 @@ def _controller(args: argparse.Namespace) -> int:
     try:
         cfg = load_config(args.config)
         link_file = args.link or cfg.hub.link
+        if link_file and Path(link_file).exists():
+            from mesa.controller.enrol import with_link_table
+
+            cfg = with_link_table(cfg, link_file)  # an adopted table's number is in its link
         hub = args.hub or (f"{cfg.hub.host}:{cfg.hub.port}" if cfg.hub.host else None)
         ns = argparse.Namespace(link=link_file, hub=hub, table_id=args.table_id or cfg.table.id)
         app = TableApp(cfg, link_factory=_link_factory(ns, cfg.hub.outbox))

@@ -28,6 +28,7 @@ import contextlib
 import json
 import logging
 import queue
+import ssl
 import threading
 import time
 from collections import deque
@@ -88,6 +89,9 @@ class LinkSettings:
     resend_after: float = 10.0
     # At most this many events past the last ack are on the wire at once.
     window: int = 500
+    # The venue CA's certificate (PEM text, from the link file): set, the link speaks TLS and
+    # trusts only a broker certified by it; None, plain MQTT (loopback tests, the demo).
+    tls_ca: str | None = None
 
     def __post_init__(self) -> None:
         check_table_id(self.table)
@@ -106,9 +110,18 @@ class LinkSettings:
                 port=int(hub["port"]),
                 username=hub.get("username"),
                 password=hub.get("password"),
+                tls_ca=hub.get("tls_ca"),
             )
         except (OSError, ValueError, KeyError, TypeError, ProtocolError) as e:
             raise ConfigError(f"{path}: not a table link file ({e})") from None
+
+
+def tls_context(ca_pem: str) -> ssl.SSLContext:
+    """A client context that trusts only the venue CA ``ca_pem`` and checks the hub's name."""
+    try:
+        return ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cadata=ca_pem)
+    except (ssl.SSLError, ValueError) as e:
+        raise ConfigError(f"the venue CA in the link file is not a certificate ({e})") from None
 
 
 @dataclass
@@ -166,6 +179,8 @@ class TableLink:
         )
         if s.username is not None:
             client.username_pw_set(s.username, s.password)
+        if s.tls_ca is not None:
+            client.tls_set_context(tls_context(s.tls_ca))
         client.reconnect_delay_set(s.reconnect_min, s.reconnect_max)
         client.max_inflight_messages_set(100)
         client.on_connect = self._on_connect

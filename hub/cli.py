@@ -46,6 +46,9 @@ def _hub(args: argparse.Namespace) -> int:
     except MesaError as e:
         print(f"mesa hub: {e}", file=sys.stderr)
         return 1
+    from mesa.hub.backup import configure as configure_backups
+
+    configure_backups(settings.db, settings.backup_dir, settings.backup_keep)
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     signal.signal(signal.SIGINT, lambda *_: done.set())
@@ -94,13 +97,19 @@ def _provision_table(args: argparse.Namespace) -> int:
     from mesa.hub.broker.provision import provision_table, reload_broker
 
     out = args.out or Path(f"table-{args.table}.json")
+    ca_file = args.tls_dir / "ca.pem"
+    tls_ca = ca_file.read_text() if ca_file.exists() and not args.no_tls else None
+    if tls_ca is None:
+        print(f"no venue CA used ({ca_file}): the table speaks plain MQTT (a demo, a test)")
+    port = args.hub_port or (8883 if tls_ca is not None else 1883)
     try:
         provision_table(
             args.table,
             passwd_file=args.passwd,
             hub_host=args.hub_host,
-            hub_port=args.hub_port,
+            hub_port=port,
             out=out,
+            tls_ca=tls_ca,
         )
     except (MesaError, OSError) as e:
         print(f"mesa provision-table: {e}", file=sys.stderr)
@@ -114,13 +123,17 @@ def _provision_table(args: argparse.Namespace) -> int:
 
 def _provision_hub(args: argparse.Namespace) -> int:
     from mesa.hub.broker.provision import provision_hub, reload_broker
+    from mesa.hub.broker.tls import ensure_venue_tls
 
+    tls_dir = args.tls_dir or args.out.parent / "tls"
     try:
         provision_hub(passwd_file=args.passwd, out=args.out)
+        files = ensure_venue_tls(tls_dir, hosts=args.hub_host or ())
     except (MesaError, OSError) as e:
         print(f"mesa provision-hub: {e}", file=sys.stderr)
         return 1
     print(f"hub account added to {args.passwd}; credentials in {args.out}")
+    print(f"venue CA {files.ca}; the broker's certificate {files.cert}")
     if not args.no_reload:
         reload_broker(args.pid_file)
     return 0
@@ -135,7 +148,13 @@ def register(sub: Any) -> None:
     p = sub.add_parser("provision-table", help="give a table its broker account and config")
     p.add_argument("table", help="the table id (1-32 of a-z 0-9 _ -)")
     p.add_argument("--hub-host", required=True, help="the hub's address as the table sees it")
-    p.add_argument("--hub-port", type=int, default=1883)
+    p.add_argument(
+        "--hub-port", type=int, help="the broker's port (default 8883 with TLS, 1883 without)"
+    )
+    p.add_argument(
+        "--tls-dir", type=Path, default=Path("/etc/mesa/tls"), help="the venue CA (ca.pem)"
+    )
+    p.add_argument("--no-tls", action="store_true", help="plain MQTT even if a venue CA exists")
     p.add_argument("--passwd", type=Path, default=DEFAULT_PASSWD, help="Mosquitto password file")
     p.add_argument("--out", type=Path, help="the table's config (default table-<id>.json)")
     p.add_argument("--pid-file", type=Path, default=DEFAULT_PID_FILE)
@@ -147,4 +166,12 @@ def register(sub: Any) -> None:
     p.add_argument("--out", type=Path, default=Path("/etc/mesa/hub-credentials.json"))
     p.add_argument("--pid-file", type=Path, default=DEFAULT_PID_FILE)
     p.add_argument("--no-reload", action="store_true", help="do not SIGHUP the broker")
+    p.add_argument(
+        "--tls-dir", type=Path, help="the venue CA and certificates (default: beside --out, tls/)"
+    )
+    p.add_argument(
+        "--hub-host",
+        action="append",
+        help="a name or address of the hub for its certificate (repeatable)",
+    )
     p.set_defaults(run=_provision_hub)

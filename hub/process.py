@@ -47,12 +47,15 @@ class HubProcess:
             self.hub.ingest.listeners.append(self._committed)
             self.desk.wake()  # what was committed while the hub was down
             if self.settings.web:
+                from mesa.hub.broker.tls import uvicorn_tls_options
                 from mesa.hub.web.app import WebApp
                 from mesa.hub.web.server import BackgroundServer
 
                 self.web = WebApp(self.hub, self.settings, desk=self.desk)
+                # HTTPS when the venue's certificate is configured (docs/install.md).
+                tls = uvicorn_tls_options(self.settings.tls_cert, self.settings.tls_key)
                 self.server = BackgroundServer(
-                    self.web, self.settings.host, self.settings.port
+                    self.web, self.settings.host, self.settings.port, tls=tls
                 ).start()
                 self.url = self.server.url
             self._ticker = threading.Thread(target=self._tick, name="mesa-desk-tick", daemon=True)

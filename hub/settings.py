@@ -76,6 +76,10 @@ SETTINGS: tuple[Setting, ...] = (
     _hub("keepalive", 15, "MQTT keepalive in seconds"),
     _hub("batch_max", 5000, "most messages committed in one transaction"),
     _hub("web", True, "0: no dashboard (ingest and tournament desk only)"),
+    _hub("tls_cert", None, "the dashboard's HTTPS certificate (PEM; the venue CA's)", kind=Path),
+    _hub("tls_key", None, "the key of tls_cert (both set: the dashboard is HTTPS)", kind=Path),
+    _hub("backup_dir", Path("var/backups"), "where `mesa backup` and the after-tournament backup go"),
+    _hub("backup_keep", 14, "how many backups are kept (the newest)"),
     # ── dashboard and tournament desk (docs/dashboard.md) ──
     _web("host", "127.0.0.1", "the address the dashboard listens on"),
     _web("port", 8080, "the dashboard's HTTP port"),

@@ -38,6 +38,13 @@ COMMANDS: dict[str, str] = {
     "demo": "mesa.hub.web.cli",
     "web": "mesa.hub.web.cli",
     "director-password": "mesa.hub.web.cli",
+    "install": "mesa.hub.admin",
+    "enrolments": "mesa.hub.admin",
+    "adopt": "mesa.hub.admin",
+    "enrolment-desk": "mesa.hub.admin",
+    "backup": "mesa.hub.admin",
+    "restore": "mesa.hub.admin",
+    "enrol": "mesa.controller.enrol",
 }
 
 SUBCOMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))

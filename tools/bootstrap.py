@@ -58,6 +58,8 @@ NEEDS: dict[str, tuple[Need, ...]] = {
     "demo": (MOSQUITTO,),
     "test": (MOSQUITTO, CHROMIUM),
     "venv": (),
+    "hub": (MOSQUITTO,),  # a venue's hub: the system's Mosquitto (`make hub`)
+    "table": (),  # a table's Pi: Raspberry Pi OS has what it needs (`make table`)
 }
 
 

@@ -35,7 +35,7 @@ class Credentials:
     path: Path | None  # the config file written, if any
 
 
-def _write_private(path: Path, data: dict[str, object]) -> None:
+def write_private(path: Path, data: dict[str, object]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -53,25 +53,33 @@ def provision_table(
     hub_port: int = 1883,
     out: Path | None = None,
     password: str | None = None,
+    tls_ca: str | None = None,
 ) -> Credentials:
-    """Give ``table`` a broker account and write its link config (JSON, mode 0600) to ``out``."""
+    """Give ``table`` a broker account and write its link config (JSON, mode 0600) to ``out``.
+
+    ``tls_ca`` is the venue CA's certificate (PEM): the link file carries it and the table
+    trusts only a broker it certifies (``hub_port`` is then the TLS listener's, 8883)."""
     check_table_id(table)
     password = password or secrets.token_urlsafe(18)
     set_password(passwd_file, table, password)
     if out is not None:
-        _write_private(
-            out,
-            {
-                "table": table,
-                "hub": {
-                    "host": hub_host,
-                    "port": hub_port,
-                    "username": table,
-                    "password": password,
-                },
-            },
-        )
+        write_private(out, link_config(table, hub_host, hub_port, password, tls_ca))
     return Credentials(table, password, out)
+
+
+def link_config(
+    table: str, hub_host: str, hub_port: int, password: str, tls_ca: str | None
+) -> dict[str, object]:
+    """A table's link file (``controller.link.LinkSettings.from_file`` reads it)."""
+    hub: dict[str, object] = {
+        "host": hub_host,
+        "port": hub_port,
+        "username": table,
+        "password": password,
+    }
+    if tls_ca is not None:
+        hub["tls_ca"] = tls_ca
+    return {"table": table, "hub": hub}
 
 
 def provision_hub(
@@ -81,7 +89,7 @@ def provision_hub(
     password = password or secrets.token_urlsafe(24)
     set_password(passwd_file, HUB_USERNAME, password)
     if out is not None:
-        _write_private(out, {"username": HUB_USERNAME, "password": password})
+        write_private(out, {"username": HUB_USERNAME, "password": password})
     return Credentials(HUB_USERNAME, password, out)
 
 

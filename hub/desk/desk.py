@@ -32,6 +32,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from mesa.hub.backup import backup_now
 from mesa.tournament.club import Club
 from mesa.tournament.errors import TournamentError
 from mesa.tournament.matches import Match
@@ -99,9 +100,12 @@ class TournamentDesk:
         return self._pool.submit(lambda: fn(self.club))
 
     def _apply(self, fn: Callable[[Club, datetime], T]) -> T:
+        closed = sum(t.phase == "closed" for t in self.club.tournaments.values())
         try:
             result = fn(self.club, self._now())
             self.store.save_club(self.club)
+            if sum(t.phase == "closed" for t in self.club.tournaments.values()) > closed:
+                backup_now()  # a tournament's final list is out: keep a copy of the season
         except BaseException:
             # A half-applied action must not survive: the store holds the last good state.
             self.club = self.store.load_club()

@@ -16,10 +16,20 @@ class BackgroundServer:
     ``port=0`` picks a free port; :attr:`url` tells which.
     """
 
-    def __init__(self, web: WebApp, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        web: WebApp,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        tls: dict[str, str] | None = None,
+    ) -> None:
+        """``tls``: uvicorn's ``ssl_certfile``/``ssl_keyfile`` (see
+        :func:`mesa.hub.broker.tls.uvicorn_tls_options`); empty or None serves plain HTTP."""
         import uvicorn
 
         self.web = web
+        self.scheme = "https" if tls else "http"
         self.server = uvicorn.Server(
             uvicorn.Config(
                 web.asgi(),
@@ -28,6 +38,8 @@ class BackgroundServer:
                 log_level="warning",
                 lifespan="on",
                 timeout_graceful_shutdown=3,
+                ssl_certfile=(tls or {}).get("ssl_certfile"),
+                ssl_keyfile=(tls or {}).get("ssl_keyfile"),
             )
         )
         self.thread: threading.Thread | None = None
@@ -42,7 +54,7 @@ class BackgroundServer:
                 raise ConfigError("the dashboard did not start (is the port free?)")
             time.sleep(0.02)
         host, port = self.server.servers[0].sockets[0].getsockname()[:2]
-        self.url = f"http://{host}:{port}/"
+        self.url = f"{self.scheme}://{host}:{port}/"
         return self
 
     def stop(self) -> None:

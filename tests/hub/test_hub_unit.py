@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import ssl
 import sys
 from collections.abc import Iterator
 from datetime import date, datetime
@@ -23,6 +24,7 @@ import httpx
 import pytest
 
 from mesa.hub.broker.mosquitto import PrivateMosquitto, free_port
+from mesa.hub.broker.tls import ensure_venue_tls
 from mesa.hub.desk.desk import TournamentDesk
 from mesa.protocol import HUB_USERNAME
 from support.harness import Process, sim_table, wait_until
@@ -88,10 +90,10 @@ def prepare_tournament(db: Path) -> None:
         desk.close()
 
 
-def played(url: str) -> int:
+def played(url: str, verify: ssl.SSLContext) -> int:
     """Matches played, summed over the group standings the dashboard shows."""
     try:
-        groups = httpx.get(url + "groups.json", timeout=5).json()["groups"]
+        groups = httpx.get(url + "groups.json", timeout=5, verify=verify).json()["groups"]
     except (httpx.HTTPError, ValueError, KeyError):
         return 0
     return sum(row["played"] for g in groups for row in g["rows"])
@@ -108,6 +110,8 @@ def test_the_units_exec_start_runs_ingest_desk_and_dashboard(
     credentials = tmp_path / "hub-credentials.json"
     credentials.write_text(json.dumps({"username": HUB_USERNAME, "password": HUB_PASSWORD}))
     web_port = free_port()
+    tls = ensure_venue_tls(tmp_path / "tls", hosts=["localhost", "127.0.0.1"])
+    trusted = ssl.create_default_context(cafile=str(tls.ca))
     swaps = {
         "MESA_HUB_DB": str(db),
         "MESA_HUB_BROKER_HOST": broker.host,
@@ -115,6 +119,10 @@ def test_the_units_exec_start_runs_ingest_desk_and_dashboard(
         "MESA_HUB_CREDENTIALS": str(credentials),
         "MESA_WEB_HOST": "127.0.0.1",
         "MESA_WEB_PORT": str(web_port),
+        # The venue's certificate, as `mesa install hub` puts it: the dashboard is HTTPS.
+        "MESA_HUB_TLS_CERT": str(tls.cert),
+        "MESA_HUB_TLS_KEY": str(tls.key),
+        "MESA_HUB_BACKUP_DIR": str(tmp_path / "backups"),
     }
     assert set(swaps) <= set(env), set(swaps) - set(env)  # the unit sets each of them
     unit_env = {**env, **swaps}
@@ -130,34 +138,34 @@ def test_the_units_exec_start_runs_ingest_desk_and_dashboard(
     procs: list[Process] = []
     try:
         hub.start()
-        url = f"http://127.0.0.1:{web_port}/"
+        url = f"https://localhost:{web_port}/"
 
         def healthy() -> bool:
             try:
-                r = httpx.get(url + "healthz", timeout=2)
+                r = httpx.get(url + "healthz", timeout=2, verify=trusted)
             except httpx.HTTPError:
                 return False
             return r.status_code == 200 and r.json()["hub_online"] is True
 
         assert wait_until(healthy, timeout=30), (tmp_path / "hub.log").read_text()
-        page = httpx.get(url + "groups", timeout=5)
+        page = httpx.get(url + "groups", timeout=5, verify=trusted)
         assert page.status_code == 200 and "ALBA" in page.text
-        assert played(url) == 0
+        assert played(url, trusted) == 0
 
         # A table comes online; the desk gives it a ready match; its players play it out.
         table = sim_table(TABLE, tmp_path / "u1.sqlite3", broker.port, tmp_path / "u1.log")
         procs.append(table.start())
-        assert wait_until(lambda: played(url) >= 2, timeout=120), (
+        assert wait_until(lambda: played(url, trusted) >= 2, timeout=120), (
             tmp_path / "hub.log"
         ).read_text()[-3000:] + (tmp_path / "u1.log").read_text()[-2000:]
         matches = [
             m
-            for g in httpx.get(url + "groups.json", timeout=5).json()["groups"]
+            for g in httpx.get(url + "groups.json", timeout=5, verify=trusted).json()["groups"]
             for m in g["matches"]
             if m["score"] is not None
         ]
         assert len(matches) == 1 and matches[0]["table"] == TABLE
-        live = httpx.get(url + "live.json", timeout=5).json()
+        live = httpx.get(url + "live.json", timeout=5, verify=trusted).json()
         assert [c["id"] for c in live["tables"]] == [TABLE]
         assert hub.terminate(20) == 0  # SIGTERM, as systemd stops it
     finally:

@@ -19,11 +19,15 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from mesa.hub.broker.mosquitto import (
     CORE_SETTINGS,
+    BrokerPaths,
     PrivateMosquitto,
     acl_text,
+    enrol_acl_text,
     free_port,
     hash_password,
+    production_conf,
 )
+from mesa.hub.broker.tls import ensure_venue_tls
 from support.mosquitto import have_mosquitto
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -31,7 +35,7 @@ PROD = ROOT / "systemd" / "mosquitto"
 
 
 def conf_values(text: str) -> dict[str, str]:
-    out = {}
+    out: dict[str, str] = {}
     for line in text.splitlines():
         line = line.strip()
         if line and not line.startswith("#"):
@@ -40,15 +44,20 @@ def conf_values(text: str) -> dict[str, str]:
     return out
 
 
-def test_production_config_has_the_core_settings() -> None:
-    values = conf_values((PROD / "mosquitto.conf").read_text())
+def test_production_config_is_the_generated_one() -> None:
+    text = (PROD / "mesa.conf").read_text()
+    assert text == production_conf()
+    values = conf_values(text)
     for key, value in CORE_SETTINGS.items():
         assert values.get(key) == value, key
-    assert values["password_file"] and values["acl_file"]
+    # Plain MQTT only on loopback; the venue network gets TLS only.
+    listeners = [ln for ln in text.splitlines() if ln.startswith("listener ")]
+    assert listeners == ["listener 1883 127.0.0.1", "listener 8883", "listener 8884"]
 
 
-def test_production_acl_is_the_generated_one() -> None:
+def test_production_acls_are_the_generated_ones() -> None:
     assert (PROD / "acl").read_text() == acl_text()
+    assert (PROD / "enrol.acl").read_text() == enrol_acl_text()
 
 
 def test_password_hash_is_mosquittos() -> None:
@@ -82,31 +91,49 @@ def connect(port: int, user: str, password: str) -> object:
 
 @pytest.mark.broker
 def test_production_config_runs_on_a_real_mosquitto(tmp_path: Path) -> None:
-    """The production file, with its paths moved into a temporary folder, starts and enforces
-    passwords written by our own hashing."""
+    """The generated conf.d file, its paths moved into a temporary folder, included from a main
+    file like Debian's: it starts, enforces our passwords on loopback and TLS on the LAN port."""
     if not have_mosquitto():
         pytest.skip("mosquitto not installed")
     broker = PrivateMosquitto(tmp_path, users={"7": "pw7"})
     broker._write_config()
-    port = free_port()
-    text = (PROD / "mosquitto.conf").read_text()
-    text = text.replace("listener 1883", f"listener {port} 127.0.0.1")
-    text = text.replace("/run/mosquitto/mosquitto.pid", str(tmp_path / "pid"))
-    text = text.replace("/var/lib/mosquitto/", f"{tmp_path}/data/")
-    text = text.replace("/var/log/mosquitto/mosquitto.log", str(tmp_path / "log"))
-    text = text.replace("/etc/mosquitto/mesa.passwd", str(broker.passwd))
-    text = text.replace("/etc/mosquitto/mesa.acl", str(PROD / "acl"))
+    paths = BrokerPaths(
+        passwd=broker.passwd,
+        acl=PROD / "acl",
+        enrol_passwd=tmp_path / "enrol.passwd",
+        enrol_acl=PROD / "enrol.acl",
+        tls_dir=tmp_path / "tls",
+    )
+    paths.enrol_passwd.write_text("")
+    ensure_venue_tls(paths.tls_dir)
+    local, lan, enrol = free_port(), free_port(), free_port()
+    confd = tmp_path / "conf.d"
+    confd.mkdir()
+    (confd / "mesa.conf").write_text(
+        production_conf(
+            paths, local_port=local, lan_port=lan, enrol_port=enrol, lan_host="127.0.0.1"
+        )
+    )
+    main = [
+        f"pid_file {tmp_path / 'pid'}",
+        "persistence true",
+        f"persistence_location {tmp_path}/data/",
+        f"log_dest file {broker.log}",
+        f"include_dir {confd}",
+    ]
     if os.geteuid() == 0:
-        text += "user root\n"
-    broker.conf.write_text(text)
-    broker.port = port
+        main.append("user root")
+    broker.conf.write_text("\n".join(main) + "\n")
+    broker.port = local
     broker._write_config = lambda: None  # type: ignore[method-assign]
     broker.start()
     try:
-        ok = connect(port, "7", "pw7")
-        bad = connect(port, "7", "nope")
+        ok = connect(local, "7", "pw7")
+        bad = connect(local, "7", "nope")
+        plain_on_lan = connect(lan, "7", "pw7")
         assert ok is not None and not ok.is_failure  # type: ignore[attr-defined]
         assert bad is not None and bad.is_failure  # type: ignore[attr-defined]
+        assert plain_on_lan is None or isinstance(plain_on_lan, OSError) or plain_on_lan.is_failure  # type: ignore[attr-defined]
     finally:
         broker.stop()
 

@@ -1,0 +1,192 @@
+"""The venue's admin commands: ``mesa install``, ``mesa enrolments``, ``mesa adopt``,
+``mesa enrolment-desk``, ``mesa backup`` and ``mesa restore``.
+
+>>> import argparse
+>>> sub = argparse.ArgumentParser().add_subparsers()
+>>> register(sub)
+>>> sorted(sub.choices)
+['adopt', 'backup', 'enrolment-desk', 'enrolments', 'install', 'restore']
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from mesa.errors import MesaError
+
+DESK_SETTINGS = Path("/etc/mesa/enrolment.json")
+
+
+def _install(args: argparse.Namespace) -> int:
+    from mesa.hub.install import install_hub, install_table
+
+    try:
+        if args.what == "hub":
+            report = install_hub(args.root, hub_hosts=args.hub_host or (), start=not args.no_start)
+        else:
+            report = install_table(args.root, bundle=args.bundle, start=not args.no_start)
+    except (MesaError, OSError) as e:
+        print(f"mesa install {args.what}: {e}", file=sys.stderr)
+        return 1
+    for rel in report.changed:
+        print(f"  wrote   {rel}")
+    print(f"mesa install {args.what}: {len(report.changed)} written, {len(report.kept)} unchanged")
+    for note in report.notes:
+        print(f"  {note}")
+    return 0
+
+
+def _db(args: argparse.Namespace) -> Path:
+    from mesa.hub.settings import HubSettings
+
+    return Path(args.db) if args.db else HubSettings.from_env().db
+
+
+def _when(t: float | None) -> str:
+    return "-" if t is None else dt.datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M")
+
+
+def _enrolment_db(args: argparse.Namespace) -> Path:
+    """--db, else the store named in the desk's settings (an installed hub), else the hub's."""
+    if args.db:
+        return Path(args.db)
+    from mesa.hub.broker.enrolment import EnrolmentSettings
+
+    if args.settings.exists():
+        try:
+            return EnrolmentSettings.from_file(args.settings).db
+        except MesaError:
+            pass
+    return _db(args)
+
+
+def _enrolments(args: argparse.Namespace) -> int:
+    from mesa.hub.broker.enrolment import EnrolmentStore
+
+    store = EnrolmentStore(_enrolment_db(args))
+    try:
+        pending, adopted = store.pending(), store.adoptions()
+    finally:
+        store.close()
+    print("Mesa nueva (waiting to be adopted):" if pending else "No new table is waiting.")
+    for p in pending:
+        hw = ", ".join(f"{k} {v}" for k, v in sorted(p.hwcheck.items())) or "no hardware check"
+        print(f"  {p.serial:<20} first {_when(p.first_seen)}  last {_when(p.last_seen)}  {hw}")
+    if adopted and args.all:
+        print("Adopted:")
+        for a in adopted:
+            state = "online" if a.cleared_at else "waiting for it to come online"
+            print(f"  {a.serial:<20} table {a.table_id:<6} {_when(a.adopted_at)}  {state}")
+    return 0
+
+
+def _adopt(args: argparse.Namespace) -> int:
+    from mesa.hub.broker.enrolment import EnrolmentSettings, adopt
+
+    try:
+        settings = EnrolmentSettings.from_file(args.settings, db=Path(args.db) if args.db else None)
+        adopt(args.serial, args.table, settings)
+    except (MesaError, OSError) as e:
+        print(f"mesa adopt: {e}", file=sys.stderr)
+        return 1
+    print(f"{args.serial} is table {args.table}: its account is made and its answer is waiting")
+    return 0
+
+
+def _enrolment_desk(args: argparse.Namespace) -> int:
+    import logging
+
+    from mesa.hub.broker.enrolment import EnrolmentDesk, EnrolmentSettings
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:
+        settings = EnrolmentSettings.from_file(args.settings, db=Path(args.db) if args.db else None)
+        desk = EnrolmentDesk(settings).start()
+    except (MesaError, OSError) as e:
+        print(f"mesa enrolment-desk: {e}", file=sys.stderr)
+        return 1
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    signal.signal(signal.SIGINT, lambda *_: done.set())
+    done.wait()
+    desk.stop()
+    return 0
+
+
+def _backup(args: argparse.Namespace) -> int:
+    from mesa.hub.backup import backup
+
+    try:
+        made = backup(_db(args), args.dir, keep=args.keep)
+    except (MesaError, OSError) as e:
+        print(f"mesa backup: {e}", file=sys.stderr)
+        return 1
+    print(f"mesa backup: {made}")
+    return 0
+
+
+def _restore(args: argparse.Namespace) -> int:
+    from mesa.hub.backup import REQUIRED_TABLES, restore
+
+    try:
+        saved = restore(args.file, _db(args), required=REQUIRED_TABLES, force=args.force)
+    except (MesaError, OSError) as e:
+        print(f"mesa restore: {e}", file=sys.stderr)
+        return 1
+    kept = f"; the store it replaced is in {saved}" if saved else ""
+    print(f"mesa restore: {args.file} is the hub's store{kept}")
+    return 0
+
+
+def register(sub: Any) -> None:
+    from mesa.hub.backup import DEFAULT_DIR, DEFAULT_KEEP
+
+    p = sub.add_parser("install", help="set up this machine as the venue's hub or as a table")
+    p.add_argument("what", choices=("hub", "table"))
+    p.add_argument("--root", type=Path, default=Path("/"), help="install into DIR (packaging)")
+    p.add_argument("--no-start", action="store_true", help="enable the services, do not start")
+    p.add_argument(
+        "--hub-host",
+        action="append",
+        help="hub: a name or address the tables use for the hub (repeatable; default <hostname>.local)",
+    )
+    p.add_argument("--bundle", type=Path, help="table: the hub's /etc/mesa/enrol.json")
+    p.set_defaults(run=_install)
+
+    p = sub.add_parser("enrolments", help="the new tables waiting to be adopted")
+    p.add_argument("--db", help="the hub's store (default: the one in --settings)")
+    p.add_argument("--settings", type=Path, default=DESK_SETTINGS)
+    p.add_argument("--all", action="store_true", help="the adopted ones too")
+    p.set_defaults(run=_enrolments)
+
+    p = sub.add_parser("adopt", help="give a new table (by its serial) its table number")
+    p.add_argument("serial")
+    p.add_argument("table", help="the table id (1-32 of a-z 0-9 _ -)")
+    p.add_argument("--settings", type=Path, default=DESK_SETTINGS)
+    p.add_argument("--db", help="the hub's store (default: the one in --settings)")
+    p.set_defaults(run=_adopt)
+
+    p = sub.add_parser(
+        "enrolment-desk", help="run the hub's enrolment desk (mesa-enrolment.service)"
+    )
+    p.add_argument("--settings", type=Path, default=DESK_SETTINGS)
+    p.add_argument("--db", help="the hub's store (default: the one in --settings)")
+    p.set_defaults(run=_enrolment_desk)
+
+    p = sub.add_parser("backup", help="copy the hub's store, while it runs, to a rotated set")
+    p.add_argument("--db", help="the hub's store (default: the hub's setting)")
+    p.add_argument("--dir", type=Path, default=DEFAULT_DIR)
+    p.add_argument("--keep", type=int, default=DEFAULT_KEEP, help="backups kept (newest)")
+    p.set_defaults(run=_backup)
+
+    p = sub.add_parser("restore", help="bring a backup back as the hub's store (hub stopped)")
+    p.add_argument("file", type=Path)
+    p.add_argument("--db", help="the hub's store (default: the hub's setting)")
+    p.add_argument("--force", action="store_true", help="even while a process holds the store")
+    p.set_defaults(run=_restore)

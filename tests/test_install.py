@@ -1,0 +1,136 @@
+"""``mesa install hub`` and ``mesa install table`` into a folder: every file in place, the
+services enabled, a second run changes nothing, and systemd accepts the units."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mesa.cli import main
+from mesa.hub.broker.mosquitto import production_conf
+from mesa.hub.broker.tls import server_names
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def tree(root: Path) -> dict[str, bytes | str]:
+    """Every file's content and every symlink's target under ``root``."""
+    out: dict[str, bytes | str] = {}
+    for p in sorted(root.rglob("*")):
+        rel = str(p.relative_to(root))
+        if p.is_symlink():
+            out[rel] = os.readlink(p)
+        elif p.is_file():
+            out[rel] = p.read_bytes()
+    return out
+
+
+def verify_units(root: Path, units: list[str]) -> None:
+    """``systemd-analyze verify`` on the installed units (the mesa path made this venv's)."""
+    analyze = shutil.which("systemd-analyze")
+    assert analyze is not None, "systemd-analyze is missing: apt-get install -y systemd"
+    mesa_bin = Path(sys.executable).with_name("mesa")
+    work = root.parent / f"{root.name}-verify"
+    work.mkdir(exist_ok=True)
+    paths = []
+    for unit in units:
+        text = (root / "etc/systemd/system" / unit).read_text()
+        local = work / unit
+        local.write_text(text.replace("/opt/mesa/.venv/bin/mesa", str(mesa_bin)))
+        paths.append(str(local))
+    r = subprocess.run([analyze, "verify", *paths], capture_output=True, text=True, timeout=120)
+    problems = [x for x in (r.stdout + r.stderr).splitlines() if any(u in x for u in units)]
+    assert r.returncode == 0 and not problems, r.stdout + r.stderr
+
+
+def test_install_hub_into_a_folder_twice(tmp_path: Path) -> None:
+    root = tmp_path / "hub"
+    args = ["install", "hub", "--root", str(root), "--hub-host", "mesa-hub.local"]
+    assert main(args) == 0
+    first = tree(root)
+    for rel in (
+        "etc/systemd/system/mesa-hub.service",
+        "etc/systemd/system/mesa-enrolment.service",
+        "etc/systemd/system/mesa-backup.service",
+        "etc/systemd/system/mesa-backup.timer",
+        "etc/sysusers.d/mesa-hub.conf",
+        "etc/mosquitto/conf.d/mesa.conf",
+        "etc/mosquitto/mesa.acl",
+        "etc/mosquitto/mesa-enrol.acl",
+        "etc/mosquitto/mesa.passwd",
+        "etc/mosquitto/mesa-enrol.passwd",
+        "etc/mesa/hub-credentials.json",
+        "etc/mesa/enrol.json",
+        "etc/mesa/enrolment.json",
+        "etc/mesa/tls/ca.pem",
+        "etc/mesa/tls/server.pem",
+        "etc/mesa/tls/web.pem",
+    ):
+        assert rel in first, rel
+    wants = "etc/systemd/system/multi-user.target.wants"
+    assert first[f"{wants}/mesa-hub.service"] == "/etc/systemd/system/mesa-hub.service"
+    assert f"{wants}/mesa-enrolment.service" in first
+    assert "etc/systemd/system/timers.target.wants/mesa-backup.timer" in first
+    assert first["etc/mosquitto/conf.d/mesa.conf"] == production_conf().encode()
+    assert (ROOT / "systemd/mosquitto/mesa.conf").read_bytes() == production_conf().encode()
+    passwd = str(first["etc/mosquitto/mesa.passwd"])
+    assert "mesa-hub:$7$" in passwd and "mesa-enrolment:$7$" in passwd
+    assert "mesa-enrol:$7$" in str(first["etc/mosquitto/mesa-enrol.passwd"])
+    bundle = json.loads(first["etc/mesa/enrol.json"])
+    assert bundle["hub"]["host"] == "mesa-hub.local" and bundle["hub"]["port"] == 8884
+    assert bundle["hub"]["tls_ca"] == (root / "etc/mesa/tls/ca.pem").read_text()
+    desk = json.loads(first["etc/mesa/enrolment.json"])
+    assert desk["passwd_file"] == "/etc/mosquitto/mesa.passwd"  # as the hub will see it
+    assert "mesa-hub.local" in server_names(root / "etc/mesa/tls/server.pem")
+    for secret in ("etc/mesa/tls/ca.key", "etc/mesa/hub-credentials.json", "etc/mesa/enrol.json"):
+        assert (root / secret).stat().st_mode & 0o077 == 0, secret
+    # Idempotent: the second run keeps every password, key and certificate.
+    assert main(args) == 0
+    assert tree(root) == first
+    verify_units(
+        root,
+        ["mesa-hub.service", "mesa-enrolment.service", "mesa-backup.service", "mesa-backup.timer"],
+    )
+
+
+def test_install_table_into_a_folder_twice(tmp_path: Path) -> None:
+    hub = tmp_path / "hub"
+    assert main(["install", "hub", "--root", str(hub), "--hub-host", "mesa-hub.local"]) == 0
+    root = tmp_path / "pi"
+    args = ["install", "table", "--root", str(root), "--bundle", str(hub / "etc/mesa/enrol.json")]
+    assert main(args) == 0
+    first = tree(root)
+    for rel in (
+        "etc/systemd/system/mesa-table.service",
+        "etc/systemd/system/mesa-enrol.service",
+        "etc/sysusers.d/mesa-table.conf",
+        "etc/mesa/table.toml",
+        "etc/mesa/enrol.json",
+    ):
+        assert rel in first, rel
+    wants = "etc/systemd/system/multi-user.target.wants"
+    assert first[f"{wants}/mesa-table.service"] == "/etc/systemd/system/mesa-table.service"
+    assert first[f"{wants}/mesa-enrol.service"] == "/etc/systemd/system/mesa-enrol.service"
+    assert first["etc/mesa/enrol.json"] == (hub / "etc/mesa/enrol.json").read_bytes()
+    assert (root / "var/lib/mesa").is_dir()
+    # A table.toml edited on the Pi is kept.
+    (root / "etc/mesa/table.toml").write_text(
+        (root / "etc/mesa/table.toml").read_text() + "\n# mine\n"
+    )
+    edited = tree(root)
+    assert main(args) == 0
+    assert tree(root) == edited
+    verify_units(root, ["mesa-table.service", "mesa-enrol.service"])
+
+
+def test_install_table_without_a_bundle_says_what_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["install", "table", "--root", str(tmp_path)]) == 0
+    assert "--bundle" in capsys.readouterr().out
