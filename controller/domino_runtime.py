@@ -20,6 +20,7 @@ hub's retained "TIEMPO" re-anchors the game's start as soon as the link is up.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -37,6 +38,8 @@ from mesa.table.machine import Outcome
 
 if TYPE_CHECKING:
     from mesa.controller.journal import Recovery
+
+log = logging.getLogger(__name__)
 
 # The states in which the game's time runs: the screen animates, the journal beats.
 TIMED_STATES = frozenset({"ready", "playing", "hand_entry", "hand_confirm"})
@@ -149,9 +152,7 @@ class DominoRuntime(TableRuntime):
             try:
                 fn(view, now)  # type: ignore[arg-type]
             except Exception:
-                import logging
-
-                logging.getLogger(__name__).exception("view listener failed")
+                log.exception("view listener failed")
 
 
 def submit_tiempo(runtime: TableRuntime, start_wall: float, wall: float | None = None) -> None:
