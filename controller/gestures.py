@@ -379,6 +379,8 @@ class SeatGestureRecognizer:
             self.stats.stale_edges += 1
             return
         t = max(t, b.since)
+        if b.ignored and down and t - b.since >= self.settings.lockout:
+            b.ignored = False  # released for a whole lockout since start-up, even unpolled
         if b.gesture is not None and b.down:
             b.gesture.closed += t - b.since
         b.down, b.since = down, t
