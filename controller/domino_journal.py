@@ -24,6 +24,7 @@ periodic sync (a tile played in time: the timer's own record, replayed identical
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from mesa.controller.journal import Journal
@@ -52,6 +53,15 @@ class DominoJournal(Journal):
 
     def machine_settings(self) -> dict[str, Any]:
         return {}  # a domino game's settings travel in its snapshot
+
+    def on_outcome(self, outcome: Outcome, snapshot: dict[str, Any], now: float) -> None:
+        """Journal one applied input. The runtime's own ``table.restored`` (added to the
+        restore's outcome for the hub) is not the machine's: a replay would not produce it."""
+        if any(e.TYPE == "table.restored" for e in outcome.events):
+            outcome = dataclasses.replace(
+                outcome, events=[e for e in outcome.events if e.TYPE != "table.restored"]
+            )
+        super().on_outcome(outcome, snapshot, now)
 
     def is_lazy(self, outcome: Outcome) -> bool:
         return outcome.input.name in ("press", "hold") and all(
