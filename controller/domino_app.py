@@ -60,8 +60,12 @@ class DominoTableApp:
         b = cfg.buttons
         pins = cfg.seat_buttons
         recognizer = SeatGestureRecognizer(
-            GestureSettings(lockout=b.lockout, hold_time=b.hold_time, min_press=b.min_press,
-                            long_hold_time=b.long_hold_time),
+            GestureSettings(
+                lockout=b.lockout,
+                hold_time=b.hold_time,
+                min_press=b.min_press,
+                long_hold_time=b.long_hold_time,
+            ),
             buttons=tuple(pins) or SEAT_BUTTONS,
         )
         self.runtime = DominoRuntime(
@@ -125,18 +129,29 @@ class DominoTableApp:
             self.runtime.restore(self.recovery)
             for problem in self.recovery.problems:
                 log.warning("journal: %s", problem)
-            log.info("restored %s from the journal in %.0f ms (%d records)",
-                     self.runtime.table.state, 1000 * self.recovery.seconds,
-                     self.recovery.records)
+            log.info(
+                "restored %s from the journal in %.0f ms (%d records)",
+                self.runtime.table.state,
+                1000 * self.recovery.seconds,
+                self.recovery.records,
+            )
         if self._pins:
-            self.pad = ButtonPad(self.runtime, dict(self._pins), pull_up=self.cfg.buttons.pull_up,
-                                 pin_factory=self._pin_factory)
+            self.pad = ButtonPad(
+                self.runtime,
+                dict(self._pins),
+                pull_up=self.cfg.buttons.pull_up,
+                pin_factory=self._pin_factory,
+            )
         self.runtime.start()
         self.display.start()
         state = self.runtime.table.state
         self.watchdog.ready(f"domino table {self.cfg.table.id}: {state}")
-        log.info("domino table %s up in %.2f s (%s)", self.cfg.table.id,
-                 time.monotonic() - started, state)
+        log.info(
+            "domino table %s up in %.2f s (%s)",
+            self.cfg.table.id,
+            time.monotonic() - started,
+            state,
+        )
 
     def stop(self) -> None:
         self.watchdog.stopping()

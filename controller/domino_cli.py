@@ -60,8 +60,9 @@ def quadrants(img: ImageModule.Image) -> list[str]:
 class QuadrantDevice:
     """An emulated OLED in an 80-column terminal: a luma-like device whose frames are printed."""
 
-    def __init__(self, width: int = 128, height: int = 64, out: TextIO | None = None,
-                 footer: Any = None) -> None:
+    def __init__(
+        self, width: int = 128, height: int = 64, out: TextIO | None = None, footer: Any = None
+    ) -> None:
         self.size = (width, height)
         self.width, self.height = width, height
         self.mode = "1"
@@ -113,15 +114,20 @@ def link_factory(args: argparse.Namespace, outbox: str | Path) -> Any:
 
     def factory(runtime: Any, snapshot: dict[str, Any]) -> Any:
         return make_domino_link(
-            runtime, table_id=args.table_id, host=host, port=port, link_file=args.link,
-            password=os.environ.get("MESA_HUB_PASSWORD"), outbox=outbox, snapshot=snapshot,
+            runtime,
+            table_id=args.table_id,
+            host=host,
+            port=port,
+            link_file=args.link,
+            password=os.environ.get("MESA_HUB_PASSWORD"),
+            outbox=outbox,
+            snapshot=snapshot,
         )
 
     return factory
 
 
-def run_sim(args: argparse.Namespace, started: float,
-            stop_on_signals: Any) -> int:
+def run_sim(args: argparse.Namespace, started: float, stop_on_signals: Any) -> int:
     """``mesa sim --game domino`` (the arguments are ``mesa sim``'s)."""
     from mesa.controller.domino_robots import FAST, DominoRobotStyle
     from mesa.controller.domino_sim import DominoSimTable
@@ -135,8 +141,10 @@ def run_sim(args: argparse.Namespace, started: float,
     games = args.games if args.games is not None else args.matches
     players = tuple(args.players.split(",", 3)) if args.players else None
     if players is not None and len(players) != 4:
-        print("mesa sim: --players takes four names for a domino table, 'Ana,Beto,Carla,Dani'",
-              file=sys.stderr)
+        print(
+            "mesa sim: --players takes four names for a domino table, 'Ana,Beto,Carla,Dani'",
+            file=sys.stderr,
+        )
         return 2
     try:
         outbox = Path(args.journal or ".") / f"outbox-{args.table_id or 'sim'}.sqlite3"
@@ -180,8 +188,13 @@ def run_sim(args: argparse.Namespace, started: float,
     return 0
 
 
-def _headless(sim: DominoSimTable, args: argparse.Namespace, stop: threading.Event,
-              games: int | None, info: dict[str, Any]) -> None:
+def _headless(
+    sim: DominoSimTable,
+    args: argparse.Namespace,
+    stop: threading.Event,
+    games: int | None,
+    info: dict[str, Any],
+) -> None:
     print(status_line(sim, "start", **info), flush=True)
     deadline = time.monotonic() + args.duration if args.duration else None
     every = args.status_every
@@ -231,8 +244,15 @@ def _terminal(sim: DominoSimTable, args: argparse.Namespace, stop: threading.Eve
     sim.runtime.add_sink(outputs)
     w, h = args.size
     device = QuadrantDevice(w, h, footer=_footer(sim, outputs))
-    display = Display(sim.runtime, lambda: device, fps=10.0, idle_fps=4.0, size=args.size,
-                      renderer=render, animated=animated)
+    display = Display(
+        sim.runtime,
+        lambda: device,
+        fps=10.0,
+        idle_fps=4.0,
+        size=args.size,
+        renderer=render,
+        animated=animated,
+    )
     rt = sim.runtime
     fd = sys.stdin.fileno()
     interactive = os.isatty(fd)

@@ -32,8 +32,13 @@ from mesa.domino.machine import DominoTable
 from mesa.table.machine import Outcome
 
 DOMINO_COMPACT_AFTER = frozenset(
-    {"domino.table.assigned", "domino.table.unassigned", "domino.game.started",
-     "domino.hand.ended", "domino.game.ended"}
+    {
+        "domino.table.assigned",
+        "domino.table.unassigned",
+        "domino.game.started",
+        "domino.hand.ended",
+        "domino.game.ended",
+    }
 )
 DOMINO_HEARTBEAT_STATES = frozenset({"assigned", "ready", "playing", "hand_entry", "hand_confirm"})
 

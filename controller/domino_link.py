@@ -109,8 +109,10 @@ class DominoLink(TableLink):
 
     def _expire_pending(self) -> None:
         # A re-anchoring nobody waits for is never answered.
-        while self._pending and self._pending[0].kind == "sync" and (
-            time.monotonic() - self._pending[0].at > 30.0
+        while (
+            self._pending
+            and self._pending[0].kind == "sync"
+            and (time.monotonic() - self._pending[0].at > 30.0)
         ):
             self._pending.popleft()
         super()._expire_pending()

@@ -147,8 +147,15 @@ class DominoRobots:
     def _key_of(self, view: DominoView) -> Any:
         entry = tuple(sorted(view.entry.items())) if view.entry else None
         claim = tuple(sorted(view.claim.items())) if view.claim else None
-        return (view.state, view.game_id, view.hand, view.on_turn, entry, claim,
-                tuple(sorted(view.signed)))
+        return (
+            view.state,
+            view.game_id,
+            view.hand,
+            view.on_turn,
+            entry,
+            claim,
+            tuple(sorted(view.signed)),
+        )
 
     def _observe(self, view: DominoView, now: float) -> None:
         if view.hand != self._hand:
@@ -164,8 +171,11 @@ class DominoRobots:
             return
         old = self._key
         self._key = key
-        if old is not None and view.state == "playing" and old[0] == "playing" and (
-            old[3] != view.on_turn
+        if (
+            old is not None
+            and view.state == "playing"
+            and old[0] == "playing"
+            and (old[3] != view.on_turn)
         ):
             self._turns += 1
         self._plan = self._make_plan(view, now)
@@ -200,8 +210,9 @@ class DominoRobots:
         if st == "game_over":
             for pair in PAIRS:
                 if pair not in view.signed:
-                    return self._act(now + self._between(s.react_range) * 4, "press",
-                                     members(pair)[0])
+                    return self._act(
+                        now + self._between(s.react_range) * 4, "press", members(pair)[0]
+                    )
         return None
 
     def _playing(self, view: DominoView, now: float) -> _Plan | None:
@@ -252,4 +263,3 @@ class DominoRobots:
         if shown % 10 != points % 10:
             return self._act(react, "press", seat)
         return self._act(react, "long_hold", seat)
-

@@ -159,10 +159,9 @@ def submit_tiempo(runtime: TableRuntime, start_wall: float, wall: float | None =
     """Submit "TIEMPO": the game started at ``start_wall`` on the hub's wall clock; ``wall`` is
     this table's wall clock now (default ``time.time()``)."""
     now_wall = time.time() if wall is None else wall
-    runtime.submit(Input("tiempo", {"start_wall": float(start_wall), "wall": float(now_wall)}),
-                   runtime.now())
+    runtime.submit(
+        Input("tiempo", {"start_wall": float(start_wall), "wall": float(now_wall)}), runtime.now()
+    )
 
 
 __all__ = ["TIMED_STATES", "DominoRuntime", "seat_context", "submit_tiempo"]
-
-

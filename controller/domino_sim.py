@@ -92,8 +92,11 @@ class DominoAutoAssign:
         self.assigned += 1
         self._over_since = None
         self._assigned_at = None
-        args: dict[str, Any] = {"game_id": game_id, "players": dict(zip(SEATS, names, strict=True)),
-                                "language": self.language}
+        args: dict[str, Any] = {
+            "game_id": game_id,
+            "players": dict(zip(SEATS, names, strict=True)),
+            "language": self.language,
+        }
         if self.settings:
             args["settings"] = dict(self.settings)
         self.runtime.submit(Input("assign", args), now)
@@ -106,8 +109,10 @@ class _GameCounter:
 
     def on_outcome(self, outcome: Outcome, snapshot: dict[str, Any], now: float) -> None:
         # A game counts once its sheet is signed by both pairs (the robots' last gesture).
-        if any(e.TYPE == "domino.sheet.signed" and getattr(e, "complete", False)
-               for e in outcome.events):
+        if any(
+            e.TYPE == "domino.sheet.signed" and getattr(e, "complete", False)
+            for e in outcome.events
+        ):
             with self.cond:
                 self.ended += 1
                 self.cond.notify_all()
@@ -174,8 +179,13 @@ class DominoSimTable:
         self.assigner: DominoAutoAssign | None = None
         if auto_assign:
             self.assigner = DominoAutoAssign(
-                self.runtime, table_id, language=language, games=games, players=players,
-                seed=seed, settings=settings,
+                self.runtime,
+                table_id,
+                language=language,
+                games=games,
+                players=players,
+                seed=seed,
+                settings=settings,
             )
             self.runtime.add_view_listener(self.assigner)  # type: ignore[arg-type]
 

@@ -130,8 +130,13 @@ def _penalty_line(view: DominoView, lang: str) -> str:
         if q.offender == p.offender and q.reason == p.reason:
             p = q
     points = f"{p.points:+d}"
-    return text(lang, "oled.penalty", points=points, seat=_seat_short(lang, p.offender),
-                reason=text(lang, f"reason.{p.reason}"))
+    return text(
+        lang,
+        "oled.penalty",
+        points=points,
+        seat=_seat_short(lang, p.offender),
+        reason=text(lang, f"reason.{p.reason}"),
+    )
 
 
 def _prompt(view: DominoView, lang: str) -> str:
@@ -154,17 +159,29 @@ def compose(view: DominoView, status: TableStatus, now: float) -> DominoScreen:
         lines = [text(lang, "state.idle")]
         if status.hub == "offline":
             lines.append(text(lang, "oled.hub_offline"))
-        return DominoScreen("idle", banner=banner,
-                            title=text(lang, "oled.table", table=status.table_id or "-"),
-                            lines=tuple(lines))
+        return DominoScreen(
+            "idle",
+            banner=banner,
+            title=text(lang, "oled.table", table=status.table_id or "-"),
+            lines=tuple(lines),
+        )
     if st == "assigned":
         rows = tuple(
-            text(lang, "oled.pair_players", pair=_pair_short(lang, pair),
-                 a=view.players.get(a, a), b=view.players.get(b, b))
+            text(
+                lang,
+                "oled.pair_players",
+                pair=_pair_short(lang, pair),
+                a=view.players.get(a, a),
+                b=view.players.get(b, b),
+            )
             for pair, (a, b) in view.pairs.items()
         )
-        return DominoScreen("pairs", header=(view.game_id or "", ""), banner=banner,
-                            lines=(*rows, text(lang, "prompt.wait_tiempo")))
+        return DominoScreen(
+            "pairs",
+            header=(view.game_id or "", ""),
+            banner=banner,
+            lines=(*rows, text(lang, "prompt.wait_tiempo")),
+        )
     header = _header(view, lang)
     info = _info(view, lang)
     info = (info[0], text(lang, "oled.target", points=200) if st != "game_over" else "", info[2])
@@ -174,11 +191,19 @@ def compose(view: DominoView, status: TableStatus, now: float) -> DominoScreen:
         lead = view.next_lead
         side = (_seat(lang, lead), view.players.get(lead, "")) if lead else ("", "")
         # Between hands the big figure is the game's time: the header names the next hand.
-        header = (text(lang, "label.hand", hand=view.hand + 1),
-                  header[1] if view.time_called else "")
-        return DominoScreen("main", header=header, banner=banner,
-                            big=mmss(view.game_time_left or 0.0), side=side, info=info,
-                            lines=tuple(x for x in (penalty, prompt) if x))
+        header = (
+            text(lang, "label.hand", hand=view.hand + 1),
+            header[1] if view.time_called else "",
+        )
+        return DominoScreen(
+            "main",
+            header=header,
+            banner=banner,
+            big=mmss(view.game_time_left or 0.0),
+            side=side,
+            info=info,
+            lines=tuple(x for x in (penalty, prompt) if x),
+        )
     if st == "playing":
         t = view.timer
         seat = view.on_turn or ""
@@ -190,42 +215,76 @@ def compose(view: DominoView, status: TableStatus, now: float) -> DominoScreen:
             if t.over:
                 alert = text(lang, "oled.over_penalty" if t.warned else "oled.over_warning")
             elif t.elapsed <= t.pass_limit:
-                lines = [penalty, text(lang, "oled.pass_window",
-                                       seconds=max(0, math.ceil(t.pass_limit - t.elapsed - 1e-9))),
-                         prompt]
+                lines = [
+                    penalty,
+                    text(
+                        lang,
+                        "oled.pass_window",
+                        seconds=max(0, math.ceil(t.pass_limit - t.elapsed - 1e-9)),
+                    ),
+                    prompt,
+                ]
             if t.warned and not t.over:
                 lines.insert(1, text(lang, "oled.warned_line"))
-        return DominoScreen("main", header=header, banner=banner, big=big, side=side,
-                            side_invert=True, info=info, alert=alert,
-                            lines=tuple(x for x in lines if x))
+        return DominoScreen(
+            "main",
+            header=header,
+            banner=banner,
+            big=big,
+            side=side,
+            side_invert=True,
+            info=info,
+            alert=alert,
+            lines=tuple(x for x in lines if x),
+        )
     if st in ("hand_entry", "hand_confirm"):
         how = view.hand_how or "domino"
-        header = (text(lang, "oled.hand_how", hand=view.hand, how=text(lang, f"how.{how}")),
-                  header[1])
+        header = (
+            text(lang, "oled.hand_how", hand=view.hand, how=text(lang, f"how.{how}")),
+            header[1],
+        )
         if st == "hand_entry":
             entry = view.entry or {}
             pair = entry.get("pair")
-            lines = [text(lang, "prompt.pick_pair") if pair is None else
-                     text(lang, "oled.enters", pair=_pair_short(lang, pair)),
-                     text(lang, "prompt.enter_points"), text(lang, "oled.accept")]
-            return DominoScreen("main", header=header, banner=banner,
-                                big=f"{entry.get('points', 0)}",
-                                side=(_pair_short(lang, pair), ""), info=info,
-                                lines=tuple(x for x in [penalty, *lines] if x))
+            lines = [
+                text(lang, "prompt.pick_pair")
+                if pair is None
+                else text(lang, "oled.enters", pair=_pair_short(lang, pair)),
+                text(lang, "prompt.enter_points"),
+                text(lang, "oled.accept"),
+            ]
+            return DominoScreen(
+                "main",
+                header=header,
+                banner=banner,
+                big=f"{entry.get('points', 0)}",
+                side=(_pair_short(lang, pair), ""),
+                info=info,
+                lines=tuple(x for x in [penalty, *lines] if x),
+            )
         claim = view.claim or {}
         pair = claim.get("pair")
         if pair is None:
             big, big_text = "", text(lang, "oled.claim_tie")
         else:
             big, big_text = f"{claim.get('points', 0)}", ""
-        return DominoScreen("main", header=header, banner=banner, big=big, big_text=big_text,
-                            side=(_pair_short(lang, pair), "") if pair else ("", ""),
-                            info=info,
-                            lines=(text(lang, "prompt.confirm_points"), text(lang, "oled.reject")))
+        return DominoScreen(
+            "main",
+            header=header,
+            banner=banner,
+            big=big,
+            big_text=big_text,
+            side=(_pair_short(lang, pair), "") if pair else ("", ""),
+            info=info,
+            lines=(text(lang, "prompt.confirm_points"), text(lang, "oled.reject")),
+        )
     # game_over
     winner = view.winner
-    head = text(lang, "end.winner", pair=text(lang, f"pair.{winner}")) if winner else text(
-        lang, "end.no_winner")
+    head = (
+        text(lang, "end.winner", pair=text(lang, f"pair.{winner}"))
+        if winner
+        else text(lang, "end.no_winner")
+    )
     ended = text(lang, f"end.{view.ended_by}") if view.ended_by else ""
     missing = [_pair_short(lang, p) for p in ("ns", "ew") if p not in view.signed]
     lines = [ended]
@@ -235,14 +294,19 @@ def compose(view: DominoView, status: TableStatus, now: float) -> DominoScreen:
         lines.append(prompt)
     else:
         lines.append(text(lang, "label.signed"))
-    return DominoScreen("main", header=(head, ""), banner=banner,
-                        # Words, not segments: a seven-segment "1" leaves a gap ("2 15").
-                        big_text=f"{view.score['ns']} - {view.score['ew']}",
-                        info=(_pair_short(lang, "ns"),
-                              text(lang, "oled.games_won", ns=view.games_won["ns"],
-                                   ew=view.games_won["ew"]),
-                              _pair_short(lang, "ew")),
-                        lines=tuple(x for x in lines if x))
+    return DominoScreen(
+        "main",
+        header=(head, ""),
+        banner=banner,
+        # Words, not segments: a seven-segment "1" leaves a gap ("2 15").
+        big_text=f"{view.score['ns']} - {view.score['ew']}",
+        info=(
+            _pair_short(lang, "ns"),
+            text(lang, "oled.games_won", ns=view.games_won["ns"], ew=view.games_won["ew"]),
+            _pair_short(lang, "ew"),
+        ),
+        lines=tuple(x for x in lines if x),
+    )
 
 
 # ── pixels ─────────────────────────────────────────────────────────────────
@@ -328,7 +392,7 @@ def _draw_main(c: _Canvas, s: DominoScreen, g: _Geometry) -> None:
     if s.alert:
         lines = [s.alert, *lines]
     if len(lines) > len(g.line_ys):
-        keep, extra = lines[: len(g.line_ys) - 1], lines[len(g.line_ys) - 1:]
+        keep, extra = lines[: len(g.line_ys) - 1], lines[len(g.line_ys) - 1 :]
         lines = [*keep, _cycle(extra, c.now)]
     for y, line in zip(g.line_ys, lines, strict=False):
         c.text(y, line, invert=bool(s.alert) and line == s.alert)
@@ -343,7 +407,7 @@ def _draw_rows(c: _Canvas, s: DominoScreen, g: _Geometry) -> None:
         rows = list(s.lines)
         slots = ys[2::2] if tall else ys[1:]
         if len(rows) > len(slots):
-            rows = [*rows[: len(slots) - 1], _cycle(rows[len(slots) - 1:], c.now)]
+            rows = [*rows[: len(slots) - 1], _cycle(rows[len(slots) - 1 :], c.now)]
         for y, row in zip(slots, rows, strict=False):
             c.text(y, c.font.fit(row, c.w - 4))
         return
@@ -360,8 +424,9 @@ def _draw_rows(c: _Canvas, s: DominoScreen, g: _Geometry) -> None:
             c.text(y, line)
 
 
-def draw(screen: DominoScreen, size: tuple[int, int] = (128, 64),
-         now: float = 0.0) -> ImageModule.Image:
+def draw(
+    screen: DominoScreen, size: tuple[int, int] = (128, 64), now: float = 0.0
+) -> ImageModule.Image:
     """Place ``screen`` on a monochrome image of ``size`` (one of :data:`SIZES`)."""
     if size not in GEOMETRY:
         raise ValueError(f"unsupported display size {size}; supported: {sorted(GEOMETRY)}")
@@ -374,8 +439,9 @@ def draw(screen: DominoScreen, size: tuple[int, int] = (128, 64),
     return c.img
 
 
-def render(view: DominoView, status: TableStatus, now: float,
-           size: tuple[int, int] = (128, 64)) -> ImageModule.Image:
+def render(
+    view: DominoView, status: TableStatus, now: float, size: tuple[int, int] = (128, 64)
+) -> ImageModule.Image:
     """The frame for ``view`` at ``now``: :func:`compose` then :func:`draw`."""
     return draw(compose(view, status, now), size, now)
 

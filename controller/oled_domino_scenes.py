@@ -21,7 +21,7 @@ from typing import Any
 from mesa.controller.oled_domino import SIZES, render
 from mesa.controller.runtime import TableStatus
 from mesa.domino.machine import DominoTable
-from mesa.domino.transitions import STATES
+from mesa.domino.transitions import STATES  # noqa: F401  (the module example reads it)
 from mesa.domino.view import DominoView, domino_view
 
 PLAYERS = {"n": "Ana", "e": "Beto", "s": "Carla", "w": "Dani"}
@@ -149,8 +149,9 @@ def _scenes_for(language: str) -> list[tuple[str, str, Callable[[], tuple[_Play,
         return p.seat("press", "w", 3.0).wait(1.0), status
 
     def restored() -> tuple[_Play, TableStatus]:
-        return _hand(language).wait(2.0), TableStatus(table_id="7", language=language,
-                                                       restored=True, restored_state="playing")
+        return _hand(language).wait(2.0), TableStatus(
+            table_id="7", language=language, restored=True, restored_state="playing"
+        )
 
     return [
         ("idle", "no game at the table", idle),
@@ -158,15 +159,20 @@ def _scenes_for(language: str) -> list[tuple[str, str, Callable[[], tuple[_Play,
         ("assigned", 'a game assigned: the pairs, waiting for "TIEMPO"', assigned),
         ("ready_first", "the game's time runs; hand 1: the highest tile leads", ready_first),
         ("playing", "west on turn, 3 s into the turn: the pass window is still open", playing),
-        ("playing_slow", "east over the 15 s again, warning used: this play costs 25",
-         playing_slow),
+        (
+            "playing_slow",
+            "east over the 15 s again, warning used: this play costs 25",
+            playing_slow,
+        ),
         ("penalty", 'east said "paso" after 7 s: +25 to each of north and south', penalty),
         ("time_called", 'the 35 minutes are up: "TIEMPO", this hand is the last', time_called),
         ("hand_entry", "east placed the last tile: east-west enter 37 on the wheel", hand_entry),
-        ("hand_entry_block", "a block: the first press picks the pair that won",
-         hand_entry_block),
-        ("hand_confirm", "east-west claim 37: north-south confirm (hold) or refuse (press)",
-         hand_confirm),
+        ("hand_entry_block", "a block: the first press picks the pair that won", hand_entry_block),
+        (
+            "hand_confirm",
+            "east-west claim 37: north-south confirm (hold) or refuse (press)",
+            hand_confirm,
+        ),
         ("hand_confirm_tie", "a tied block claimed: nobody scores the hand", hand_confirm_tie),
         ("ready_next", "hand 2: the lead rotates (west leads)", ready_next),
         ("game_over", "east-west passed 200: the score sheet waits for both pairs", game_over),

@@ -17,8 +17,9 @@ ALL = dict.fromkeys(SEAT_BUTTONS, True)
 NONE = dict.fromkeys(SEAT_BUTTONS, False)
 
 
-def recognizer(hold: dict[str, bool] = ALL, long: dict[str, bool] = ALL,
-               **settings: float) -> SeatGestureRecognizer:
+def recognizer(
+    hold: dict[str, bool] = ALL, long: dict[str, bool] = ALL, **settings: float
+) -> SeatGestureRecognizer:
     g = SeatGestureRecognizer(GestureSettings(**settings))  # type: ignore[arg-type]
     g.context = SeatContext(hold=dict(hold), long=dict(long))
     g.start(dict.fromkeys(SEAT_BUTTONS, False), 0.0)
@@ -48,8 +49,14 @@ def test_press_hold_and_long_hold_are_timed_at_the_first_edge() -> None:
 
 def test_bounce_and_phantoms_are_absorbed() -> None:
     g = recognizer()
-    for level, t in [(True, 1.000), (False, 1.002), (True, 1.003), (False, 1.100),
-                     (True, 1.104), (False, 1.105)]:
+    for level, t in [
+        (True, 1.000),
+        (False, 1.002),
+        (True, 1.003),
+        (False, 1.100),
+        (True, 1.104),
+        (False, 1.105),
+    ]:
         g.edge("w", level, t)
     assert names(g.poll(1.3)) == [(1.0, "press", "w")]
     g.edge("w", True, 2.0)
@@ -82,8 +89,12 @@ def test_four_seats_at_once_each_get_their_gesture() -> None:
     g.edge("n", False, 1.1)
     g.edge("e", False, 2.0)
     out = names(g.poll(3.1))
-    assert out == [(1.0, "press", "n"), (1.01, "hold", "e"), (1.02, "long_hold", "s"),
-                   (1.03, "long_hold", "w")]
+    assert out == [
+        (1.0, "press", "n"),
+        (1.01, "hold", "e"),
+        (1.02, "long_hold", "s"),
+        (1.03, "long_hold", "w"),
+    ]
 
 
 def test_a_button_down_at_start_up_is_ignored_until_released() -> None:

@@ -141,7 +141,11 @@ def test_kill_9_at_random_instants(tmp_path: Path) -> None:
             assert start["problems"] == [] or all("cut short" in p for p in start["problems"])
             # The restored game is the journal's, to the record ...
             assert (start["state"], start["game"], start["hand"], start["score"]) == (
-                expected.state, expected.s.game_id, ref.hand, ref.score)
+                expected.state,
+                expected.s.game_id,
+                ref.hand,
+                ref.score,
+            )
             assert start["t"] == pytest.approx(last_t, abs=0.5 * SPEED)
             # ... its time continues where the journal left it (the time down is nobody's) ...
             if start["state"] in TIMED and ref.game_time_left is not None:
@@ -160,13 +164,17 @@ def test_kill_9_at_random_instants(tmp_path: Path) -> None:
         # The robots play on after the last restart.
         hand = child.lines[-1]["hand"] if child.lines else 0
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and child.lines[-1]["hand"] == hand and (
-            child.lines[-1]["state"] in TIMED
+        while (
+            time.monotonic() < deadline
+            and child.lines[-1]["hand"] == hand
+            and (child.lines[-1]["state"] in TIMED)
         ):
             time.sleep(0.1)
         assert child.lines[-1]["hand"] > hand or child.lines[-1]["state"] not in TIMED
     finally:
         child.stop()
     assert checked == LOOPS and timed_restores >= LOOPS // 2
-    print(f"\nrestarts: {checked}, timed restores: {timed_restores}, "
-          f"first line after start: median {sorted(startups)[len(startups) // 2]:.2f} s")
+    print(
+        f"\nrestarts: {checked}, timed restores: {timed_restores}, "
+        f"first line after start: median {sorted(startups)[len(startups) // 2]:.2f} s"
+    )

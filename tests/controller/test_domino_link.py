@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -58,10 +57,18 @@ class Director:
         self.table = table
         self._txn = itertools.count(1)
 
-    def _send(self, kind: str, payload: bytes, retain: bool, txn: str, input: str,
-              args: dict[str, Any] | None) -> None:
+    def _send(
+        self,
+        kind: str,
+        payload: bytes,
+        retain: bool,
+        txn: str,
+        input: str,
+        args: dict[str, Any] | None,
+    ) -> None:
         self.hub.ingest.write(
-            lambda: self.hub.store.record_command(txn, self.table, kind, input, args))
+            lambda: self.hub.store.record_command(txn, self.table, kind, input, args)
+        )
         self.hub._publish(table_topic(self.table, kind), payload, 1, retain)
 
     def assign(self, args: dict[str, Any] | None, tiempo: float | None = None) -> str:
@@ -73,11 +80,21 @@ class Director:
     def command(self, input: str, args: dict[str, Any], raw: bool = False) -> str:
         txn = f"c{next(self._txn)}-{time.time_ns()}"
         if raw:  # what a hub with a bug might send: the table refuses it with a reason
-            payload = json.dumps({"v": 1, "table": self.table, "txn": txn, "game": "domino",
-                                  "input": input, "args": args, "ts": time.time()}).encode()
+            payload = json.dumps(
+                {
+                    "v": 1,
+                    "table": self.table,
+                    "txn": txn,
+                    "game": "domino",
+                    "input": input,
+                    "args": args,
+                    "ts": time.time(),
+                }
+            ).encode()
         else:
-            payload = DominoCommand(self.table, txn, "domino", input, args,
-                                    time.time()).to_payload()
+            payload = DominoCommand(
+                self.table, txn, "domino", input, args, time.time()
+            ).to_payload()
         self._send("cmd", payload, False, txn, input, args)
         return txn
 
@@ -117,8 +134,9 @@ def boot(table: str, port: int, folder: Path) -> Table:
     recovery = journal.prepare(runtime)
     outbox = Outbox(folder / "outbox.sqlite3", table)
     snapshot = recovery.table.snapshot() if recovery else runtime.snapshot()
-    settings = LinkSettings(table=table, port=port, password=table_password(table), keepalive=5,
-                            resend_after=2.0)
+    settings = LinkSettings(
+        table=table, port=port, password=table_password(table), keepalive=5, resend_after=2.0
+    )
     link = DominoLink(settings, outbox, runtime, snapshot=snapshot, clock=runtime.now)
     runtime.add_sink(link)
     if recovery is not None:
@@ -167,8 +185,7 @@ def test_a_late_table_a_restart_and_the_director_over_the_wire(
         assert t.link.flush(10)
         assert wait_until(lambda: t.outbox.pending == 0, 20), t.outbox.pending
         types = [e["type"] for e in hub.events(table_id)]
-        assert types[:3] == ["domino.table.assigned", "domino.game.started",
-                             "domino.hand.started"]
+        assert types[:3] == ["domino.table.assigned", "domino.game.started", "domino.hand.started"]
         assert "domino.penalty" in types and types.count("domino.turn.ended") == 2
     finally:
         t.stop()
@@ -178,8 +195,9 @@ def test_a_late_table_a_restart_and_the_director_over_the_wire(
     time.sleep(3.0)
     t = boot(table_id, mosquitto.port, tmp_path)
     try:
-        assert wait_until(lambda: any(
-            e["type"] == "domino.time.synced" for e in hub.events(table_id)), 15)
+        assert wait_until(
+            lambda: any(e["type"] == "domino.time.synced" for e in hub.events(table_id)), 15
+        )
         view = t.runtime.view()
         assert view.state == "playing" and view.on_turn == "e" and view.hand == 1
         assert view.game_time_left == pytest.approx(GAME - (time.time() - start_wall), abs=1.0)

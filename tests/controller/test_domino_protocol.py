@@ -16,8 +16,15 @@ GAME = {"game_id": "R1-M1", "players": PLAYERS}
 
 
 def assignment(**changes: object) -> bytes:
-    obj = {"v": 1, "table": "3", "txn": "x", "game": "domino", "args": GAME, "tiempo": 1000.0,
-           "ts": 1.0}
+    obj = {
+        "v": 1,
+        "table": "3",
+        "txn": "x",
+        "game": "domino",
+        "args": GAME,
+        "tiempo": 1000.0,
+        "ts": 1.0,
+    }
     obj.update(changes)
     return json.dumps(obj).encode()
 
@@ -37,8 +44,10 @@ def test_a_domino_assignment_carries_the_game_and_tiempo() -> None:
         ({"tiempo": "now"}, "bad_field"),
         ({"game": "backgammon"}, "bad_field"),
         ({"args": {"game_id": "x", "players": {"n": "Ana"}, "length": 3}}, "bad_input"),
-        ({"args": {"match_id": "M", "players": {"a": "Ana", "b": "Beto"}, "length": 3}},
-         "bad_input"),
+        (
+            {"args": {"match_id": "M", "players": {"a": "Ana", "b": "Beto"}, "length": 3}},
+            "bad_input",
+        ),
         ({"table": "4"}, "table_mismatch"),
     ],
 )
@@ -49,25 +58,42 @@ def test_what_a_domino_assignment_refuses(changes: dict[str, object], code: str)
 
 
 def test_the_vocabularies_are_kept_apart() -> None:
-    bg = p.Assignment("3", "y", {"match_id": "M", "players": {"a": "Ana", "b": "Beto"},
-                                 "length": 3}, 1.0)
+    bg = p.Assignment(
+        "3", "y", {"match_id": "M", "players": {"a": "Ana", "b": "Beto"}, "length": 3}, 1.0
+    )
     with pytest.raises(p.ProtocolError, match="bad_field"):
         p.decode(p.DominoAssignment, bg.to_payload(), table="3")
     with pytest.raises(p.ProtocolError, match="bad_field"):
         p.decode(p.Assignment, assignment(), table="3")
     with pytest.raises(p.ProtocolError, match="bad_field"):
-        p.decode(p.Command, p.DominoCommand("3", "z", "domino", "penalty",
-                                            {"seat": "n", "reason": "chivo"}, 1.0).to_payload())
+        p.decode(
+            p.Command,
+            p.DominoCommand(
+                "3", "z", "domino", "penalty", {"seat": "n", "reason": "chivo"}, 1.0
+            ).to_payload(),
+        )
 
 
 def test_domino_commands_are_the_directors() -> None:
     assert p.DOMINO_CMD_INPUTS == ("penalty", "absence")
     ok = p.DominoCommand("3", "t", "domino", "absence", {"seats": ["n"]}, 1.0)
     assert p.decode(p.DominoCommand, ok.to_payload(), table="3").input == "absence"
-    for name, args in [("tiempo", {"start_wall": 1.0, "wall": 2.0}), ("press", {"seat": "n"}),
-                       ("penalty", {"seat": "n", "reason": "nonsense"})]:
-        bad = json.dumps({"v": 1, "table": "3", "txn": "t", "game": "domino", "input": name,
-                          "args": args, "ts": 1.0})
+    for name, args in [
+        ("tiempo", {"start_wall": 1.0, "wall": 2.0}),
+        ("press", {"seat": "n"}),
+        ("penalty", {"seat": "n", "reason": "nonsense"}),
+    ]:
+        bad = json.dumps(
+            {
+                "v": 1,
+                "table": "3",
+                "txn": "t",
+                "game": "domino",
+                "input": name,
+                "args": args,
+                "ts": 1.0,
+            }
+        )
         with pytest.raises(p.ProtocolError, match="bad_input"):
             p.decode(p.DominoCommand, bad, table="3")
 

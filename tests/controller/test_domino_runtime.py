@@ -72,7 +72,11 @@ def test_a_hand_played_with_the_four_buttons() -> None:
     v = rt.view()
     assert v.state == "ready" and v.score == {"ns": 0, "ew": 32} and v.next_lead == "w"
     assert [(n, a["seat"]) for n, a, ok in rec.inputs if "seat" in a][:4] == [
-        ("press", "n"), ("press", "w"), ("hold", "s"), ("long_hold", "e")]
+        ("press", "n"),
+        ("press", "w"),
+        ("hold", "s"),
+        ("long_hold", "e"),
+    ]
     assert all(ok for _, _, ok in rec.inputs)
 
 
@@ -91,8 +95,7 @@ def test_the_buttons_context_follows_the_state() -> None:
     rt.submit(Input("long_hold", {"seat": "e"}), rt.now())
     rt.step()
     ctx = seat_context(rt.table)
-    assert ctx.hold == {"n": True, "e": False, "s": True, "w": False} and not any(
-        ctx.long.values())
+    assert ctx.hold == {"n": True, "e": False, "s": True, "w": False} and not any(ctx.long.values())
 
 
 def test_the_leds_show_the_seat_on_turn_and_who_the_table_waits_for() -> None:
@@ -136,7 +139,8 @@ def test_the_journal_restores_a_game_in_progress(tmp_path: Path) -> None:
     assert [e.TYPE for e in out.events][-1] == "table.restored"
     after = rt2.snapshot()
     assert {k: v for k, v in after.items() if k != "last_now"} == {
-        k: v for k, v in before.items() if k != "last_now"}
+        k: v for k, v in before.items() if k != "last_now"
+    }
     view = rt2.view()
     assert view.state == view_before.state and view.score == view_before.score
     assert view.game_time_left is not None and view_before.game_time_left is not None
