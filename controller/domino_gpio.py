@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 
 def led_modes(view: DominoView) -> dict[str, str]:
     """``on``, ``off`` or ``blink`` for each seat's LED (see the module)."""
-    modes = dict.fromkeys(SEATS, "off")
+    modes: dict[str, str] = dict.fromkeys(SEATS, "off")
     st = view.state
     if st == "ready":
         for seat in [view.next_lead] if view.next_lead else SEATS:

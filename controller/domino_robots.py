@@ -253,7 +253,7 @@ class DominoRobots:
             points = 0 if pair is None else self.rng.randint(*s.points_range)
             self._result = (pair, points)
         pair, points = self._result
-        seat = entry["by"] or (members(pair)[0] if pair else self.rng.choice(SEATS))
+        seat = entry["by"] or (members(pair)[0] if pair else self.rng.choice(SEATS))  # type: ignore[arg-type]
         shown = entry["points"]
         react = now + self._between(s.react_range)
         if pair is not None and entry["pair"] is None:
