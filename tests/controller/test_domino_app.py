@@ -113,3 +113,32 @@ def test_the_terminal_screen_fits_80_columns() -> None:
             text = text.replace(code, "")
         lines = text.split("\n")
         assert len(lines) == 32 + 2 + 2 and max(len(line) for line in lines) <= 80
+
+
+def test_hardware_check_knows_the_seat_buttons_and_leds(tmp_path: Path) -> None:
+    import re
+    import threading
+
+    from mesa.controller.hwcheck import report, run_checks
+
+    factory = MockFactory()
+    cfg = parse_config(config(tmp_path / "j"))
+
+    def say(text: str) -> None:
+        m = re.match(r"Press and release button (\w+)", text)
+        if m:
+            pin = factory.pin(PINS[m.group(1)])
+
+            def person() -> None:
+                time.sleep(0.05)
+                pin.drive_low()
+                time.sleep(0.05)
+                pin.drive_high()
+
+            threading.Thread(target=person, daemon=True).start()
+
+    results = run_checks(cfg, pin_factory=factory, only={"buttons", "leds"}, say=say,
+                         ask=lambda q: True, timeout=5.0)  # fmt: skip
+    parts = {r.part for r in results}
+    assert parts == {f"button {s}" for s in PINS} | {f"led {s}" for s in LEDS}
+    assert all(r.ok for r in results), report(results)
