@@ -8,6 +8,7 @@ import io
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -89,17 +90,22 @@ def test_mesa_controller_runs_a_domino_configuration(tmp_path: Path) -> None:
         [sys.executable, "-m", "mesa", "controller", "--config", str(conf), "--log-level", "info"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    try:
+    lines: list[str] = []
+
+    def read() -> None:
         assert proc.stderr is not None
-        deadline = time.monotonic() + 30
-        seen = ""
-        while time.monotonic() < deadline and "up in" not in seen:
-            seen += proc.stderr.readline()
-        assert "domino table d9 up in" in seen, seen[-2000:]
+        lines.extend(proc.stderr)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        assert wait_until(lambda: any("up in" in x for x in lines), 120), "".join(lines)[-2000:]
+        assert any("domino table d9 up in" in x for x in lines), "".join(lines)[-2000:]
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.wait(15)
-    assert proc.returncode == 0
+        proc.wait(60)
+        reader.join(10)
+    assert proc.returncode == 0, "".join(lines)[-2000:]
     assert load_config("hardware/mesa-domino.toml").table.game == "domino"
 
 
@@ -117,7 +123,6 @@ def test_the_terminal_screen_fits_80_columns() -> None:
 
 def test_hardware_check_knows_the_seat_buttons_and_leds(tmp_path: Path) -> None:
     import re
-    import threading
 
     from mesa.controller.hwcheck import report, run_checks
 
