@@ -95,7 +95,14 @@ def _controller(args: argparse.Namespace) -> int:
             cfg = with_link_table(cfg, link_file)  # an adopted table's number is in its link
         hub = args.hub or (f"{cfg.hub.host}:{cfg.hub.port}" if cfg.hub.host else None)
         ns = argparse.Namespace(link=link_file, hub=hub, table_id=args.table_id or cfg.table.id)
-        app = TableApp(cfg, link_factory=_link_factory(ns, cfg.hub.outbox))
+        app: Any
+        if cfg.table.game == "domino":
+            from mesa.controller.domino_app import DominoTableApp
+            from mesa.controller.domino_cli import link_factory
+
+            app = DominoTableApp(cfg, link_factory=link_factory(ns, cfg.hub.outbox))
+        else:
+            app = TableApp(cfg, link_factory=_link_factory(ns, cfg.hub.outbox))
     except ConfigError as e:
         print(f"mesa controller: {e}", file=sys.stderr)
         return 2
@@ -142,6 +149,10 @@ def _sim(args: argparse.Namespace) -> int:
     from mesa.errors import ConfigError
 
     _logging(args.log_level)
+    if args.game == "domino":
+        from mesa.controller.domino_cli import run_sim
+
+        return run_sim(args, STARTED, _stop_on_signals)
     ui = "none" if args.headless else args.ui
     robots = ROBOTS[args.robots or ("both" if ui == "none" else "none")]
     style = FAST if args.fast else RobotStyle(ui=args.robot_ui)
@@ -377,6 +388,13 @@ def _hardware_check(args: argparse.Namespace) -> int:
 def _oled_refs(args: argparse.Namespace) -> int:
     from mesa.controller.oled_scenes import write_references
 
+    if args.game == "domino":
+        from mesa.controller.oled_domino_scenes import write_references as domino_references
+
+        out = Path(args.out if args.out != "docs/oled" else "docs/oled/domino")
+        written = domino_references(out)
+        print(f"{len(written)} files written to {out}")
+        return 0
     written = write_references(Path(args.out))
     print(f"{len(written)} files written to {args.out}")
     return 0
@@ -392,6 +410,9 @@ def register(sub: Any) -> None:
     p.set_defaults(run=_controller)
 
     p = sub.add_parser("sim", help="the table on a laptop: emulated OLED, keys or robot players")
+    p.add_argument("--game", choices=["backgammon", "domino"], default="backgammon",
+                   help="the table's game (domino: four seats, robots for all four)")
+    p.add_argument("--games", type=int, help="domino: stop after this many games")
     p.add_argument("--speed", type=float, default=1.0, help="time runs this many times faster")
     p.add_argument("--seed", type=int, default=0, help="the robots' random seed")
     p.add_argument(
@@ -438,4 +459,6 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser("oled-refs", help="write the OLED reference images (docs/oled)")
     p.add_argument("--out", default="docs/oled", help="the folder (default: docs/oled)")
+    p.add_argument("--game", choices=["backgammon", "domino"], default="backgammon",
+                   help="domino: the domino screens, into docs/oled/domino by default")
     p.set_defaults(run=_oled_refs)

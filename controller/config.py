@@ -44,12 +44,15 @@ DISPLAY_SIZES: dict[str, tuple[tuple[int, int], ...]] = {
 }
 # I2C and SPI claim these BCM pins on every Pi model; a button there would fight the bus.
 I2C_PINS = frozenset({2, 3})
+GAMES: tuple[str, ...] = ("backgammon", "domino")
+SEAT_PINS: tuple[str, ...] = ("n", "e", "s", "w")  # the domino table's four seat buttons
 SPI_PINS = frozenset({8, 9, 10, 11})
 
 
 @dataclass(frozen=True)
 class TableSection:
     id: str = "1"
+    game: str = "backgammon"  # or "domino": four seat buttons, the domino pairs table
     language: str = "es"
     bounce: float = 0.15  # the machine refuses a second press of one button within this
     simultaneous: float = 0.25  # ... and a press by the player whose turn began this recently
@@ -65,12 +68,22 @@ class ButtonsSection:
     lockout: float = 0.08  # application-level debounce, 50–150 ms
     hold_time: float = 0.8
     min_press: float = 0.02  # shorter contacts are phantom edges
+    # The domino table: one button per seat, and the long hold (domino, block, accept points).
+    n: Pin | None = None
+    e: Pin | None = None
+    s: Pin | None = None
+    w: Pin | None = None
+    long_hold_time: float = 2.0
 
 
 @dataclass(frozen=True)
 class LedsSection:
     a: Pin | None = None
     b: Pin | None = None
+    n: Pin | None = None  # the domino table's seat LEDs (lit: on turn)
+    e: Pin | None = None
+    s: Pin | None = None
+    w: Pin | None = None
     active_high: bool = True
 
 
@@ -142,6 +155,11 @@ class TableConfig:
         """The optional buttons this build has (``cube``, ``pause``)."""
         return frozenset(n for n in ("cube", "pause") if getattr(self.buttons, n) is not None)
 
+    @property
+    def seat_buttons(self) -> dict[str, Pin]:
+        """The domino table's seat buttons that have a pin (``n``, ``e``, ``s``, ``w``)."""
+        return {n: p for n in SEAT_PINS if (p := getattr(self.buttons, n)) is not None}
+
 
 _SECTION_TYPES = {
     "table": TableSection,
@@ -187,7 +205,7 @@ def _section(name: str, raw: Any) -> Any:
         elif isinstance(default, int) and not isinstance(default, bool):
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ConfigError(f"{where} must be an integer, not {value!r}")
-        elif key in ("a", "b", "cube", "pause", "pin"):
+        elif key in ("a", "b", "cube", "pause", "pin", *SEAT_PINS):
             if isinstance(value, bool) or not isinstance(value, int | str):
                 raise ConfigError(f"{where} must be a pin number or name, not {value!r}")
         elif not isinstance(value, str):
@@ -207,6 +225,7 @@ def _check(cfg: TableConfig) -> None:
     _number("table.simultaneous", cfg.table.simultaneous, 0.0, 2.0)
     if (b.a is None) != (b.b is None):
         raise ConfigError("buttons.a and buttons.b come together: a table has two clock buttons")
+    _check_game(cfg)
     if d.model not in DISPLAY_MODELS:
         raise ConfigError(f"display.model must be one of {DISPLAY_MODELS}, not {d.model!r}")
     if d.size not in DISPLAY_SIZES[d.model]:
@@ -225,8 +244,8 @@ def _check(cfg: TableConfig) -> None:
     # Every pin once, and never on the display's bus.
     used: dict[str, str] = {}
     wanted = (
-        [(f"buttons.{n}", getattr(b, n)) for n in ("a", "b", "cube", "pause")]
-        + [(f"leds.{n}", getattr(cfg.leds, n)) for n in ("a", "b")]
+        [(f"buttons.{n}", getattr(b, n)) for n in ("a", "b", "cube", "pause", *SEAT_PINS)]
+        + [(f"leds.{n}", getattr(cfg.leds, n)) for n in ("a", "b", *SEAT_PINS)]
         + [("buzzer.pin", cfg.buzzer.pin)]
     )
     if d.model not in ("dummy", "none") and d.bus == "spi":
@@ -246,6 +265,36 @@ def _check(cfg: TableConfig) -> None:
             bus_pins = I2C_PINS if d.bus == "i2c" else SPI_PINS
             if pin in bus_pins:
                 raise ConfigError(f"{where} = {pin} is a pin of the display's {d.bus} bus")
+
+
+def _check_game(cfg: TableConfig) -> None:
+    """A backgammon table has the clock buttons, a domino table the four seat buttons.
+
+    >>> parse_config('[table]\\ngame = "domino"\\n[buttons]\\nn = 17\\ne = 27\\n')
+    Traceback (most recent call last):
+      ...
+    mesa.errors.ConfigError: a domino table has a button at each seat: buttons.s, buttons.w missing
+    """
+    b, leds = cfg.buttons, cfg.leds
+    game = cfg.table.game
+    if game not in GAMES:
+        raise ConfigError(f"table.game must be one of {GAMES}, not {game!r}")
+    if game == "domino":
+        clock = [f"buttons.{n}" for n in ("a", "b", "cube", "pause") if getattr(b, n) is not None]
+        clock += [f"leds.{n}" for n in ("a", "b") if getattr(leds, n) is not None]
+        if clock:
+            raise ConfigError(f"a domino table has seat buttons, not {', '.join(clock)}")
+        seats = cfg.seat_buttons
+        if seats and len(seats) != len(SEAT_PINS):
+            missing = ", ".join(f"buttons.{n}" for n in SEAT_PINS if n not in seats)
+            raise ConfigError(f"a domino table has a button at each seat: {missing} missing")
+        _number("buttons.long_hold_time", b.long_hold_time, b.hold_time + 0.5, 6.0)
+        return
+    seat = [f"{part}.{n}" for part, sec in (("buttons", b), ("leds", leds)) for n in SEAT_PINS
+            if getattr(sec, n) is not None]
+    if seat:
+        raise ConfigError(f"{', '.join(seat)}: seat buttons belong to a domino table "
+                          '(table.game = "domino")')
 
 
 def parse_config(text: str) -> TableConfig:

@@ -98,8 +98,13 @@ class Display:
         idle_fps: float = 2.0,
         retry: float = 2.0,
         size: tuple[int, int] = (128, 64),
+        renderer: Callable[[Any, Any, float, tuple[int, int]], Any] | None = None,
+        animated: Callable[[Any], bool] | None = None,
     ) -> None:
         self.runtime = runtime
+        # Another table's screen (the domino table's): its renderer, and when it moves by itself.
+        self._render = renderer or render
+        self._animated_view = animated or _clock_running
         self._size = size
         self._open = open_device
         self.fps = fps
@@ -152,9 +157,9 @@ class Display:
         view = self.runtime.view(now)
         status = self.runtime.status
         started = time.perf_counter()
-        img = render(view, status, now, self.size)
+        img = self._render(view, status, now, self.size)
         self.stats.note_render(time.perf_counter() - started)
-        running = any(c.running for c in view.clocks.values())
+        running = self._animated_view(view)
         changed = self._last is None or img.tobytes() != self._last.tobytes()
         self._animated = running or (changed and self._last is not None)
         if not have:
@@ -213,6 +218,10 @@ class Display:
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
+
+
+def _clock_running(view: Any) -> bool:
+    return any(c.running for c in view.clocks.values())
 
 
 # ── the simulator's screens ────────────────────────────────────────────────

@@ -25,7 +25,7 @@ from typing import Any
 
 from mesa.controller.config import TableConfig
 from mesa.controller.display import open_device
-from mesa.controller.gestures import BUTTONS
+from mesa.controller.gestures import BUTTONS, SEAT_BUTTONS
 
 PARTS = ("buttons", "leds", "display", "buzzer", "card")
 
@@ -63,7 +63,7 @@ def _check_buttons(
     from gpiozero import DigitalInputDevice
 
     out = []
-    for name in BUTTONS:
+    for name in (*BUTTONS, *SEAT_BUTTONS):  # a domino table has a button per seat
         pin = getattr(cfg.buttons, name)
         if pin is None:
             continue
@@ -129,7 +129,7 @@ def _check_leds(
     from gpiozero import LED
 
     out = []
-    for side in ("a", "b"):
+    for side in ("a", "b", *SEAT_BUTTONS):
         pin = getattr(cfg.leds, side)
         if pin is None:
             continue

@@ -128,7 +128,35 @@ class JournalStats:
 
 
 class Journal:
-    """The table's journal, an :class:`~mesa.controller.ports.OutcomeSink` (see the module)."""
+    """The table's journal, an :class:`~mesa.controller.ports.OutcomeSink` (see the module).
+
+    The machine it journals is the backgammon :class:`Table`; a subclass journals another one
+    by overriding the machine seams below (``mesa.controller.domino_journal``).
+    """
+
+    # ── the machine seams ───────────────────────────────────────────────
+    compact_after: frozenset[str] = COMPACT_AFTER
+    heartbeat_states: frozenset[str] = HEARTBEAT_STATES
+
+    def fresh_machine(self) -> Any:
+        """The machine a journal without a readable snapshot starts from."""
+        return Table(settings=self.settings)
+
+    def restore_machine(self, snap: dict[str, Any]) -> Any:
+        """The machine of a snapshot record (``ConfigError``/``TypeError``/``KeyError``/
+        ``ValueError`` when it cannot be restored)."""
+        settings = TableSettings(**snap.get("set", {})) if snap.get("set") else self.settings
+        return Table.restore(snap["st"], settings)
+
+    def machine_settings(self) -> dict[str, Any]:
+        """What a snapshot record stores beside the state (``set``)."""
+        return {"bounce": self.settings.bounce, "simultaneous": self.settings.simultaneous}
+
+    def is_lazy(self, outcome: Outcome) -> bool:
+        """A record that may wait for the periodic sync (an ordinary turn end)."""
+        return outcome.input.name == "press" and all(
+            e.TYPE == "turn.ended" for e in outcome.events
+        )
 
     def __init__(
         self,
@@ -201,17 +229,16 @@ class Journal:
         if base is None:
             if gens:
                 problems.append("no readable snapshot: starting with an empty table")
-            rec = Recovery(Table(settings=self.settings), None, 0, problems=problems)
+            rec = Recovery(self.fresh_machine(), None, 0, problems=problems)
             rec.seconds = time.perf_counter() - started
             return rec
         snap = files[base][0][1]
         assert snap is not None
         try:
-            settings = TableSettings(**snap.get("set", {})) if snap.get("set") else self.settings
-            table = Table.restore(snap["st"], settings)
+            table = self.restore_machine(snap)
         except (ConfigError, TypeError, KeyError, ValueError) as e:
             problems.append(f"{self.path(base).name}: snapshot cannot be restored ({e})")
-            rec = Recovery(Table(settings=self.settings), None, 0, problems=problems)
+            rec = Recovery(self.fresh_machine(), None, 0, problems=problems)
             rec.seconds = time.perf_counter() - started
             return rec
         seq = snap["n"]
@@ -342,7 +369,7 @@ class Journal:
         self._fd = fd
         self._size = 0
         self._seq += 1
-        settings = {"bounce": self.settings.bounce, "simultaneous": self.settings.simultaneous}
+        settings = self.machine_settings()
         self._write(
             {"k": "s", "n": self._seq, "t": now, "g": self._gen, "set": settings, "st": snapshot},
             urgent=True,
@@ -389,15 +416,14 @@ class Journal:
                     record["ok"] = 0
                 if outcome.events:
                     record["e"] = len(outcome.events)
-                lazy = inp.name == "press" and all(e.TYPE == "turn.ended" for e in outcome.events)
-                self._write(record, urgent=not lazy)
+                self._write(record, urgent=not self.is_lazy(outcome))
                 self._last_t = now
-                if any(e.TYPE in COMPACT_AFTER for e in outcome.events) or (
+                if any(e.TYPE in self.compact_after for e in outcome.events) or (
                     self._size > self.compact_bytes
                 ):
                     self._new_generation(snapshot, now)
             elif (
-                outcome.state in HEARTBEAT_STATES
+                outcome.state in self.heartbeat_states
                 and self._last_t is not None
                 and now - self._last_t >= self.heartbeat
             ):

@@ -329,7 +329,8 @@ class DirectorCallCleared(Event):
 @_register("table.restored", "table")
 @dataclass(frozen=True)
 class TableRestored(Event):
-    """The table restarted and restored its state from the journal, paused."""
+    """The table restarted and restored its state from the journal: a backgammon table paused
+    (``reserve`` its clocks), a domino table with its game's time running on (``reserve`` empty)."""
 
     state: str
     reserve: dict[str, float]

@@ -32,6 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeVar
 
+from mesa.domino.inputs import INPUT_SPECS as DOMINO_INPUT_SPECS
+from mesa.domino.inputs import parse_input as parse_domino_input
 from mesa.errors import MesaError
 from mesa.events import EVENT_TYPES, SCHEMA_VERSION, Event, EventError
 from mesa.table.inputs import INPUT_SPECS, InputError, parse_input
@@ -55,6 +57,14 @@ CMD_INPUTS: tuple[str, ...] = tuple(
     name
     for name, spec in INPUT_SPECS.items()
     if spec.source == "hub" and name not in ("assign", "unassign")
+)
+
+# A domino table's hub commands (the director's); its game and "TIEMPO" travel on the retained
+# ``assign`` topic as a :class:`DominoAssignment`.
+DOMINO_CMD_INPUTS: tuple[str, ...] = tuple(
+    name
+    for name, spec in DOMINO_INPUT_SPECS.items()
+    if spec.source == "hub" and name not in ("assign", "unassign", "tiempo")
 )
 
 StatusState = Literal["online", "offline", "lost"]
@@ -647,6 +657,68 @@ class HubStatus(Message):
     ts: float
 
 
+@dataclass(frozen=True)
+class DominoAssignment(Message):
+    """Retained on a domino table's ``assign`` topic: its game and, once the director has
+    called it, "TIEMPO". ``args`` are the domino ``assign`` input's arguments, or null: no game.
+    ``tiempo`` is the hub's wall-clock instant at which the game's time started (null: not yet).
+    A table that boots, restarts or reconnects reads it and counts the game's time from there.
+
+    >>> players = {"n": "Ana", "e": "Beto", "s": "Carla", "w": "Dani"}
+    >>> a = DominoAssignment("3", "x1", "domino", {"game_id": "R1-M3", "players": players},
+    ...                      1000.0, ts=1000.0)
+    >>> decode(DominoAssignment, a.to_payload(), table="3").tiempo
+    1000.0
+    >>> decode(Assignment, a.to_payload(), table="3")
+    Traceback (most recent call last):
+      ...
+    mesa.protocol.ProtocolError: bad_field: unknown fields ['game', 'tiempo']
+    """
+
+    KIND: ClassVar[str] = "assign"
+    table: str
+    txn: str
+    game: Literal["domino"]
+    args: dict[str, Any] | None
+    tiempo: float | None
+    ts: float
+
+    def check(self) -> None:
+        _short_str("txn", self.txn)
+        if self.args is not None:
+            try:
+                parse_domino_input("assign", self.args)
+            except InputError as e:
+                raise ProtocolError("bad_input", str(e)[:200]) from None
+        if self.tiempo is not None:
+            if self.args is None:
+                raise ProtocolError("bad_field", "tiempo without a game")
+            if not 0.0 <= self.tiempo < 2**40:
+                raise ProtocolError("bad_field", "tiempo must be wall-clock seconds since 1970")
+
+
+@dataclass(frozen=True)
+class DominoCommand(Message):
+    """A director command to a domino table: one of :data:`DOMINO_CMD_INPUTS`."""
+
+    KIND: ClassVar[str] = "cmd"
+    table: str
+    txn: str
+    game: Literal["domino"]
+    input: str
+    args: dict[str, Any]
+    ts: float
+
+    def check(self) -> None:
+        _short_str("txn", self.txn)
+        if self.input not in DOMINO_CMD_INPUTS:
+            raise ProtocolError("bad_input", f"{self.input[:64]!r} is not a domino hub command")
+        try:
+            parse_domino_input(self.input, self.args)
+        except InputError as e:
+            raise ProtocolError("bad_input", str(e)[:200]) from None
+
+
 MESSAGES: dict[str, type[Message]] = {
     cls.KIND: cls
     for cls in (
@@ -660,3 +732,6 @@ MESSAGES: dict[str, type[Message]] = {
         HubStatus,
     )
 }
+
+# What a domino table reads on its ``assign`` and ``cmd`` topics (the other topics are shared).
+DOMINO_MESSAGES: dict[str, type[Message]] = {"assign": DominoAssignment, "cmd": DominoCommand}

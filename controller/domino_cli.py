@@ -1,0 +1,279 @@
+"""``mesa sim --game domino``: the domino table on a laptop, headless (JSON status lines) or in
+the terminal (the OLED in quarter blocks, 66 columns wide for 128×64, keys for the four seats).
+
+>>> quadrants_width = len(quadrants(__import__("PIL.Image").Image.new("1", (128, 64)))[0])
+>>> quadrants_width
+64
+
+Robots (``--robots``): ``both`` (the default headless) plays all four seats, ``a`` the pair
+north-south, ``b`` east-west, ``none`` (the default in the terminal) leaves the keys to you:
+``n e s w`` press, ``N E S W`` hold, ``1 2 3 4`` long hold of n, e, s, w; ``q`` quits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from mesa.table.inputs import Input
+
+if TYPE_CHECKING:
+    from PIL import Image as ImageModule
+
+    from mesa.controller.domino_sim import DominoSimTable
+
+ROBOT_SEATS: dict[str, tuple[str, ...]] = {
+    "both": ("n", "e", "s", "w"),
+    "a": ("n", "s"),
+    "b": ("e", "w"),
+    "none": (),
+}
+KEYS_HELP = "keys: n e s w press · N E S W hold · 1 2 3 4 long hold (n e s w) · q quit"
+QUADRANTS = " ▘▝▀▖▌▞▛▗▚▐▜▄▙▟█"
+
+
+def quadrants(img: ImageModule.Image) -> list[str]:
+    """A monochrome image as text, 2×2 pixels per character: 128 pixels in 64 columns."""
+    img = img.convert("1")
+    w, h = img.size
+    px = img.load()
+    assert px is not None
+    rows = []
+    for y in range(0, h, 2):
+        chars = []
+        for x in range(0, w, 2):
+            bits = 0
+            for bit, (dx, dy) in enumerate(((0, 0), (1, 0), (0, 1), (1, 1))):
+                if x + dx < w and y + dy < h and px[x + dx, y + dy]:
+                    bits |= 1 << bit
+            chars.append(QUADRANTS[bits])
+        rows.append("".join(chars))
+    return rows
+
+
+class QuadrantDevice:
+    """An emulated OLED in an 80-column terminal: a luma-like device whose frames are printed."""
+
+    def __init__(
+        self, width: int = 128, height: int = 64, out: TextIO | None = None, footer: Any = None
+    ) -> None:
+        self.size = (width, height)
+        self.width, self.height = width, height
+        self.mode = "1"
+        self.out = out or sys.stdout
+        self.footer = footer
+        self.image: ImageModule.Image | None = None
+
+    def display(self, image: ImageModule.Image) -> None:
+        self.image = image.copy()
+        border = "+" + "-" * ((self.width + 1) // 2) + "+"
+        lines = [border, *("|" + row + "|" for row in quadrants(image)), border]
+        if self.footer is not None:
+            lines += list(self.footer())
+        self.out.write("\x1b[H" + "\x1b[K\n".join(lines) + "\x1b[J")
+        self.out.flush()
+
+    def cleanup(self) -> None:
+        pass
+
+
+def status_line(sim: DominoSimTable, event: str, **extra: Any) -> str:
+    """One JSON line of the headless simulator."""
+    rt = sim.runtime
+    now = rt.now()
+    view = rt.view(now)
+    data: dict[str, Any] = {
+        "event": event,
+        "t": round(now, 4),
+        "state": view.state,
+        "game": view.game_id,
+        "hand": view.hand,
+        "on_turn": view.on_turn,
+        "time_left": None if view.game_time_left is None else round(view.game_time_left, 4),
+        "score": view.score,
+        "games": sim.games_ended,
+    }
+    data.update(extra)
+    return json.dumps(data, ensure_ascii=False)
+
+
+def link_factory(args: argparse.Namespace, outbox: str | Path) -> Any:
+    """A domino hub link factory when ``--link`` or ``--hub`` was given."""
+    if not (getattr(args, "link", None) or getattr(args, "hub", None)):
+        return None
+    from mesa.controller.app import parse_hub
+    from mesa.controller.domino_link import make_domino_link
+
+    host, port = parse_hub(args.hub) if args.hub else (None, 1883)
+
+    def factory(runtime: Any, snapshot: dict[str, Any]) -> Any:
+        return make_domino_link(
+            runtime,
+            table_id=args.table_id,
+            host=host,
+            port=port,
+            link_file=args.link,
+            password=os.environ.get("MESA_HUB_PASSWORD"),
+            outbox=outbox,
+            snapshot=snapshot,
+        )
+
+    return factory
+
+
+def run_sim(args: argparse.Namespace, started: float, stop_on_signals: Any) -> int:
+    """``mesa sim --game domino`` (the arguments are ``mesa sim``'s)."""
+    from mesa.controller.domino_robots import FAST, DominoRobotStyle
+    from mesa.controller.domino_sim import DominoSimTable
+    from mesa.errors import ConfigError
+
+    ui = "none" if args.headless else args.ui
+    if ui == "window":
+        ui = "terminal"  # the domino table's four buttons have no window keys yet
+    seats = ROBOT_SEATS[args.robots or ("both" if ui == "none" else "none")]
+    style = FAST if args.fast else DominoRobotStyle()
+    games = args.games if args.games is not None else args.matches
+    players = tuple(args.players.split(",", 3)) if args.players else None
+    if players is not None and len(players) != 4:
+        print(
+            "mesa sim: --players takes four names for a domino table, 'Ana,Beto,Carla,Dani'",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        outbox = Path(args.journal or ".") / f"outbox-{args.table_id or 'sim'}.sqlite3"
+        factory = link_factory(args, outbox)
+    except ConfigError as e:
+        print(f"mesa sim: {e}", file=sys.stderr)
+        return 2
+    sim = DominoSimTable(
+        args.table_id or "sim",
+        speed=args.speed,
+        seed=args.seed,
+        robots=seats,
+        style=style,
+        journal_dir=args.journal,
+        heartbeat=args.heartbeat,
+        auto_assign=not (args.hub or args.link),
+        language=args.language,
+        games=games,
+        players=players,  # type: ignore[arg-type]
+        link=factory,
+    )
+    stop = threading.Event()
+    stop_on_signals(stop)
+    rec = sim.recovery
+    info = {
+        "restored": rec is not None,
+        "problems": rec.problems if rec else [],
+        "restore_ms": round(1000 * rec.seconds, 2) if rec else None,
+        "startup_s": round(time.monotonic() - started, 3),
+    }
+    sim.start()
+    try:
+        if ui == "none":
+            _headless(sim, args, stop, games, info)
+        else:
+            _terminal(sim, args, stop)
+    finally:
+        sim.stop()
+    if ui == "none":
+        print(status_line(sim, "stop"), flush=True)
+    return 0
+
+
+def _headless(
+    sim: DominoSimTable,
+    args: argparse.Namespace,
+    stop: threading.Event,
+    games: int | None,
+    info: dict[str, Any],
+) -> None:
+    print(status_line(sim, "start", **info), flush=True)
+    deadline = time.monotonic() + args.duration if args.duration else None
+    every = args.status_every
+    while not stop.is_set():
+        if games is not None and sim.games_ended >= games:
+            break
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        stop.wait(every if every else 0.2)
+        if every:
+            print(status_line(sim, "status"), flush=True)
+
+
+def _footer(sim: DominoSimTable, outputs: Any) -> Any:
+    def lines() -> list[str]:
+        led = outputs.led_state
+        lamps = "  ".join(
+            f"{seat.upper()} "
+            f"{'●' if led.get(seat) == 'on' else '◐' if led.get(seat) == 'blink' else '○'}"
+            for seat in ("n", "e", "s", "w")
+        )
+        beep = outputs.beeps[-1] if outputs.beeps else None
+        buzz = f"buzzer: {beep.count}×" if beep else "buzzer: -"
+        return [f"{lamps}   {buzz}   t={sim.runtime.now():.1f}", KEYS_HELP]
+
+    return lines
+
+
+KEYS: dict[str, tuple[str, str]] = {
+    **{seat: ("press", seat) for seat in "nesw"},
+    **{seat.upper(): ("hold", seat) for seat in "nesw"},
+    **{str(i + 1): ("long_hold", seat) for i, seat in enumerate("nesw")},
+}
+
+
+def _terminal(sim: DominoSimTable, args: argparse.Namespace, stop: threading.Event) -> None:
+    import select
+    import termios
+    import tty
+
+    from mesa.controller.display import Display
+    from mesa.controller.domino_gpio import DominoOutputs
+    from mesa.controller.oled_domino import animated, render
+
+    outputs = DominoOutputs()
+    sim.runtime.add_view_listener(outputs.update)  # type: ignore[arg-type]
+    sim.runtime.add_sink(outputs)
+    w, h = args.size
+    device = QuadrantDevice(w, h, footer=_footer(sim, outputs))
+    display = Display(
+        sim.runtime,
+        lambda: device,
+        fps=10.0,
+        idle_fps=4.0,
+        size=args.size,
+        renderer=render,
+        animated=animated,
+    )
+    rt = sim.runtime
+    fd = sys.stdin.fileno()
+    interactive = os.isatty(fd)
+    saved = termios.tcgetattr(fd) if interactive else None
+    sys.stdout.write("\x1b[2J\x1b[?25l")
+    display.start()
+    try:
+        if interactive:
+            tty.setcbreak(fd)
+        while not stop.is_set():
+            ready, _, _ = select.select([sys.stdin], [], [], 0.2)
+            if not ready:
+                continue
+            ch = sys.stdin.read(1)
+            if not ch or ch in ("q", "\x1b"):
+                break
+            if ch in KEYS:
+                name, seat = KEYS[ch]
+                rt.submit(Input(name, {"seat": seat}), rt.now())
+    finally:
+        display.stop()
+        if saved is not None:
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+        sys.stdout.write("\x1b[?25h\n")

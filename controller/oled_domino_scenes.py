@@ -1,0 +1,225 @@
+"""Named domino screens for the reference images in ``docs/oled/domino/`` and their golden tests.
+
+>>> names = [s.name for s in scenes()]
+>>> "playing" in names and "hand_confirm" in names
+True
+>>> sorted({s.view.state for s in scenes()}) == sorted(STATES)
+True
+
+Each scene drives a real :class:`~mesa.domino.machine.DominoTable` through its inputs, so the
+images show exactly what the table would. ``mesa oled-refs --game domino`` writes the PNGs and
+``docs/oled/domino/README.md`` with a caption for each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mesa.controller.oled_domino import SIZES, render
+from mesa.controller.runtime import TableStatus
+from mesa.domino.machine import DominoTable
+from mesa.domino.transitions import STATES  # noqa: F401  (the module example reads it)
+from mesa.domino.view import DominoView, domino_view
+
+PLAYERS = {"n": "Ana", "e": "Beto", "s": "Carla", "w": "Dani"}
+
+
+@dataclass(frozen=True)
+class Scene:
+    name: str
+    language: str
+    about: str
+    view: DominoView
+    status: TableStatus
+    now: float
+    sizes: tuple[tuple[int, int], ...] = SIZES
+
+    def filename(self, size: tuple[int, int]) -> str:
+        return f"{self.name}-{self.language}-{size[0]}x{size[1]}.png"
+
+
+@dataclass
+class _Play:
+    language: str
+    table: DominoTable = field(default_factory=DominoTable)
+    now: float = 0.0
+
+    def do(self, name: str, after: float = 1.0, **args: Any) -> _Play:
+        self.now += after
+        out = self.table.apply(name, args, now=self.now)
+        if not out.accepted:
+            raise AssertionError(f"scene input refused: {name} {args}: {out.refusal}")
+        return self
+
+    def wait(self, seconds: float) -> _Play:
+        self.now += seconds
+        return self
+
+    def seat(self, name: str, seat: str, after: float = 1.0) -> _Play:
+        return self.do(name, after, seat=seat)
+
+
+def _assigned(language: str) -> _Play:
+    return _Play(language).do("assign", 0.0, game_id="R2-M5", players=PLAYERS, language=language)
+
+
+def _started(language: str) -> _Play:
+    # Joined 50 s late: the game's time counts from the hub's "TIEMPO".
+    return _assigned(language).do("tiempo", 2.0, start_wall=1000.0, wall=1050.0)
+
+
+def _hand(language: str) -> _Play:
+    """Hand 1 played to its end by a domino of w (ns 0, ew 0), then hand 2 under way."""
+    p = _started(language).seat("press", "n", 40.0)  # n leads; w, s, e, n... on turn
+    for seat in ("w", "s", "e", "n", "w", "s"):
+        p.seat("press", seat, 6.0)
+    return p
+
+
+def _entry(language: str) -> _Play:
+    p = _hand(language).seat("long_hold", "e", 5.0)  # e places the last tile: domino
+    for _ in range(3):
+        p.seat("hold", "w", 0.8)
+    for _ in range(7):
+        p.seat("press", "e", 0.4)
+    return p
+
+
+def _scenes_for(language: str) -> list[tuple[str, str, Callable[[], tuple[_Play, TableStatus]]]]:
+    st = TableStatus(table_id="7", language=language, hub="online")
+
+    def idle() -> tuple[_Play, TableStatus]:
+        return _Play(language), st
+
+    def idle_offline() -> tuple[_Play, TableStatus]:
+        return _Play(language), TableStatus(table_id="7", language=language, hub="offline")
+
+    def assigned() -> tuple[_Play, TableStatus]:
+        return _assigned(language).wait(20.0), st
+
+    def ready_first() -> tuple[_Play, TableStatus]:
+        return _started(language).wait(30.0), st
+
+    def playing() -> tuple[_Play, TableStatus]:
+        return _hand(language).wait(3.2), st
+
+    def playing_slow() -> tuple[_Play, TableStatus]:
+        p = _hand(language)
+        p.seat("press", "e", 16.0)  # e over the 15 s: the warning
+        for seat in ("n", "w", "s"):
+            p.seat("press", seat, 4.0)
+        return p.wait(17.4), st  # e on turn again, over again: this one costs points
+
+    def penalty() -> tuple[_Play, TableStatus]:
+        p = _hand(language).seat("hold", "e", 7.0)  # a "paso" after 7 s: +25 to n and s
+        return p.wait(6.5), st
+
+    def time_called() -> tuple[_Play, TableStatus]:
+        p = _hand(language).wait(2050.0).do("tick", 0.0).seat("press", "e", 0.5)
+        return p.wait(2.0), st
+
+    def hand_entry() -> tuple[_Play, TableStatus]:
+        return _entry(language).wait(0.5), st
+
+    def hand_entry_block() -> tuple[_Play, TableStatus]:
+        return _hand(language).seat("long_hold", "s", 5.0).wait(2.0), st
+
+    def hand_confirm() -> tuple[_Play, TableStatus]:
+        return _entry(language).seat("long_hold", "w", 1.0).wait(1.0), st
+
+    def hand_confirm_tie() -> tuple[_Play, TableStatus]:
+        p = _hand(language).seat("long_hold", "s", 5.0).seat("long_hold", "n", 3.0)
+        return p.wait(1.0), st
+
+    def ready_next() -> tuple[_Play, TableStatus]:
+        p = _entry(language).seat("long_hold", "w", 1.0).seat("hold", "n", 2.0)
+        return p.wait(12.0), st
+
+    def game_over() -> tuple[_Play, TableStatus]:
+        p = _hand(language).seat("long_hold", "e", 5.0).do("claim", 2.0, seat="w", points=120)
+        p.seat("hold", "s", 2.0).seat("press", "w", 30.0).seat("press", "s", 5.0)
+        p.seat("long_hold", "e", 6.0).do("claim", 2.0, seat="e", points=95)
+        return p.seat("hold", "n", 2.0).wait(5.0), st
+
+    def game_over_signed() -> tuple[_Play, TableStatus]:
+        p, status = game_over()
+        return p.seat("press", "w", 3.0).wait(1.0), status
+
+    def restored() -> tuple[_Play, TableStatus]:
+        return _hand(language).wait(2.0), TableStatus(
+            table_id="7", language=language, restored=True, restored_state="playing"
+        )
+
+    return [
+        ("idle", "no game at the table", idle),
+        ("idle_offline", "no game, and the hub cannot be reached", idle_offline),
+        ("assigned", 'a game assigned: the pairs, waiting for "TIEMPO"', assigned),
+        ("ready_first", "the game's time runs; hand 1: the highest tile leads", ready_first),
+        ("playing", "west on turn, 3 s into the turn: the pass window is still open", playing),
+        (
+            "playing_slow",
+            "east over the 15 s again, warning used: this play costs 25",
+            playing_slow,
+        ),
+        ("penalty", 'east said "paso" after 7 s: +25 to each of north and south', penalty),
+        ("time_called", 'the 35 minutes are up: "TIEMPO", this hand is the last', time_called),
+        ("hand_entry", "east placed the last tile: east-west enter 37 on the wheel", hand_entry),
+        ("hand_entry_block", "a block: the first press picks the pair that won", hand_entry_block),
+        (
+            "hand_confirm",
+            "east-west claim 37: north-south confirm (hold) or refuse (press)",
+            hand_confirm,
+        ),
+        ("hand_confirm_tie", "a tied block claimed: nobody scores the hand", hand_confirm_tie),
+        ("ready_next", "hand 2: the lead rotates (west leads)", ready_next),
+        ("game_over", "east-west passed 200: the score sheet waits for both pairs", game_over),
+        ("game_over_signed", "one pair has signed the sheet", game_over_signed),
+        ("restored", "the table restarted and restored its game from the journal", restored),
+    ]
+
+
+def scenes() -> list[Scene]:
+    """Every scene in both languages (Spanish first)."""
+    out = []
+    for language in ("es", "en"):
+        for name, about, build in _scenes_for(language):
+            play, status = build()
+            view = domino_view(play.table, play.now)
+            out.append(Scene(name, language, about, view, status, play.now))
+    return out
+
+
+def write_references(folder: Path) -> list[Path]:
+    """Render every scene at every size into ``folder`` plus a viewable, captioned index."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    rows = [
+        "# The domino table's screen: reference images",
+        "",
+        "Generated by `mesa oled-refs --game domino` from `controller/oled_domino_scenes.py`;",
+        "the golden-image tests (`tests/controller/test_domino_oled.py`) compare the renderer's",
+        "output with these files pixel for pixel. Sizes: 128×64 (SSD1306/SH1106), 128×32,",
+        "256×64 (SSD1322). Spanish first, then English. Players: north Ana, east Beto,",
+        "south Carla, west Dani (pairs north-south and east-west).",
+        "",
+    ]
+    for scene in scenes():
+        rows += [f"## `{scene.name}` ({scene.language}): {scene.about}", ""]
+        cells = []
+        for size in scene.sizes:
+            img = render(scene.view, scene.status, scene.now, size)
+            path = folder / scene.filename(size)
+            img.save(path, format="PNG", optimize=True)
+            written.append(path)
+            cells.append(
+                f'<img src="{path.name}" width="{size[0] * 3}" height="{size[1] * 3}" '
+                f'alt="{scene.name} {size[0]}x{size[1]}">'
+            )
+        rows += [" ".join(cells), ""]
+    index = folder / "README.md"
+    index.write_text("\n".join(rows), encoding="utf-8")
+    written.append(index)
+    return written

@@ -1,0 +1,180 @@
+"""kill -9 at random instants, many times, on a simulated domino table with four robots: after
+each restart the restored game is the journal's (state, hand, points, to the record), its time
+continues where the journal left it, and the robots play on.
+
+The loop is bounded: ``MESA_KILL_LOOPS`` restarts (default 8), each under a few seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mesa.domino.machine import DominoTable
+from mesa.domino.view import domino_view
+
+ROOT = Path(__file__).resolve().parents[2]
+LOOPS = int(os.environ.get("MESA_KILL_LOOPS", "8"))
+SPEED = 20.0
+# The journal notes the time at least every tick (0.1 real s = 2 table s at this speed) while
+# the game's time runs, so a restored game has at most this much table time given back.
+GIVEN_BACK = 0.1 * SPEED + 1.0
+TIMED = ("ready", "playing", "hand_entry", "hand_confirm")
+
+
+class Child:
+    """``mesa sim --game domino --headless`` with its status lines read in a thread."""
+
+    def __init__(self, journal: Path, seed: int) -> None:
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(
+            [
+                sys.executable, "-m", "mesa", "sim", "--game", "domino", "--headless", "--fast",
+                "--journal", str(journal), "--speed", str(SPEED), "--status-every", "0.05",
+                "--seed", str(seed), "--log-level", "error",
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        self.lines: list[dict[str, Any]] = []
+        self.first_line_after: float | None = None
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            try:
+                data = json.loads(raw)
+            except ValueError:
+                continue
+            if self.first_line_after is None:
+                self.first_line_after = time.monotonic() - self.started
+            self.lines.append(data)
+
+    def wait_start(self, timeout: float = 30.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.lines:
+                return self.lines[0]
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read() if self.proc.stderr else ""
+                raise AssertionError(f"the simulator died: {err[-2000:]}")
+            time.sleep(0.01)
+        raise AssertionError("no start line from the simulator")
+
+    def kill9(self) -> dict[str, Any]:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+        self._reader.join(5)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream:
+                stream.close()
+        return self.lines[-1]
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+        self._reader.join(5)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream:
+                stream.close()
+
+
+def reference(folder: Path) -> tuple[DominoTable, float]:
+    """The journal read independently: the newest generation with a whole snapshot line and its
+    records up to the first bad one."""
+    recs: list[dict[str, Any]] = []
+    for path in sorted(folder.glob("journal-*.jsonl"), reverse=True):
+        recs = []
+        for line in path.read_bytes().split(b"\n"):
+            crc, _, body = line.partition(b" ")
+            if not body or int(crc, 16) != zlib.crc32(body):
+                break
+            recs.append(json.loads(body))
+        if recs and recs[0]["k"] == "s":
+            break
+    assert recs, "no readable journal"
+    table = DominoTable.restore(recs[0]["st"])
+    last_t = recs[0]["t"]
+    for r in recs[1:]:
+        last_t = max(last_t, r["t"])
+        if r["k"] == "i":
+            table.apply(r["i"], r.get("a", {}), now=r["t"])
+    return table, last_t
+
+
+def test_kill_9_at_random_instants(tmp_path: Path) -> None:
+    rng = random.Random(4321)
+    journal = tmp_path / "journal"
+    child = Child(journal, seed=5)
+    child.wait_start()
+    checked = timed_restores = 0
+    startups = []
+    try:
+        for _ in range(LOOPS):
+            time.sleep(rng.uniform(0.4, 1.6))
+            last = child.kill9()
+            expected, last_t = reference(journal)
+            ref = domino_view(expected, last_t)
+            child = Child(journal, seed=5)
+            start = child.wait_start()
+            startups.append(child.first_line_after)
+            assert start["event"] == "start" and start["restored"] is True
+            assert start["problems"] == [] or all("cut short" in p for p in start["problems"])
+            # The restored game is the journal's, to the record ...
+            assert (start["state"], start["game"], start["hand"], start["score"]) == (
+                expected.state,
+                expected.s.game_id,
+                ref.hand,
+                ref.score,
+            )
+            assert start["t"] == pytest.approx(last_t, abs=0.5 * SPEED)
+            # ... its time continues where the journal left it (the time down is nobody's) ...
+            if start["state"] in TIMED and ref.game_time_left is not None:
+                assert start["time_left"] <= ref.game_time_left + 1e-6
+                assert start["time_left"] >= ref.game_time_left - 0.5 * SPEED
+                # ... within a heartbeat of what the table showed just before it died.
+                if last["game"] == start["game"] and last["state"] in TIMED:
+                    assert start["time_left"] <= last["time_left"] + GIVEN_BACK
+                timed_restores += 1
+            # The points never go back: what the table showed is in the journal.
+            if last["game"] == start["game"]:
+                for pair in ("ns", "ew"):
+                    assert start["score"][pair] >= last["score"][pair] - 100  # (penalties)
+                assert start["hand"] >= last["hand"]
+            checked += 1
+        # The robots play on after the last restart.
+        hand = child.lines[-1]["hand"] if child.lines else 0
+        deadline = time.monotonic() + 30
+        while (
+            time.monotonic() < deadline
+            and child.lines[-1]["hand"] == hand
+            and (child.lines[-1]["state"] in TIMED)
+        ):
+            time.sleep(0.1)
+        assert child.lines[-1]["hand"] > hand or child.lines[-1]["state"] not in TIMED
+    finally:
+        child.stop()
+    assert checked == LOOPS and timed_restores >= LOOPS // 2
+    print(
+        f"\nrestarts: {checked}, timed restores: {timed_restores}, "
+        f"first line after start: median {sorted(startups)[len(startups) // 2]:.2f} s"
+    )

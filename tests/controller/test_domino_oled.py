@@ -1,0 +1,95 @@
+"""The domino table's screen: golden images against docs/oled/domino, the words, both
+languages, every state at every size, and nothing cut off."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from luma.core.device import dummy
+from PIL import Image, ImageChops
+
+from mesa.controller.font import TextFont
+from mesa.controller.oled_domino import SIZES, compose, render
+from mesa.controller.oled_domino_scenes import scenes
+from mesa.controller.runtime import TableStatus
+from mesa.domino.transitions import STATES
+
+REFS = Path(__file__).resolve().parents[2] / "docs" / "oled" / "domino"
+SCENES = scenes()
+CASES = [(s, size) for s in SCENES for size in s.sizes]
+BY = {(s.name, s.language): s for s in SCENES}
+
+
+@pytest.mark.parametrize(
+    ("scene", "size"), CASES, ids=[f"{s.name}-{s.language}-{w}x{h}" for s, (w, h) in CASES]
+)
+def test_golden_image(scene, size) -> None:  # type: ignore[no-untyped-def]
+    device = dummy(width=size[0], height=size[1], mode="1")
+    device.display(render(scene.view, scene.status, scene.now, size))
+    ref_path = REFS / scene.filename(size)
+    assert ref_path.exists(), f"missing reference {ref_path}: run `mesa oled-refs --game domino`"
+    with Image.open(ref_path) as ref:
+        reference = ref.convert("1")
+    diff = ImageChops.difference(reference.convert("L"), device.image.convert("L"))
+    assert diff.getbbox() is None, f"{ref_path.name} differs in {diff.getbbox()}"
+
+
+def test_the_reference_index_lists_every_image_with_its_caption() -> None:
+    index = (REFS / "README.md").read_text(encoding="utf-8")
+    for scene, size in CASES:
+        assert scene.filename(size) in index
+        assert f"## `{scene.name}` ({scene.language}): {scene.about}" in index
+
+
+def test_every_state_renders_at_every_size_in_both_languages() -> None:
+    assert {s.view.state for s in SCENES} == set(STATES)
+    for language in ("es", "en"):
+        assert {s.view.state for s in SCENES if s.language == language} == set(STATES)
+    for s in SCENES:
+        for size in SIZES:
+            img = render(s.view, s.status, s.now, size)
+            assert img.size == size and img.getbbox() is not None
+
+
+def test_rendering_is_pure() -> None:
+    s = BY["playing", "es"]
+    assert render(s.view, s.status, s.now).tobytes() == render(s.view, s.status, s.now).tobytes()
+
+
+def test_no_line_needs_to_scroll_on_the_small_screens() -> None:
+    font = TextFont()
+    for s in SCENES:
+        screen = compose(s.view, s.status, s.now)
+        for line in (*screen.lines, screen.alert, screen.banner):
+            assert font.width(line) <= 126, (s.name, s.language, line)
+
+
+def test_the_screen_says_what_the_issue_asks_for() -> None:
+    play = compose(BY["playing", "es"].view, TableStatus(), BY["playing", "es"].now)
+    assert play.big == "12" and play.side == ("Este", "Beto")  # the play timer, the seat on turn
+    assert play.header[0] == "Mano 1" and play.header[1].count(":") == 1  # hand, game time left
+    assert play.info == ("NS 0", "a 200", "EO 0")  # both pairs' points
+    assert "PASO: 2 s" in play.lines and "Juega o di PASO" in play.lines
+    slow = compose(BY["playing_slow", "en"].view, TableStatus(), BY["playing_slow", "en"].now)
+    assert slow.big.startswith("-") and slow.alert == "Slow: -25"
+    pen = compose(BY["penalty", "es"].view, TableStatus(), BY["penalty", "es"].now)
+    assert pen.lines[0] == "+25 E Pase tardío" and pen.info[0] == "NS 50"
+    called = compose(BY["time_called", "en"].view, TableStatus(), 0)
+    assert called.header[1] == "Last hand"
+    entry = compose(BY["hand_entry", "en"].view, TableStatus(), 0)
+    assert entry.big == "37" and entry.side[0] == "EW" and "press +1 hold +10" in entry.lines
+    block = compose(BY["hand_entry_block", "es"].view, TableStatus(), 0)
+    assert block.side[0] == "?" and block.lines[0] == "Pareja ganadora: pulse"
+    confirm = compose(BY["hand_confirm", "es"].view, TableStatus(), 0)
+    assert confirm.big == "37" and confirm.lines == ("Otra pareja: mantén=sí", "pulsa = no")
+    tie = compose(BY["hand_confirm_tie", "en"].view, TableStatus(), 0)
+    assert tie.big_text == "Tied block"
+    over = compose(BY["game_over", "es"].view, TableStatus(), 0)
+    assert over.header[0] == "Gana Este-Oeste" and over.big_text == "0 - 215"
+    assert over.lines == ("por 200 tantos", "Firmen la hoja")
+    signed = compose(BY["game_over_signed", "en"].view, TableStatus(), 0)
+    assert signed.lines[-1] == "To sign: NS"
+    assert compose(BY["restored", "es"].view, BY["restored", "es"].status, 0).banner == "RESTAURADA"
+    idle = compose(BY["idle", "en"].view, BY["idle", "en"].status, 0)
+    assert idle.title == "Domino · Table 7" and idle.lines == ("No game",)
