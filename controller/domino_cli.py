@@ -163,7 +163,7 @@ def run_sim(args: argparse.Namespace, started: float, stop_on_signals: Any) -> i
         auto_assign=not (args.hub or args.link),
         language=args.language,
         games=games,
-        players=players,  # type: ignore[arg-type]
+        players=players,
         link=factory,
     )
     stop = threading.Event()

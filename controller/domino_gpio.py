@@ -45,12 +45,12 @@ def led_modes(view: DominoView) -> dict[str, str]:
     elif st == "hand_entry" and view.entry is not None:
         pair = view.entry["pair"]
         for seat in SEATS:
-            if pair is None or pair_of(seat) == pair:  # type: ignore[arg-type]
+            if pair is None or pair_of(seat) == pair:
                 modes[seat] = "blink"
     elif st == "hand_confirm" and view.claim is not None:
         claimer = pair_of(view.claim["by"])
         for seat in SEATS:
-            if pair_of(seat) != claimer:  # type: ignore[arg-type]
+            if pair_of(seat) != claimer:
                 modes[seat] = "blink"
     elif st == "game_over":
         for pair in PAIRS:
