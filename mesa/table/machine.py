@@ -166,7 +166,7 @@ class Table:
         except InputError as e:
             raw = name if isinstance(name, Input) else Input(
                 str(name), dict(args) if isinstance(args, dict) else {})
-            return Outcome(raw, now, self.s.state, refusal=Refusal("bad_input", str(e)))
+            return Outcome(raw, now, self.s.state, refusal=Refusal(e.code, str(e)))
         if self.s.last_now is not None and now < self.s.last_now:
             return Outcome(
                 inp,
