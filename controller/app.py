@@ -74,7 +74,8 @@ def make_link(
         if host is None or table_id is None:
             raise ConfigError("a hub link needs --link FILE, or --hub HOST:PORT and --table-id")
         settings = LinkSettings(table=table_id, host=host, port=port, password=password)
-    box = Outbox(outbox, table=settings.table)
+    # A damaged outbox is moved aside and a fresh one started: the table always starts.
+    box = Outbox.open(outbox, table=settings.table)
     link = TableLink(
         settings,
         box,
@@ -89,7 +90,8 @@ def make_link(
 
 
 def _watch_link(runtime: TableRuntime, link: Any) -> None:
-    """Show the hub's reachability on the screen (checked from the loop, once a second)."""
+    """Show the hub's reachability and a full outbox on the screen (checked from the loop,
+    once a second)."""
     last = [0.0]
 
     def check(now: float) -> None:
@@ -98,8 +100,9 @@ def _watch_link(runtime: TableRuntime, link: Any) -> None:
             return
         last[0] = t
         state = "online" if link.connected and link.hub_online else "offline"
-        if runtime.status.hub != state:
-            runtime.update_status(hub=state)
+        disk_full = link.storage_error is not None
+        if runtime.status.hub != state or runtime.status.disk_full != disk_full:
+            runtime.update_status(hub=state, disk_full=disk_full)
 
     runtime.add_iteration_hook(check)
 

@@ -86,6 +86,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "notice.card_garbage": "Lectura ilegible",
         "notice.reader_missing": "Lector desconectado",
         "notice.hub_offline": "Sin conexión al hub",
+        "notice.disk_full": "Disco lleno",
     },
     "en": {
         "idle.title": "Table {table}",
@@ -149,6 +150,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "notice.card_garbage": "Unreadable card data",
         "notice.reader_missing": "Card reader unplugged",
         "notice.hub_offline": "Hub not reachable",
+        "notice.disk_full": "Disk full",
     },
 }
 

@@ -335,6 +335,17 @@ class TableRestored(Event):
     reserve: dict[str, float]
 
 
+@_register("table.outbox_rebuilt", "table")
+@dataclass(frozen=True)
+class OutboxRebuilt(Event):
+    """The table found its outbox damaged at start (``reason``), moved it aside as ``moved_to``
+    and began a new stream from the journal's state: what the old stream held and the hub had
+    not acknowledged is in the moved file for the director, not sent again."""
+
+    reason: str
+    moved_to: str
+
+
 # ── parsing and validation ──────────────────────────────────────────────────
 @functools.cache
 def _hints(cls: type[Event]) -> dict[str, Any]:
