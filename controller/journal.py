@@ -42,6 +42,7 @@ SD-friendly writes:
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import logging
 import os
@@ -53,9 +54,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mesa.errors import ConfigError
 from mesa.table.inputs import Input
 from mesa.table.machine import Outcome, Table, TableSettings
+from mesa.table.view import table_view
+from mesa.validation import check_range, check_value
 
 if TYPE_CHECKING:
     from mesa.controller.runtime import TableRuntime
@@ -192,13 +194,21 @@ class Journal:
                 files[gen] = lines
         gens = sorted(files)  # a generation pruned while we listed them is simply gone
         base = None
+        table: Table | None = None
         for gen in reversed(gens):
             lines = files[gen]
-            if lines and lines[0][1] is not None and lines[0][1]["k"] == "s":
+            record = lines[0][1] if lines else None
+            if record is None or record["k"] != "s":
+                problems.append(f"{self.path(gen).name}: its snapshot is unreadable")
+                continue
+            # A whole line (its CRC holds) can still carry a snapshot this table cannot use
+            # (wrong types, a field of another version): skipped like an unreadable one.
+            table, why = self._restore(record)
+            if table is not None:
                 base = gen
                 break
-            problems.append(f"{self.path(gen).name}: its snapshot is unreadable")
-        if base is None:
+            problems.append(f"{self.path(gen).name}: snapshot cannot be restored ({why})")
+        if base is None or table is None:
             if gens:
                 problems.append("no readable snapshot: starting with an empty table")
             rec = Recovery(Table(settings=self.settings), None, 0, problems=problems)
@@ -206,14 +216,6 @@ class Journal:
             return rec
         snap = files[base][0][1]
         assert snap is not None
-        try:
-            settings = TableSettings(**snap.get("set", {})) if snap.get("set") else self.settings
-            table = Table.restore(snap["st"], settings)
-        except (ConfigError, TypeError, KeyError, ValueError) as e:
-            problems.append(f"{self.path(base).name}: snapshot cannot be restored ({e})")
-            rec = Recovery(Table(settings=self.settings), None, 0, problems=problems)
-            rec.seconds = time.perf_counter() - started
-            return rec
         seq = snap["n"]
         last_t = float(snap["t"])
         applied = 0
@@ -251,7 +253,14 @@ class Journal:
             last_t = max(last_t, float(record["t"]))
             if record["k"] != "i":
                 continue
-            outcome = table.apply(record.get("i", ""), record.get("a", {}), now=float(record["t"]))
+            try:
+                outcome = table.apply(
+                    record.get("i", ""), record.get("a", {}), now=float(record["t"])
+                )
+            except Exception as e:  # a record the machine chokes on: stop here, like a bad line
+                tail = f"; {rest} record(s) after it not applied" if rest else ""
+                problems.append(f"{where}: cannot be replayed ({type(e).__name__}: {e}){tail}")
+                break
             applied += 1
             if outcome.accepted != bool(record.get("ok", 1)) or len(outcome.events) != record.get(
                 "e", 0
@@ -265,6 +274,32 @@ class Journal:
         rec.seconds = time.perf_counter() - started
         self._seq = seq  # the next generation continues the sequence
         return rec
+
+    def _restore(self, snap: dict[str, Any]) -> tuple[Table | None, str]:
+        """The table of a snapshot record, tried out (a tick and a view at its instant), or
+        ``(None, why not)``: nothing in a file is trusted to have the right types."""
+        try:
+            raw = snap.get("set")
+            if raw:
+                if not isinstance(raw, dict) or set(raw) - {"bounce", "simultaneous"}:
+                    raise TypeError(f"settings {raw!r}")
+                for key, value in raw.items():
+                    check_value(key, float, value)
+                    check_range(key, value, 0.0, 10.0)
+            settings = TableSettings(**raw) if raw else self.settings
+            state = snap["st"]
+            if not isinstance(state, dict):
+                raise TypeError(f"the state is a {type(state).__name__}, not an object")
+            probe = Table.restore(copy.deepcopy(state), settings)
+            t = float(snap["t"])
+            table_view(probe, t)
+            probe.snapshot()
+            outcome = probe.apply("tick", {}, now=t)
+            if outcome.refusal is not None and outcome.refusal.code == "internal_error":
+                raise ValueError(outcome.refusal.message)
+            return Table.restore(copy.deepcopy(state), settings), ""
+        except Exception as e:  # any failure at all means: not a snapshot we can stand on
+            return None, f"{type(e).__name__}: {str(e)[:120]}"
 
     def _read(
         self, gen: int, problems: list[str]

@@ -310,3 +310,21 @@ def test_enospc_counts_as_disk_full() -> None:
 
     assert is_disk_full(OSError(errno.ENOSPC, "full"))
     assert not is_disk_full(OSError(errno.EIO, "io"))
+
+
+def test_a_table_with_a_damaged_outbox_starts_and_says_so(tmp_path: Path) -> None:
+    """``mesa controller`` and ``mesa sim`` make their link with ``make_link``: a scribbled
+    outbox no longer stops them; the hub's first event on the new stream says why."""
+    from mesa.controller.app import make_link
+
+    path = tmp_path / "outbox.sqlite3"
+    path.write_bytes(random.Random(2).randbytes(3000))
+    rt = TableRuntime(clock=ManualClock())
+    link = make_link(rt, table_id="t1", host="127.0.0.1", port=9, outbox=path)
+    try:
+        envs = link.outbox.unacked()
+        assert [e.type for e in envs] == ["table.outbox_rebuilt"]
+        assert list(tmp_path.glob("outbox.sqlite3.damaged-*"))
+    finally:
+        link.stop()
+        link.outbox.close()
