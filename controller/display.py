@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from mesa.controller.config import DisplaySection
 from mesa.controller.oled import render
-from mesa.controller.runtime import TableRuntime
+from mesa.controller.ports import ViewSource
 
 if TYPE_CHECKING:
     from PIL import Image as ImageModule
@@ -91,7 +91,7 @@ class Display:
 
     def __init__(
         self,
-        runtime: TableRuntime,
+        runtime: ViewSource,
         open_device: Callable[[], Any],
         *,
         fps: float = 10.0,

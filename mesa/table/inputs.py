@@ -55,6 +55,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "scheduled_start": (-TIME_LIMIT, TIME_LIMIT),  # on the table's clock
     "minutes_per_point": (1.0, 120.0),  # HGV 2.3.1 says 10
     "seconds": (-86_400.0, 86_400.0),  # a director's adjustment: at most a day either way
+    "suppressed": (0, 10**9),
 }
 
 
@@ -115,7 +116,14 @@ INPUT_SPECS: dict[str, InputSpec] = {
             {"side": SideArg},
             {"card": (str | None, None)},
         ),
-        _spec("card", "card", "The card reader read a member card.", {"card": str}),
+        _spec(
+            "card",
+            "card",
+            "The card reader read a member card; ``suppressed`` counts the unknown cards it "
+            "read since the last one it sent (its rate limit).",
+            {"card": str},
+            {"suppressed": (int, 0)},
+        ),
         # ── choices the menus make (also usable directly, e.g. in replay files) ──
         _spec(
             "pause",

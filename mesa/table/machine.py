@@ -489,7 +489,8 @@ class Table:
         sides = [s for s, c in self.s.cards.items() if c == card]
         if not card or not sides:
             reason = "card of neither player" if card else "empty card"
-            self._emit(ev.CardRejected(card=card[:64], reason=reason))
+            self._emit(ev.CardRejected(card=card[:64], reason=reason,
+                                       suppressed=inp.args.get("suppressed", 0)))
             raise _refuse("unknown_card", f"card {card[:64]!r}: {reason}")
         self._check_in(sides[0], card, now)  # type: ignore[arg-type]
 
