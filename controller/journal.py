@@ -50,6 +50,7 @@ import re
 import threading
 import time
 import zlib
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -162,6 +163,8 @@ class Journal:
         self._dir_dirty = False
         self._closing = False
         self._syncer: threading.Thread | None = None
+        self._backlog: deque[bytes] = deque()  # records the disk could not take yet
+        self.storage_error: str | None = None  # why, while it lasts
 
     # ── reading ─────────────────────────────────────────────────────────
     def generations(self) -> list[int]:
@@ -369,9 +372,17 @@ class Journal:
 
     def _new_generation(self, snapshot: dict[str, Any], now: float) -> None:
         """(With the lock.) Write a snapshot into a new file; the old fd is synced, then closed."""
+        path = self.path(self._gen + 1)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_TRUNC, 0o640)
+        except OSError as e:
+            if self._fd is None:
+                raise  # the first generation: the journal cannot work at all
+            # A full card: carry on in the current generation; compaction is retried later.
+            self.stats.write_errors += 1
+            log.error("journal: cannot start a new generation (%s)", e)
+            return
         self._gen += 1
-        path = self.path(self._gen)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_TRUNC, 0o640)
         if self._fd is not None:
             self._to_close.append(self._fd)
         self._fd = fd
@@ -387,26 +398,47 @@ class Journal:
         self.stats.compactions += 1
 
     def _write(self, record: dict[str, Any], urgent: bool) -> None:
-        """(With the lock.) Append one record now; ask the syncer for a sync."""
+        """(With the lock.) Append one record now; ask the syncer for a sync.
+
+        A record the disk cannot take (full, failing) waits in memory with those after it and is
+        written first, in order, as soon as there is room: the sequence never has a hole.
+        """
         assert self._fd is not None
         line = encode(record)
-        try:
-            os.write(self._fd, line)
-        except OSError as e:
-            # A full or failing card: keep the clock running, say so in the log.
-            self.stats.write_errors += 1
-            if self.stats.write_errors <= 5:
-                log.error("journal write failed: %s", e)
-            return
-        self._size += len(line)
-        self.stats.bytes_written += len(line)
-        self.stats.records += 1
+        self._backlog.append(line)
+        self._drain_backlog()
         if urgent:
             self._urgent = True
             self.stats.urgent += 1
         if self._dirty_since is None:
             self._dirty_since = time.monotonic()
         self._cond.notify()
+
+    def _drain_backlog(self) -> None:
+        """(With the lock.) Write what waits, oldest first; stop at the first failure."""
+        while self._backlog and self._fd is not None:
+            line = self._backlog[0]
+            try:
+                written = os.write(self._fd, line)
+            except OSError as e:
+                # A full or failing card: keep the clock running, keep the record, say so.
+                self.stats.write_errors += 1
+                if self.storage_error is None or self.stats.write_errors % 1000 == 0:
+                    log.error(
+                        "journal write failed (%d record(s) waiting): %s", len(self._backlog), e
+                    )
+                self.storage_error = str(e)
+                return
+            if written < len(line):  # a partial write at the edge of a full disk
+                self._backlog[0] = line[written:]
+                continue
+            self._backlog.popleft()
+            self._size += len(line)
+            self.stats.bytes_written += len(line)
+            self.stats.records += 1
+        if self.storage_error is not None and not self._backlog:
+            log.warning("journal writable again")
+            self.storage_error = None
 
     def on_outcome(self, outcome: Outcome, snapshot: dict[str, Any], now: float) -> None:
         """Journal one applied input (the runtime calls this after every input)."""
@@ -415,6 +447,8 @@ class Journal:
         inp = outcome.input
         changed = bool(outcome.events) or (outcome.accepted and inp.name != "tick")
         with self._lock:
+            if self._backlog:
+                self._drain_backlog()  # retried at every tick while the disk is full
             if changed:
                 self._seq += 1
                 record: dict[str, Any] = {"k": "i", "n": self._seq, "t": now, "i": inp.name}
@@ -427,9 +461,11 @@ class Journal:
                 lazy = inp.name == "press" and all(e.TYPE == "turn.ended" for e in outcome.events)
                 self._write(record, urgent=not lazy)
                 self._last_t = now
-                if any(e.TYPE in COMPACT_AFTER for e in outcome.events) or (
-                    self._size > self.compact_bytes
+                if not self._backlog and (
+                    any(e.TYPE in COMPACT_AFTER for e in outcome.events)
+                    or self._size > self.compact_bytes
                 ):
+                    # (Never while records wait: they belong to the current generation.)
                     self._new_generation(snapshot, now)
             elif (
                 outcome.state in HEARTBEAT_STATES
@@ -522,6 +558,12 @@ class Journal:
             self._syncer.join(10)
             self._syncer = None
         with self._lock:
+            if self._backlog:
+                self._drain_backlog()
+            if self._backlog:
+                log.error(
+                    "journal closed with %d record(s) the disk could not take", len(self._backlog)
+                )
             if self._fd is not None:
                 self._sync(self._fd)
                 with contextlib.suppress(OSError):
