@@ -2,7 +2,7 @@
 
 >>> from gpiozero.pins.mock import MockFactory
 >>> from mesa.controller.gestures import GestureRecognizer
->>> from mesa.controller.ports import EdgeSubmitter
+>>> from mesa.controller.runtime import TableRuntime
 >>> factory = MockFactory()
 >>> rt = TableRuntime(buttons=GestureRecognizer())
 >>> pad = ButtonPad(rt, {"a": 17, "b": 27}, pin_factory=factory)
