@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import itertools
+import json
 import os
 import random
 import sqlite3
@@ -241,6 +242,19 @@ def fill(folder: Path) -> Path:
     return filler
 
 
+def hub_storage(db: Path, table: str) -> str | None:
+    """The ``storage`` flag of the snapshot the hub last stored for ``table``."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+    try:
+        row = conn.execute("SELECT snapshot FROM tables WHERE table_id = ?", (table,)).fetchone()
+    finally:
+        conn.close()
+    if not row or not row[0]:
+        return None
+    value = json.loads(row[0]).get("storage")
+    return value if isinstance(value, str) else None
+
+
 @pytest.mark.broker
 def test_a_real_full_disk_mid_match_loses_nothing(
     small_fs: Path, tmp_path: Path, mosquitto: PrivateMosquitto
@@ -282,7 +296,11 @@ def test_a_real_full_disk_mid_match_loses_nothing(
         filler = fill(small_fs)
         assert wait_until(lambda: link.storage_error is not None, 20), "the disk never filled"
         assert link.disk_full
-        time.sleep(6.0)
+        full_since = time.monotonic()
+        db = tmp_path / "hub.sqlite3"
+        # The hub hears it: the retained state report says so while it lasts.
+        assert wait_until(lambda: hub_storage(db, table) == "disk_full", 6)
+        time.sleep(max(0.0, 6.0 - (time.monotonic() - full_since)))
         assert link.unstored > 0
         filler.unlink()
         player.join(120)
@@ -291,6 +309,7 @@ def test_a_real_full_disk_mid_match_loses_nothing(
         ok = wait_until(lambda: link.unstored == 0 and link.storage_error is None, 15)
         assert ok, (link.storage_error, sorted(p.stat().st_size for p in small_fs.iterdir()))
         assert wait_until(lambda: box.pending == 0, 30), box.pending
+        assert wait_until(lambda: hub_storage(db, table) is None, 10)
     finally:
         stop.set()
         if player is not None:
