@@ -15,6 +15,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mesa.table.inputs import INPUT_SPECS, RANGES, InputError, parse_input
 from mesa.table.machine import Table
 from mesa.table.replay import parse_line, replay_lines
 
@@ -133,3 +134,27 @@ def test_any_assignment_then_check_in_returns(mpp: float, start: float, now: flo
     assert out.accepted or (out.refusal is not None and out.refusal.code)
     t.apply("checkin", {"side": "a"}, now=now)
     t.apply("tick", {}, now=now + 3600)
+
+
+@settings(max_examples=300)
+@given(name=st.sampled_from(sorted(INPUT_SPECS)),
+       args=st.dictionaries(st.sampled_from(["side", "card", "seconds", "scheduled_start",
+                                             "minutes_per_point", "match_id", "players",
+                                             "length", "suppressed", "winner", "kind", "x"]),
+                            json_values, max_size=4))
+def test_parse_input_refuses_with_a_reason_or_returns_checked_values(
+    name: str, args: dict[str, Any]
+) -> None:
+    """Any input name with any JSON arguments: an :class:`Input` whose numbers are in range,
+    or :class:`InputError` with a code; never another exception, and the machine never raises."""
+    try:
+        inp = parse_input(name, args)
+    except InputError as e:
+        assert e.code in ("bad_input", "out_of_range") and str(e).startswith(name)
+    else:
+        for key, (low, high) in RANGES.items():
+            value = inp.args.get(key)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                assert low <= value <= high
+    out = Table().apply(name, args, now=0.0)
+    assert out.refusal is None or out.refusal.code != "internal_error"
