@@ -89,8 +89,8 @@ def make_link(
 
 
 def _watch_link(runtime: TableRuntime, link: Any) -> None:
-    """Show the hub's reachability and a full outbox on the screen (checked from the loop,
-    once a second)."""
+    """Show the hub's reachability on the screen (checked from the loop, once a second); a full
+    outbox is shown by :func:`~mesa.controller.assembly.watch_storage`."""
     last = [0.0]
 
     def check(now: float) -> None:
@@ -99,9 +99,8 @@ def _watch_link(runtime: TableRuntime, link: Any) -> None:
             return
         last[0] = t
         state = "online" if link.connected and link.hub_online else "offline"
-        disk_full = link.storage_error is not None
-        if runtime.status.hub != state or runtime.status.disk_full != disk_full:
-            runtime.update_status(hub=state, disk_full=disk_full)
+        if runtime.status.hub != state:
+            runtime.update_status(hub=state)
 
     runtime.add_iteration_hook(check)
 

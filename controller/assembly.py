@@ -112,6 +112,7 @@ class TableCore:
         table = self.recovery.table if self.recovery is not None else self.runtime.table
         if link is not None:
             self.link = link(self.runtime, table.snapshot())
+        watch_storage(self.runtime, [self.journal, self.link])
         if self.recovery is not None:
             self.runtime.restore(self.recovery)
             for problem in self.recovery.problems:
@@ -137,3 +138,22 @@ class TableCore:
                 log.exception("stopping the hub link failed")
         if self.journal is not None:
             self.journal.close()
+
+
+def watch_storage(runtime: TableRuntime, sources: Iterable[Any]) -> None:
+    """Show "disk full" while any of ``sources`` (the journal, the hub link: objects with a
+    ``storage_error``) cannot write; checked from the loop once a real second."""
+    watched = [s for s in sources if s is not None]
+    last = [0.0]
+
+    def check(now: float) -> None:
+        t = time.monotonic()
+        if t - last[0] < 1.0:
+            return
+        last[0] = t
+        full = any(getattr(s, "storage_error", None) is not None for s in watched)
+        if runtime.status.disk_full != full:
+            runtime.update_status(disk_full=full)
+
+    if watched:
+        runtime.add_iteration_hook(check)

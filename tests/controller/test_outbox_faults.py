@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from mesa.controller.app import _watch_link
+from mesa.controller.assembly import watch_storage
 from mesa.controller.i18n import text
 from mesa.controller.link import LinkSettings, TableLink
 from mesa.controller.oled import compose
@@ -187,13 +187,12 @@ def test_a_full_outbox_keeps_events_in_memory_and_appends_them_in_order(tmp_path
 
 def test_the_screen_and_the_status_say_disk_full_while_it_lasts() -> None:
     class FakeLink:
-        connected = hub_online = True
         storage_error: str | None = "database or disk is full"
 
     clock = ManualClock()
     rt = TableRuntime(clock=clock, language="es")
     link = FakeLink()
-    _watch_link(rt, link)
+    watch_storage(rt, [None, link])
     time.sleep(1.01)  # the hook looks once a real second
     rt.step()
     assert rt.status.disk_full
