@@ -500,7 +500,13 @@ class TableLink:
             )
             return
         before = box.acked
-        box.ack(ack.stream, ack.seq)
+        try:
+            box.ack(ack.stream, ack.seq)
+        except STORAGE_ERRORS as e:
+            # A full disk: the mark stays where it was; the hub acknowledges again later.
+            self.metrics.inc("ack_not_stored")
+            log.debug("table %s: ack %d not stored: %s", self.table, ack.seq, e)
+            return
         if box.acked > before:
             self._last_progress = time.monotonic()
             self.metrics.inc("events_acked", box.acked - before)
@@ -560,7 +566,12 @@ class TableLink:
             self._respond(p.txn, False, "no_outcome", "the table did not apply it within 30 s")
 
     def _done_assign(self, txn: str, accepted: bool, code: str | None, reason: str | None) -> None:
-        self.outbox.set_meta("assign_txn", txn)
+        try:
+            self.outbox.set_meta("assign_txn", txn)
+        except STORAGE_ERRORS as e:
+            # A full disk: the hub still gets its answer; a redelivered assignment of the same
+            # match is recognised by its match id.
+            log.warning("table %s: assignment %s not remembered: %s", self.table, txn, e)
         self._respond(txn, accepted, code, reason)
 
     def _respond(self, txn: str, accepted: bool, code: str | None, reason: str | None) -> None:
