@@ -379,3 +379,33 @@ def _assign_with_clock() -> Any:
     from mesa.table.inputs import parse_input
 
     return parse_input("assign", {**ASSIGN_ARGS, "clock": {"preset": "singles"}})
+
+
+def test_a_rollback_that_fails_too_never_hides_the_first_error(tmp_path: Path) -> None:
+    """The issue's trace: COMMIT failed with "disk is full", then the ROLLBACK raised and the
+    log showed only the ROLLBACK's error. The first error is the one raised now, noted."""
+    box = Outbox(tmp_path / "o.sqlite3", "t1")
+    real = box._db
+
+    class Failing:
+        in_transaction = True
+
+        def execute(self, sql: str, *args: Any) -> Any:
+            if sql == "COMMIT":
+                raise sqlite3.OperationalError("database or disk is full")
+            if sql == "ROLLBACK":
+                raise sqlite3.OperationalError("cannot rollback - no transaction is active")
+            return real.execute(sql, *args)
+
+        def executemany(self, sql: str, rows: Any) -> Any:
+            return real.executemany(sql, rows)
+
+    box._db = Failing()  # type: ignore[assignment]
+    with pytest.raises(sqlite3.OperationalError, match="disk is full") as caught:
+        box.append([EV], ts=1.0)
+    assert any("ROLLBACK" in note for note in getattr(caught.value, "__notes__", []))
+    assert box.last_seq == 0
+    real.execute("ROLLBACK")
+    box._db = real
+    assert box.append([EV], ts=2.0)[0].seq == 1
+    box.close()
