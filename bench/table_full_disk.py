@@ -65,14 +65,20 @@ def main() -> None:
         rec = Recorder()
         box = Outbox(mnt / "outbox.sqlite3", "t1")
         runtime = SimRuntime(Table(), [rec])
-        link = TableLink(LinkSettings(table="t1", port=9), box, runtime,
-                         snapshot=runtime.table.snapshot(), clock=runtime.clock)
+        link = TableLink(
+            LinkSettings(table="t1", port=9),
+            box,
+            runtime,
+            snapshot=runtime.table.snapshot(),
+            clock=runtime.clock,
+        )
         runtime.sinks.append(link)
         link.start()
         runtime.submit(parse_input("assign", dict(ASSIGN_ARGS)), 0.0)
         runtime.drain()
-        player = threading.Thread(target=play, args=(runtime, random.Random(args.seed)),
-                                  kwargs={"pace": args.pace})
+        player = threading.Thread(
+            target=play, args=(runtime, random.Random(args.seed)), kwargs={"pace": args.pace}
+        )
         player.start()
         while box.last_seq < 10:
             time.sleep(0.01)
@@ -89,12 +95,14 @@ def main() -> None:
         link.stop()
         _, _, envs = Outbox.read_all(mnt / "outbox.sqlite3")
         box.close()
-        print(f"events emitted {len(rec.types)}, in the outbox {len(envs)}, "
-              f"lost {len(rec.types) - len(envs)}, "
-              f"gapless {[e.seq for e in envs] == list(range(1, len(envs) + 1))}, "
-              f"order kept {[e.type for e in envs] == rec.types}, "
-              f"waiting in memory at the peak {peak}, "
-              f"game.ended {rec.types.count('game.ended')}")
+        print(
+            f"events emitted {len(rec.types)}, in the outbox {len(envs)}, "
+            f"lost {len(rec.types) - len(envs)}, "
+            f"gapless {[e.seq for e in envs] == list(range(1, len(envs) + 1))}, "
+            f"order kept {[e.type for e in envs] == rec.types}, "
+            f"waiting in memory at the peak {peak}, "
+            f"game.ended {rec.types.count('game.ended')}"
+        )
     finally:
         subprocess.run(["umount", "-l", str(mnt)], check=False)
         with contextlib.suppress(OSError):

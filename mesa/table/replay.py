@@ -32,11 +32,7 @@ def parse_line(text: str, number: int) -> tuple[float, str, dict[str, Any]]:
         raise ValueError(f"line {number}: a line must be a JSON object")
     t = obj.pop("t", None)
     name = obj.pop("input", None)
-    if (
-        not isinstance(t, int | float)
-        or isinstance(t, bool)
-        or not -TIME_LIMIT <= t <= TIME_LIMIT
-    ):
+    if not isinstance(t, int | float) or isinstance(t, bool) or not -TIME_LIMIT <= t <= TIME_LIMIT:
         raise ValueError(
             f'line {number}: "t" must be a number of seconds within ±{TIME_LIMIT:g}, not {t!r}'
         )

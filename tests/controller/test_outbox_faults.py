@@ -146,8 +146,13 @@ def _offline_link(box: Outbox) -> tuple[SimRuntime, TableLink, Recorder]:
     """A table whose link never reaches a broker (port 9): only the outbox matters here."""
     rec = Recorder()
     runtime = SimRuntime(Table(), [rec])
-    link = TableLink(LinkSettings(table=box.table, port=9), box, runtime,
-                     snapshot=runtime.table.snapshot(), clock=runtime.clock)
+    link = TableLink(
+        LinkSettings(table=box.table, port=9),
+        box,
+        runtime,
+        snapshot=runtime.table.snapshot(),
+        clock=runtime.clock,
+    )
     runtime.sinks.append(link)
     link.start()
     return runtime, link, rec
@@ -217,8 +222,11 @@ def small_fs(tmp_path: Path) -> Iterator[Path]:
     """A 2 MiB tmpfs (root only; skipped where mounting is not allowed)."""
     mnt = tmp_path / "fs"
     mnt.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mnt)],
-                          capture_output=True, check=False)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mnt)],
+        capture_output=True,
+        check=False,
+    )
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode()[:100]}")
     try:
@@ -268,10 +276,14 @@ def test_a_real_full_disk_mid_match_loses_nothing(
     box = Outbox(path, table)
     rec = Recorder()
     runtime = SimRuntime(Table(), [rec])
-    settings = LinkSettings(table=table, port=mosquitto.port, password=table_password(table),
-                            keepalive=5, resend_after=2.0)
-    link = TableLink(settings, box, runtime, snapshot=runtime.table.snapshot(),
-                     clock=runtime.clock)
+    settings = LinkSettings(
+        table=table,
+        port=mosquitto.port,
+        password=table_password(table),
+        keepalive=5,
+        resend_after=2.0,
+    )
+    link = TableLink(settings, box, runtime, snapshot=runtime.table.snapshot(), clock=runtime.clock)
     runtime.sinks.append(link)
     stop = threading.Event()
     player: threading.Thread | None = None

@@ -112,8 +112,10 @@ def test_arithmetic_agrees_with_walking_every_mark(
     """The arithmetic tick awards exactly what a mark-by-mark walk (the rule's words) awards."""
     fast = Lateness(scheduled_start=start, length=length, minutes_per_point=mpp)
     slow = Lateness(scheduled_start=start, length=length, minutes_per_point=mpp)
-    events = sorted([(t, "in", s) for t, s in zip(arrivals, "ab", strict=False)]
-                    + [(t, "tick", "") for t in ticks])
+    events = sorted(
+        [(t, "in", s) for t, s in zip(arrivals, "ab", strict=False)]
+        + [(t, "tick", "") for t in ticks]
+    )
     for t, kind, side in events:
         if fast.done:
             break
@@ -133,7 +135,9 @@ def _walk(late: Lateness, now: float) -> list[tuple[str, int]]:
     awards: list[tuple[str, int]] = []
     if late.done:
         return awards
-    due = math.floor((now - late.scheduled_start) / late.period) if now > late.scheduled_start else 0
+    due = (
+        math.floor((now - late.scheduled_start) / late.period) if now > late.scheduled_start else 0
+    )
     while late.marks_done < due and not late.done:
         late.marks_done += 1
         at = late.scheduled_start + late.marks_done * late.period

@@ -19,8 +19,13 @@ from mesa.table.inputs import INPUT_SPECS, RANGES, InputError, parse_input
 from mesa.table.machine import Table
 from mesa.table.replay import parse_line, replay_lines
 
-ASSIGN = {"t": 0, "input": "assign", "match_id": "M1", "players": {"a": "Ana", "b": "Beto"},
-          "length": 3}
+ASSIGN = {
+    "t": 0,
+    "input": "assign",
+    "match_id": "M1",
+    "players": {"a": "Ana", "b": "Beto"},
+    "length": 3,
+}
 
 
 def _strict(text: str) -> Any:
@@ -35,7 +40,9 @@ def run(tmp_path: Path, lines: list[str]) -> tuple[int, dict[str, Any], str]:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogatepass")
     result = subprocess.run(
         [sys.executable, "-m", "mesa", "replay", str(path)],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     return result.returncode, _strict(result.stdout), result.stderr
 
@@ -95,8 +102,9 @@ def test_director_adjust_out_of_range_is_refused() -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(),
-    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=5), kids,
-                                                              max_size=3),
+    lambda kids: (
+        st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=5), kids, max_size=3)
+    ),
     max_leaves=12,
 )
 
@@ -113,8 +121,11 @@ def test_parse_line_never_raises_but_value_error(text: str) -> None:
 
 
 @settings(max_examples=200)
-@given(st.dictionaries(st.sampled_from(["t", "input", "side", "seconds", "card", "x"]),
-                       json_values, max_size=5))
+@given(
+    st.dictionaries(
+        st.sampled_from(["t", "input", "side", "seconds", "card", "x"]), json_values, max_size=5
+    )
+)
 def test_replay_of_any_object_is_strict_json(obj: dict[str, Any]) -> None:
     line = json.dumps(obj, allow_nan=True)
     report = replay_lines([json.dumps(ASSIGN), line])
@@ -122,14 +133,16 @@ def test_replay_of_any_object_is_strict_json(obj: dict[str, Any]) -> None:
 
 
 @settings(max_examples=200)
-@given(mpp=st.floats(allow_nan=False), start=st.floats(allow_nan=False),
-       now=st.floats(0, 1e9))
+@given(mpp=st.floats(allow_nan=False), start=st.floats(allow_nan=False), now=st.floats(0, 1e9))
 def test_any_assignment_then_check_in_returns(mpp: float, start: float, now: float) -> None:
     """Whatever the numbers, an assignment and a check-in return, accepted or refused with a
     reason; nothing raises."""
     t = Table()
-    args = {**{k: v for k, v in ASSIGN.items() if k not in ("t", "input")},
-            "minutes_per_point": mpp, "scheduled_start": start}
+    args = {
+        **{k: v for k, v in ASSIGN.items() if k not in ("t", "input")},
+        "minutes_per_point": mpp,
+        "scheduled_start": start,
+    }
     out = t.apply("assign", args, now=0.0)
     assert out.accepted or (out.refusal is not None and out.refusal.code)
     t.apply("checkin", {"side": "a"}, now=now)
@@ -137,11 +150,29 @@ def test_any_assignment_then_check_in_returns(mpp: float, start: float, now: flo
 
 
 @settings(max_examples=300)
-@given(name=st.sampled_from(sorted(INPUT_SPECS)),
-       args=st.dictionaries(st.sampled_from(["side", "card", "seconds", "scheduled_start",
-                                             "minutes_per_point", "match_id", "players",
-                                             "length", "suppressed", "winner", "kind", "x"]),
-                            json_values, max_size=4))
+@given(
+    name=st.sampled_from(sorted(INPUT_SPECS)),
+    args=st.dictionaries(
+        st.sampled_from(
+            [
+                "side",
+                "card",
+                "seconds",
+                "scheduled_start",
+                "minutes_per_point",
+                "match_id",
+                "players",
+                "length",
+                "suppressed",
+                "winner",
+                "kind",
+                "x",
+            ]
+        ),
+        json_values,
+        max_size=4,
+    ),
+)
 def test_parse_input_refuses_with_a_reason_or_returns_checked_values(
     name: str, args: dict[str, Any]
 ) -> None:
