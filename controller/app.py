@@ -26,22 +26,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mesa.controller.assembly import CoreSpec, JournalSpec, LinkFactory, TableCore
 from mesa.controller.cardreader import CardReader
 from mesa.controller.config import TableConfig
 from mesa.controller.display import Display, open_device
 from mesa.controller.gestures import BUTTONS, GestureRecognizer, GestureSettings
 from mesa.controller.gpio import ButtonPad, TableOutputs
-from mesa.controller.journal import Journal, Recovery
+from mesa.controller.journal import Recovery
 from mesa.controller.runtime import TableRuntime
 from mesa.controller.watchdog import Watchdog, systemd_notifier, watchdog_interval
 from mesa.errors import ConfigError
-from mesa.table.machine import Table, TableSettings
+from mesa.table.machine import TableSettings
 
 log = logging.getLogger(__name__)
 
-# Called with the runtime and the table's snapshot, before a restore is applied, so that the
-# link sees the restore's ``table.restored`` event like every other.
-LinkFactory = Callable[[TableRuntime, dict[str, Any]], Any]
+__all__ = ["LinkFactory", "TableApp", "core_spec", "make_link", "parse_hub"]
 
 
 def make_link(
@@ -74,7 +73,8 @@ def make_link(
         if host is None or table_id is None:
             raise ConfigError("a hub link needs --link FILE, or --hub HOST:PORT and --table-id")
         settings = LinkSettings(table=table_id, host=host, port=port, password=password)
-    box = Outbox(outbox, table=settings.table)
+    # A damaged outbox is moved aside and a fresh one started: the table always starts.
+    box = Outbox.open(outbox, table=settings.table)
     link = TableLink(
         settings,
         box,
@@ -89,7 +89,8 @@ def make_link(
 
 
 def _watch_link(runtime: TableRuntime, link: Any) -> None:
-    """Show the hub's reachability on the screen (checked from the loop, once a second)."""
+    """Show the hub's reachability on the screen (checked from the loop, once a second); a full
+    outbox is shown by :func:`~mesa.controller.assembly.watch_storage`."""
     last = [0.0]
 
     def check(now: float) -> None:
@@ -132,38 +133,12 @@ class TableApp:
         notifier: Any = None,
     ) -> None:
         self.cfg = cfg
-        b = cfg.buttons
-        settings = TableSettings(bounce=cfg.table.bounce, simultaneous=cfg.table.simultaneous)
-        pins = {name: getattr(b, name) for name in BUTTONS if getattr(b, name) is not None}
-        recognizer = GestureRecognizer(
-            GestureSettings(lockout=b.lockout, hold_time=b.hold_time, min_press=b.min_press),
-            buttons=tuple(pins) or BUTTONS,
-        )
-        self.runtime = TableRuntime(
-            Table(settings=settings),
-            clock=clock,
-            buttons=recognizer,
-            tick_interval=1.0 / cfg.display.fps,
-            table_id=cfg.table.id,
-            extra_buttons=cfg.extra_buttons,
-            language=cfg.table.language,
-        )
+        self.core = TableCore(core_spec(cfg, clock))
+        self.runtime = self.core.runtime
+        self.journal = self.core.journal
         self._link_factory = link_factory
-        self.link: Any = None
-        self.recovery: Recovery | None = None
-        self.journal: Journal | None = None
-        if cfg.journal.dir:
-            self.journal = Journal(
-                cfg.journal.dir,
-                heartbeat=cfg.journal.heartbeat,
-                sync_interval=cfg.journal.sync_interval,
-                compact_bytes=cfg.journal.compact_bytes,
-                fsync=cfg.journal.fsync,
-                settings=settings,
-            )
-        leds = {"a": cfg.leds.a, "b": cfg.leds.b}
         self.outputs = TableOutputs(
-            {k: v for k, v in leds.items() if v is not None},
+            {k: v for k, v in {"a": cfg.leds.a, "b": cfg.leds.b}.items() if v is not None},
             cfg.buzzer.pin,
             warnings=cfg.buzzer.warnings,
             active_high=cfg.leds.active_high,
@@ -179,14 +154,15 @@ class TableApp:
             idle_fps=cfg.display.idle_fps,
             size=cfg.display.size,
         )
-        self.reader = (
-            CardReader(
-                self.runtime, cfg.card_reader.port, cfg.card_reader.baud, open_serial=open_serial
+        self.reader = None
+        if cfg.card_reader.port:
+            self.reader = CardReader(
+                self.runtime,
+                cfg.card_reader.port,
+                cfg.card_reader.baud,
+                open_serial=open_serial,
+                known_cards=self.core.known_cards,
             )
-            if cfg.card_reader.port
-            else None
-        )
-        self._pins = pins
         self._pin_factory = pin_factory
         self.pad: ButtonPad | None = None
         self.watchdog = Watchdog(
@@ -196,30 +172,23 @@ class TableApp:
         self.runtime.add_iteration_hook(self.watchdog)
         self._stopped = threading.Event()
 
+    @property
+    def recovery(self) -> Recovery | None:
+        return self.core.recovery
+
+    @property
+    def link(self) -> Any:
+        return self.core.link
+
     def start(self) -> None:
         started = time.monotonic()
-        if self.journal is not None:
-            self.recovery = self.journal.prepare(self.runtime)
-        snapshot = (
-            self.recovery.table.snapshot() if self.recovery is not None else self.runtime.snapshot()
-        )
-        if self._link_factory is not None:
-            self.link = self._link_factory(self.runtime, snapshot)
-        if self.recovery is not None:
-            self.runtime.restore(self.recovery)
-            for problem in self.recovery.problems:
-                log.warning("journal: %s", problem)
-            log.info(
-                "restored %s from the journal in %.0f ms (%d records)",
-                self.runtime.table.state,
-                1000 * self.recovery.seconds,
-                self.recovery.records,
-            )
+        self.core.boot(self._link_factory)
         # The buttons last: their start-up levels are stamped on the table's clock as restored.
-        if self._pins:
+        pins = button_pins(self.cfg)
+        if pins:
             self.pad = ButtonPad(
                 self.runtime,
-                self._pins,
+                pins,
                 pull_up=self.cfg.buttons.pull_up,
                 pin_factory=self._pin_factory,
             )
@@ -236,14 +205,7 @@ class TableApp:
         if self.reader is not None:
             self.reader.stop()
         self.display.stop()
-        self.runtime.stop()
-        if self.link is not None:
-            try:
-                self.link.stop()
-            except Exception:
-                log.exception("stopping the hub link failed")
-        if self.journal is not None:
-            self.journal.close()
+        self.core.close()
         if self.pad is not None:
             self.pad.close()
         self.outputs.close()
@@ -251,3 +213,35 @@ class TableApp:
 
     def wait(self, timeout: float | None = None) -> bool:
         return self._stopped.wait(timeout)
+
+
+def button_pins(cfg: TableConfig) -> dict[str, Any]:
+    """The configured buttons' pins, by button name."""
+    return {
+        name: getattr(cfg.buttons, name)
+        for name in BUTTONS
+        if getattr(cfg.buttons, name) is not None
+    }
+
+
+def core_spec(cfg: TableConfig, clock: Callable[[], float] = time.monotonic) -> CoreSpec:
+    """The :class:`CoreSpec` a configuration file describes."""
+    b = cfg.buttons
+    j = cfg.journal
+    return CoreSpec(
+        table_id=cfg.table.id,
+        clock=clock,
+        settings=TableSettings(bounce=cfg.table.bounce, simultaneous=cfg.table.simultaneous),
+        buttons=GestureRecognizer(
+            GestureSettings(lockout=b.lockout, hold_time=b.hold_time, min_press=b.min_press),
+            buttons=tuple(button_pins(cfg)) or BUTTONS,
+        ),
+        tick_interval=1.0 / cfg.display.fps,
+        extra_buttons=cfg.extra_buttons,
+        language=cfg.table.language,
+        journal=(
+            JournalSpec(j.dir, j.heartbeat, j.sync_interval, j.compact_bytes, j.fsync)
+            if j.dir
+            else None
+        ),
+    )

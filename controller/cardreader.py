@@ -15,6 +15,18 @@ to the table. The same id read again within ``repeat`` seconds is one swipe. An 
 neither player is the table's business: it refuses it with ``card.rejected``, which the runtime
 shows and the hub link reports. An unplugged reader is retried every ``retry`` seconds; the
 clock never waits for it.
+
+Unknown cards are rate-limited at the source: when ``known_cards()`` names the match's cards,
+at most one unknown id per ``unknown_interval`` seconds reaches the table; the reads in between
+are counted and the next one sent carries their number (``suppressed``), so a burst of 5,000
+becomes a handful of ``card.rejected`` events that still account for every read:
+
+>>> reader = CardReader(rt, "loop://", known_cards=lambda: {"ANA1"})
+>>> reader.feed(b"".join(b"X%04d\\n" % i for i in range(5000)) + b"ANA1\\n")
+>>> [(i.args["card"], i.args.get("suppressed")) for _, _, i in rt.take_queued()]
+[('X0000', 0), ('ANA1', None)]
+>>> reader.stats.suppressed, reader.pending_suppressed
+(4999, 4999)
 """
 
 from __future__ import annotations
@@ -23,11 +35,11 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
-from mesa.controller.runtime import TableRuntime
+from mesa.controller.ports import CardSubmitter
 from mesa.table.inputs import Input
 
 log = logging.getLogger(__name__)
@@ -44,6 +56,7 @@ class ReaderStats:
     repeats: int = 0
     disconnects: int = 0
     opens: int = 0
+    suppressed: int = 0  # unknown cards held back by the rate limit (counted in a later one)
 
 
 class CardReader:
@@ -51,15 +64,22 @@ class CardReader:
 
     def __init__(
         self,
-        runtime: TableRuntime,
+        runtime: CardSubmitter,
         port: str,
         baud: int = 9600,
         *,
         retry: float = 2.0,
         repeat: float = 2.0,
         open_serial: Callable[[], Any] | None = None,
+        known_cards: Callable[[], Collection[str]] | None = None,
+        unknown_interval: float = 5.0,
     ) -> None:
         self.runtime = runtime
+        self.known_cards = known_cards
+        self.unknown_interval = unknown_interval
+        self._unknown_at: float | None = None  # when the last unknown card was sent
+        self._held: str | None = None  # the latest unknown card held back ...
+        self._held_count = 0  # ... and how many reads were held back since the last one sent
         self.port = port
         self.baud = baud
         self.retry = retry
@@ -116,7 +136,37 @@ class CardReader:
             return
         self._last = (card, now)
         self.stats.cards += 1
+        if self.known_cards is not None and card not in self.known_cards():
+            self._unknown(card, now)
+            return
         self.runtime.submit(Input("card", {"card": card}), now)
+
+    def _unknown(self, card: str, now: float) -> None:
+        if self._unknown_at is not None and now - self._unknown_at < self.unknown_interval:
+            self._held = card
+            self._held_count += 1
+            self.stats.suppressed += 1
+            return
+        self._send_unknown(card, self._held_count, now)
+
+    def _send_unknown(self, card: str, suppressed: int, now: float) -> None:
+        self._held, self._held_count = None, 0
+        self._unknown_at = now
+        self.runtime.submit(Input("card", {"card": card, "suppressed": suppressed}), now)
+
+    @property
+    def pending_suppressed(self) -> int:
+        """Reads held back and not yet counted in a ``card.rejected``."""
+        return self._held_count
+
+    def flush_suppressed(self) -> None:
+        """Once the interval is over, send the last held-back card carrying the count of the
+        others: a burst that stops is still summed up (the reader thread calls this)."""
+        if self._held is None or self._unknown_at is None:
+            return
+        now = self.runtime.now()
+        if now - self._unknown_at >= self.unknown_interval:
+            self._send_unknown(self._held, self._held_count - 1, now)
 
     def _garbage(self, why: str) -> None:
         self.stats.garbage += 1
@@ -155,6 +205,7 @@ class CardReader:
                 continue
             if data:
                 self.feed(data)
+            self.flush_suppressed()
 
     def _close_serial(self) -> None:
         ser, self.serial = self.serial, None

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from mesa.controller.config import DisplaySection
 from mesa.controller.oled import render
-from mesa.controller.runtime import TableRuntime
+from mesa.controller.ports import ViewSource
 
 if TYPE_CHECKING:
     from PIL import Image as ImageModule
@@ -91,7 +91,7 @@ class Display:
 
     def __init__(
         self,
-        runtime: TableRuntime,
+        runtime: ViewSource,
         open_device: Callable[[], Any],
         *,
         fps: float = 10.0,
@@ -103,7 +103,7 @@ class Display:
     ) -> None:
         self.runtime = runtime
         # Another table's screen (the domino table's): its renderer, and when it moves by itself.
-        self._render = renderer or render
+        self._render: Callable[[Any, Any, float, tuple[int, int]], Any] = renderer or render
         self._animated_view = animated or _clock_running
         self._size = size
         self._open = open_device

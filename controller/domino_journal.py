@@ -29,6 +29,7 @@ from typing import Any
 
 from mesa.controller.journal import Journal
 from mesa.domino.machine import DominoTable
+from mesa.domino.view import domino_view
 from mesa.table.machine import Outcome
 
 DOMINO_COMPACT_AFTER = frozenset(
@@ -58,6 +59,14 @@ class DominoJournal(Journal):
 
     def machine_settings(self) -> dict[str, Any]:
         return {}  # a domino game's settings travel in its snapshot
+
+    def probe_machine(self, machine: Any, t: float) -> None:
+        """A restored domino table must draw its view, snapshot itself and take a tick."""
+        domino_view(machine, t)
+        machine.snapshot()
+        outcome = machine.apply("tick", {}, now=t)
+        if outcome.refusal is not None and outcome.refusal.code == "internal_error":
+            raise ValueError(outcome.refusal.message)
 
     def on_outcome(self, outcome: Outcome, snapshot: dict[str, Any], now: float) -> None:
         """Journal one applied input. The runtime's own ``table.restored`` (added to the

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from mesa.controller.runtime import TableRuntime
+from mesa.controller.ports import EdgeSubmitter
 from mesa.table.machine import Outcome
 from mesa.table.view import View
 
@@ -40,7 +40,7 @@ class ButtonPad:
 
     def __init__(
         self,
-        runtime: TableRuntime,
+        runtime: EdgeSubmitter,
         pins: dict[str, Any],
         *,
         pull_up: bool = True,

@@ -96,6 +96,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "notice.hub_offline": "Sin conexión al hub",
         "refusal.crawford": "No se puede doblar\nen el Crawford",
         "refusal.double_match_point": "No se puede doblar\nen DMP",
+        "notice.disk_full": "Disco lleno",
     },
     "en": {
         "idle.title": "Table {table}",
@@ -169,6 +170,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "notice.hub_offline": "Hub not reachable",
         "refusal.crawford": "No doubling in\nthe Crawford game",
         "refusal.double_match_point": "No doubling at\ndouble match point",
+        "notice.disk_full": "Disk full",
     },
 }
 

@@ -42,6 +42,7 @@ SD-friendly writes:
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import logging
 import os
@@ -49,13 +50,15 @@ import re
 import threading
 import time
 import zlib
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mesa.errors import ConfigError
 from mesa.table.inputs import Input
 from mesa.table.machine import Outcome, Table, TableSettings
+from mesa.table.view import table_view
+from mesa.validation import check_range, check_value
 
 if TYPE_CHECKING:
     from mesa.controller.runtime import TableRuntime
@@ -143,10 +146,20 @@ class Journal:
         return Table(settings=self.settings)
 
     def restore_machine(self, snap: dict[str, Any]) -> Any:
-        """The machine of a snapshot record (``ConfigError``/``TypeError``/``KeyError``/
-        ``ValueError`` when it cannot be restored)."""
-        settings = TableSettings(**snap.get("set", {})) if snap.get("set") else self.settings
-        return Table.restore(snap["st"], settings)
+        """The machine of a snapshot record; raises when its settings or state are not what a
+        table writes (types checked: a whole line, CRC and all, can still be wrong)."""
+        raw = snap.get("set")
+        if raw:
+            if not isinstance(raw, dict) or set(raw) - {"bounce", "simultaneous"}:
+                raise TypeError(f"settings {raw!r}")
+            for key, value in raw.items():
+                check_value(key, float, value)
+                check_range(key, value, 0.0, 10.0)
+        settings = TableSettings(**raw) if raw else self.settings
+        state = snap["st"]
+        if not isinstance(state, dict):
+            raise TypeError(f"the state is a {type(state).__name__}, not an object")
+        return Table.restore(state, settings)
 
     def machine_settings(self) -> dict[str, Any]:
         """What a snapshot record stores beside the state (``set``)."""
@@ -188,6 +201,8 @@ class Journal:
         self._dir_dirty = False
         self._closing = False
         self._syncer: threading.Thread | None = None
+        self._backlog: deque[bytes] = deque()  # records the disk could not take yet
+        self.storage_error: str | None = None  # why, while it lasts
 
     # ── reading ─────────────────────────────────────────────────────────
     def generations(self) -> list[int]:
@@ -220,13 +235,21 @@ class Journal:
                 files[gen] = lines
         gens = sorted(files)  # a generation pruned while we listed them is simply gone
         base = None
+        table: Table | None = None
         for gen in reversed(gens):
             lines = files[gen]
-            if lines and lines[0][1] is not None and lines[0][1]["k"] == "s":
+            record = lines[0][1] if lines else None
+            if record is None or record["k"] != "s":
+                problems.append(f"{self.path(gen).name}: its snapshot is unreadable")
+                continue
+            # A whole line (its CRC holds) can still carry a snapshot this table cannot use
+            # (wrong types, a field of another version): skipped like an unreadable one.
+            table, why = self._restore(record)
+            if table is not None:
                 base = gen
                 break
-            problems.append(f"{self.path(gen).name}: its snapshot is unreadable")
-        if base is None:
+            problems.append(f"{self.path(gen).name}: snapshot cannot be restored ({why})")
+        if base is None or table is None:
             if gens:
                 problems.append("no readable snapshot: starting with an empty table")
             rec = Recovery(self.fresh_machine(), None, 0, problems=problems)
@@ -234,13 +257,6 @@ class Journal:
             return rec
         snap = files[base][0][1]
         assert snap is not None
-        try:
-            table = self.restore_machine(snap)
-        except (ConfigError, TypeError, KeyError, ValueError) as e:
-            problems.append(f"{self.path(base).name}: snapshot cannot be restored ({e})")
-            rec = Recovery(self.fresh_machine(), None, 0, problems=problems)
-            rec.seconds = time.perf_counter() - started
-            return rec
         seq = snap["n"]
         last_t = float(snap["t"])
         applied = 0
@@ -278,7 +294,14 @@ class Journal:
             last_t = max(last_t, float(record["t"]))
             if record["k"] != "i":
                 continue
-            outcome = table.apply(record.get("i", ""), record.get("a", {}), now=float(record["t"]))
+            try:
+                outcome = table.apply(
+                    record.get("i", ""), record.get("a", {}), now=float(record["t"])
+                )
+            except Exception as e:  # a record the machine chokes on: stop here, like a bad line
+                tail = f"; {rest} record(s) after it not applied" if rest else ""
+                problems.append(f"{where}: cannot be replayed ({type(e).__name__}: {e}){tail}")
+                break
             applied += 1
             if outcome.accepted != bool(record.get("ok", 1)) or len(outcome.events) != record.get(
                 "e", 0
@@ -292,6 +315,25 @@ class Journal:
         rec.seconds = time.perf_counter() - started
         self._seq = seq  # the next generation continues the sequence
         return rec
+
+    def _restore(self, snap: dict[str, Any]) -> tuple[Any, str]:
+        """The machine of a snapshot record, tried out (a tick at its instant), or
+        ``(None, why not)``: nothing in a file is trusted to have the right types."""
+        try:
+            probe = self.restore_machine(copy.deepcopy(snap))
+            t = float(snap["t"])
+            self.probe_machine(probe, t)
+            return self.restore_machine(copy.deepcopy(snap)), ""
+        except Exception as e:  # any failure at all means: not a snapshot we can stand on
+            return None, f"{type(e).__name__}: {str(e)[:120]}"
+
+    def probe_machine(self, machine: Any, t: float) -> None:
+        """Raise if a restored machine cannot run: its view, its snapshot and a tick at ``t``."""
+        table_view(machine, t)
+        machine.snapshot()
+        outcome = machine.apply("tick", {}, now=t)
+        if outcome.refusal is not None and outcome.refusal.code == "internal_error":
+            raise ValueError(outcome.refusal.message)
 
     def _read(
         self, gen: int, problems: list[str]
@@ -361,9 +403,17 @@ class Journal:
 
     def _new_generation(self, snapshot: dict[str, Any], now: float) -> None:
         """(With the lock.) Write a snapshot into a new file; the old fd is synced, then closed."""
+        path = self.path(self._gen + 1)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_TRUNC, 0o640)
+        except OSError as e:
+            if self._fd is None:
+                raise  # the first generation: the journal cannot work at all
+            # A full card: carry on in the current generation; compaction is retried later.
+            self.stats.write_errors += 1
+            log.error("journal: cannot start a new generation (%s)", e)
+            return
         self._gen += 1
-        path = self.path(self._gen)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_TRUNC, 0o640)
         if self._fd is not None:
             self._to_close.append(self._fd)
         self._fd = fd
@@ -379,26 +429,47 @@ class Journal:
         self.stats.compactions += 1
 
     def _write(self, record: dict[str, Any], urgent: bool) -> None:
-        """(With the lock.) Append one record now; ask the syncer for a sync."""
+        """(With the lock.) Append one record now; ask the syncer for a sync.
+
+        A record the disk cannot take (full, failing) waits in memory with those after it and is
+        written first, in order, as soon as there is room: the sequence never has a hole.
+        """
         assert self._fd is not None
         line = encode(record)
-        try:
-            os.write(self._fd, line)
-        except OSError as e:
-            # A full or failing card: keep the clock running, say so in the log.
-            self.stats.write_errors += 1
-            if self.stats.write_errors <= 5:
-                log.error("journal write failed: %s", e)
-            return
-        self._size += len(line)
-        self.stats.bytes_written += len(line)
-        self.stats.records += 1
+        self._backlog.append(line)
+        self._drain_backlog()
         if urgent:
             self._urgent = True
             self.stats.urgent += 1
         if self._dirty_since is None:
             self._dirty_since = time.monotonic()
         self._cond.notify()
+
+    def _drain_backlog(self) -> None:
+        """(With the lock.) Write what waits, oldest first; stop at the first failure."""
+        while self._backlog and self._fd is not None:
+            line = self._backlog[0]
+            try:
+                written = os.write(self._fd, line)
+            except OSError as e:
+                # A full or failing card: keep the clock running, keep the record, say so.
+                self.stats.write_errors += 1
+                if self.storage_error is None or self.stats.write_errors % 1000 == 0:
+                    log.error(
+                        "journal write failed (%d record(s) waiting): %s", len(self._backlog), e
+                    )
+                self.storage_error = str(e)
+                return
+            if written < len(line):  # a partial write at the edge of a full disk
+                self._backlog[0] = line[written:]
+                continue
+            self._backlog.popleft()
+            self._size += len(line)
+            self.stats.bytes_written += len(line)
+            self.stats.records += 1
+        if self.storage_error is not None and not self._backlog:
+            log.warning("journal writable again")
+            self.storage_error = None
 
     def on_outcome(self, outcome: Outcome, snapshot: dict[str, Any], now: float) -> None:
         """Journal one applied input (the runtime calls this after every input)."""
@@ -407,6 +478,8 @@ class Journal:
         inp = outcome.input
         changed = bool(outcome.events) or (outcome.accepted and inp.name != "tick")
         with self._lock:
+            if self._backlog:
+                self._drain_backlog()  # retried at every tick while the disk is full
             if changed:
                 self._seq += 1
                 record: dict[str, Any] = {"k": "i", "n": self._seq, "t": now, "i": inp.name}
@@ -418,9 +491,11 @@ class Journal:
                     record["e"] = len(outcome.events)
                 self._write(record, urgent=not self.is_lazy(outcome))
                 self._last_t = now
-                if any(e.TYPE in self.compact_after for e in outcome.events) or (
-                    self._size > self.compact_bytes
+                if not self._backlog and (
+                    any(e.TYPE in self.compact_after for e in outcome.events)
+                    or self._size > self.compact_bytes
                 ):
+                    # (Never while records wait: they belong to the current generation.)
                     self._new_generation(snapshot, now)
             elif (
                 outcome.state in self.heartbeat_states
@@ -513,6 +588,12 @@ class Journal:
             self._syncer.join(10)
             self._syncer = None
         with self._lock:
+            if self._backlog:
+                self._drain_backlog()
+            if self._backlog:
+                log.error(
+                    "journal closed with %d record(s) the disk could not take", len(self._backlog)
+                )
             if self._fd is not None:
                 self._sync(self._fd)
                 with contextlib.suppress(OSError):

@@ -42,7 +42,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from mesa.controller.outbox import Outbox
+from mesa import events as ev
+from mesa.controller.outbox import STORAGE_ERRORS, Outbox, is_disk_full
 from mesa.controller.ports import InputSubmitter
 from mesa.errors import ConfigError
 from mesa.metrics import Metrics
@@ -156,6 +157,13 @@ class TableLink:
         self._clock = clock
         self._wall = wall
         self._snapshot = snapshot if snapshot is not None else outbox.snapshot()
+        # The snapshot as of the last *stored* event: the state report pairs it with last_seq.
+        self._stored_snapshot = self._snapshot
+        # Events not in the outbox yet (a full disk): appended in order, under the numbers they
+        # get then, before anything newer; the sequence never skips and nothing is dropped.
+        self._unstored: deque[tuple[list[tuple[str, dict[str, Any], float]], float, Any]] = deque()
+        self.storage_error: str | None = None  # why the last append failed, while it lasts
+        self.disk_full = False
         self._queue: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
         self._pending: deque[_Pending] = deque()
         self._worker: threading.Thread | None = None
@@ -168,6 +176,13 @@ class TableLink:
         self._stored_cv = threading.Condition()
         self._bdseq = 0
         self._client = self._make_client()
+        if outbox.rebuilt is not None:
+            # Tell the hub first thing on the new stream why there is a new stream.
+            rebuilt = ev.OutboxRebuilt(**outbox.rebuilt)
+            self._unstored.append(
+                ([(rebuilt.TYPE, rebuilt.to_data(), self._clock())], self._wall(), self._snapshot)
+            )
+            self._store()
 
     # ── lifecycle ───────────────────────────────────────────────────────
     def _make_client(self) -> mqtt.Client:
@@ -301,9 +316,19 @@ class TableLink:
                         try:
                             rest = self._queue.get_nowait()
                         except queue.Empty:
-                            return
+                            break
                         if rest[0] == "outcome":
                             self._outcome(*rest[1:])
+                    if self._unstored:
+                        self._store()
+                    if self._unstored:
+                        log.error(
+                            "table %s: stopping with %d event(s) the full outbox could not take;"
+                            " the journal has the inputs that made them",
+                            self.table,
+                            self.unstored,
+                        )
+                    return
                 elif kind == "outcome":
                     self._outcome(*item[1:])
                 elif kind == "connected":
@@ -320,6 +345,8 @@ class TableLink:
             self._tick()
 
     def _tick(self) -> None:
+        if self._unstored:
+            self._store()
         box = self.outbox
         if (
             self._connected.is_set()
@@ -335,10 +362,10 @@ class TableLink:
         try:
             self._snapshot = snapshot
             if outcome.events:
-                self.outbox.append(
-                    [(e.TYPE, e.to_data(), now) for e in outcome.events], ts=wall, snapshot=snapshot
+                self._unstored.append(
+                    ([(e.TYPE, e.to_data(), now) for e in outcome.events], wall, snapshot)
                 )
-                self._pump()
+                self._store()
             if outcome.events or (outcome.accepted and outcome.input.name != "tick"):
                 self._publish_state()
             self._answer(outcome)
@@ -347,15 +374,64 @@ class TableLink:
                 self._stored += 1
                 self._stored_cv.notify_all()
 
+    def _store(self) -> None:
+        """Append what is waiting, oldest first, stopping at the first failure (retried from
+        :meth:`_tick` every second and at every new outcome)."""
+        stored = False
+        while self._unstored:
+            events, wall, snapshot = self._unstored[0]
+            try:
+                self.outbox.append(events, ts=wall, snapshot=snapshot)
+            except STORAGE_ERRORS as e:
+                self._storage_failed(e)
+                break
+            self._unstored.popleft()
+            self._stored_snapshot = snapshot
+            stored = True
+        if stored:
+            if self.storage_error is not None and not self._unstored:
+                log.warning("table %s: the outbox is writable again", self.table)
+                self.storage_error, self.disk_full = None, False
+                self.metrics.inc("storage_recovered")
+                self._publish_state()
+            self._pump()
+
+    def _storage_failed(self, error: BaseException) -> None:
+        first = self.storage_error is None
+        self.storage_error = str(error)[:200]
+        self.disk_full = is_disk_full(error)
+        self.metrics.inc("append_failed", reason="disk_full" if self.disk_full else "error")
+        if first:
+            log.error(
+                "table %s: outbox append failed (%s); %d outcome(s) kept in memory, retrying",
+                self.table,
+                error,
+                len(self._unstored),
+            )
+            self._publish_state()
+
+    @property
+    def unstored(self) -> int:
+        """Events waiting for room in the outbox."""
+        return sum(len(events) for events, _, _ in self._unstored)
+
     def _publish(self, kind: str, payload: bytes, retain: bool = False) -> None:
         self._client.publish(table_topic(self.table, kind), payload, qos=1, retain=retain)
 
     def _publish_state(self) -> None:
-        if not self._connected.is_set() or self._snapshot is None:
+        if not self._connected.is_set() or self._stored_snapshot is None:
             return
         box = self.outbox
+        snapshot = self._stored_snapshot
+        if self.storage_error is not None:
+            # The hub sees why the sequence stands still ("disco lleno" on the dashboard).
+            snapshot = {
+                **snapshot,
+                "storage": "disk_full" if self.disk_full else "error",
+                "unstored": self.unstored,
+            }
         report = StateReport(
-            self.table, box.stream, box.last_seq, box.acked, self._wall(), self._snapshot
+            self.table, box.stream, box.last_seq, box.acked, self._wall(), snapshot
         )
         self._publish("state", report.to_payload(), retain=True)
 
@@ -440,7 +516,13 @@ class TableLink:
             )
             return
         before = box.acked
-        box.ack(ack.stream, ack.seq)
+        try:
+            box.ack(ack.stream, ack.seq)
+        except STORAGE_ERRORS as e:
+            # A full disk: the mark stays where it was; the hub acknowledges again later.
+            self.metrics.inc("ack_not_stored")
+            log.debug("table %s: ack %d not stored: %s", self.table, ack.seq, e)
+            return
         if box.acked > before:
             self._last_progress = time.monotonic()
             self.metrics.inc("events_acked", box.acked - before)
@@ -500,7 +582,12 @@ class TableLink:
             self._respond(p.txn, False, "no_outcome", "the table did not apply it within 30 s")
 
     def _done_assign(self, txn: str, accepted: bool, code: str | None, reason: str | None) -> None:
-        self.outbox.set_meta("assign_txn", txn)
+        try:
+            self.outbox.set_meta("assign_txn", txn)
+        except STORAGE_ERRORS as e:
+            # A full disk: the hub still gets its answer; a redelivered assignment of the same
+            # match is recognised by its match id.
+            log.warning("table %s: assignment %s not remembered: %s", self.table, txn, e)
         self._respond(txn, accepted, code, reason)
 
     def _respond(self, txn: str, accepted: bool, code: str | None, reason: str | None) -> None:

@@ -18,19 +18,45 @@ and for the fault-run checker.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
+import logging
+import os
 import sqlite3
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from mesa.errors import MesaError
 from mesa.protocol import EventEnvelope, check_table_id, decode, new_id
 
+log = logging.getLogger(__name__)
+
 
 class OutboxError(MesaError):
     """The outbox file is unusable (another table's, or not an outbox)."""
+
+
+STORAGE_ERRORS = (sqlite3.Error, OSError)  # what a failed append raises: retry it later
+
+
+def is_disk_full(error: BaseException) -> bool:
+    """Whether ``error`` says the disk (or the database's page limit) is full.
+
+    >>> is_disk_full(OSError(errno.ENOSPC, "No space left on device"))
+    True
+    >>> is_disk_full(sqlite3.OperationalError("database or disk is full"))
+    True
+    """
+    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    if isinstance(error, sqlite3.Error):
+        code = getattr(error, "sqlite_errorcode", None)
+        return code == sqlite3.SQLITE_FULL or "full" in str(error).lower()
+    return False
 
 
 _SCHEMA = """
@@ -43,16 +69,59 @@ CREATE TABLE IF NOT EXISTS outbox (
 """
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def _connect_checked(path: Path) -> sqlite3.Connection:
+    """A connection in WAL mode, after a quick integrity check (a truncated or scribbled file
+    fails it)."""
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
+    try:
+        _setup(conn)
+        row = conn.execute("PRAGMA quick_check").fetchone()
+        if row is None or row[0] != "ok":
+            raise sqlite3.DatabaseError(f"integrity check: {row[0] if row else 'no answer'}")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _check_meta(path: Path, table: str, meta: dict[str, str], top: Any) -> tuple[str, int, int]:
+    """``(stream, acked, last_seq)`` of a whole outbox's meta, or :class:`OutboxError`."""
+    if meta.get("table") != table:
+        raise OutboxError(f"{path} is table {meta.get('table')!r}'s outbox, not {table!r}'s")
+    stream = meta.get("stream")
+    if not isinstance(stream, str) or not 0 < len(stream) <= 64:
+        raise OutboxError(f"{path}: no usable stream id ({stream!r})")
+    numbers = {}
+    for key in ("acked", "last_seq", "bdseq"):
+        text = meta.get(key, "")
+        if not (isinstance(text, str) and text.isascii() and text.isdigit() and len(text) < 19):
+            raise OutboxError(f"{path}: {key} is {text!r}, not a count")
+        numbers[key] = int(text)
+    if numbers["acked"] > numbers["last_seq"]:
+        raise OutboxError(
+            f"{path}: acked {numbers['acked']} is beyond last_seq {numbers['last_seq']}"
+        )
+    if top is not None and (not isinstance(top, int) or top > numbers["last_seq"]):
+        raise OutboxError(f"{path}: holds event {top!r} beyond last_seq {numbers['last_seq']}")
+    return stream, numbers["acked"], numbers["last_seq"]
+
+
+def _setup(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA journal_mode=WAL")
     # FULL: the WAL is fsynced at every commit, so a power cut never loses a committed event.
     conn.execute("PRAGMA synchronous=FULL")
-    return conn
+    # Checkpoint every 64 commits' worth of pages and cut the WAL back after it: left to its
+    # defaults (4 MiB before a checkpoint) the WAL alone would fill a small partition, and a
+    # WAL that filled the disk can never be checkpointed out of it.
+    conn.execute("PRAGMA wal_autocheckpoint=64")
+    conn.execute("PRAGMA journal_size_limit=524288")
 
 
 class Outbox:
     """The events a table has produced, in order, with what the hub has acknowledged."""
+
+    # What :meth:`open` found wrong with a damaged outbox it moved aside (None when whole).
+    rebuilt: dict[str, Any] | None = None
 
     def __init__(self, path: str | Path, table: str, *, retain_acked: int = 10_000) -> None:
         self.path = Path(path)
@@ -60,27 +129,64 @@ class Outbox:
         self.retain_acked = retain_acked
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = _connect(self.path)
-        with self._lock:
-            self._db.executescript(_SCHEMA)
-            self._db.execute("BEGIN IMMEDIATE")
-            meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
-            if not meta:
-                meta = {
-                    "table": table,
-                    "stream": new_id()[:16],
-                    "acked": "0",
-                    "last_seq": "0",
-                    "bdseq": "0",
-                }
-                self._db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
-            self._db.execute("COMMIT")
-        if meta["table"] != table:
+        self._db = _connect_checked(self.path)
+        try:
+            with self._lock:
+                self._db.executescript(_SCHEMA)
+                with self._transaction():
+                    meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+                    if not meta:
+                        meta = {
+                            "table": table,
+                            "stream": new_id()[:16],
+                            "acked": "0",
+                            "last_seq": "0",
+                            "bdseq": "0",
+                        }
+                        self._db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
+                top = self._db.execute("SELECT MAX(seq) FROM outbox").fetchone()[0]
+            self.stream, self._acked, self._last_seq = _check_meta(self.path, table, meta, top)
+        except BaseException:
             self._db.close()
-            raise OutboxError(f"{self.path} is table {meta['table']!r}'s outbox, not {table!r}'s")
-        self.stream: str = meta["stream"]
-        self._acked = int(meta["acked"])
-        self._last_seq = int(meta["last_seq"])
+            raise
+
+    @classmethod
+    def open(
+        cls, path: str | Path, table: str, *, retain_acked: int = 10_000, wall: float | None = None
+    ) -> Outbox:
+        """The outbox at ``path``; a damaged one (not SQLite, truncated, inconsistent, another
+        table's) is moved aside as ``<name>.damaged-<UTC time>`` and a fresh one (a new stream)
+        takes its place, with :attr:`rebuilt` saying why. A table always starts.
+
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "outbox.sqlite3"
+        >>> _ = path.write_bytes(b"not a database at all" * 100)
+        >>> box = Outbox.open(path, "3")
+        >>> box.rebuilt["reason"], box.last_seq
+        ('not an outbox (file is not a database)', 0)
+        >>> box.close()
+        """
+        path = Path(path)
+        try:
+            return cls(path, table, retain_acked=retain_acked)
+        except (OutboxError, sqlite3.Error) as e:
+            reason = str(e) if isinstance(e, OutboxError) else f"not an outbox ({e})"
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(wall))
+        aside = path.with_name(f"{path.name}.damaged-{stamp}")
+        n = 1
+        while aside.exists():
+            n += 1
+            aside = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
+        for suffix in ("", "-wal", "-shm"):
+            src = Path(f"{path}{suffix}")
+            if src.exists():
+                os.replace(src, Path(f"{aside}{suffix}"))
+        log.error(
+            "outbox %s is damaged (%s): moved to %s, starting a fresh one", path, reason, aside
+        )
+        box = cls(path, table, retain_acked=retain_acked)
+        box.rebuilt = {"reason": reason[:200], "moved_to": aside.name}
+        return box
 
     # ── writing ─────────────────────────────────────────────────────────
     def append(
@@ -100,8 +206,9 @@ class Outbox:
                 out.append(
                     EventEnvelope.build(self.table, self.stream, seq, type_name, data, ts=ts, t=t)
                 )
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
+            # All or nothing: on failure (a full disk) the sequence does not advance, and the
+            # caller appends the same events again later under the same numbers.
+            with self._transaction():
                 self._db.executemany(
                     "INSERT INTO outbox (seq, id, payload) VALUES (?, ?, ?)",
                     [(e.seq, e.id, e.to_payload()) for e in out],
@@ -109,12 +216,24 @@ class Outbox:
                 self._set("last_seq", str(seq))
                 if snapshot is not None:
                     self._set("snapshot", json.dumps(snapshot, separators=(",", ":")))
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
             self._last_seq = seq
             return out
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """(With the lock.) BEGIN IMMEDIATE … COMMIT; ROLLBACK on any error, and a ROLLBACK that
+        fails too (SQLite already rolled back after SQLITE_FULL) never hides the first error."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self._db.execute("COMMIT")
+        except BaseException as error:
+            if self._db.in_transaction:
+                try:
+                    self._db.execute("ROLLBACK")
+                except sqlite3.Error as second:
+                    error.add_note(f"the ROLLBACK after it failed too: {second}")
+            raise
 
     def ack(self, stream: str, seq: int) -> int:
         """Record that the hub committed ``stream`` up to ``seq``; return the acked mark.
@@ -124,11 +243,12 @@ class Outbox:
         with self._lock:
             if stream != self.stream or seq <= self._acked or seq > self._last_seq:
                 return self._acked
-            self._db.execute("BEGIN IMMEDIATE")
-            self._set("acked", str(seq))
-            if self.retain_acked >= 0:
-                self._db.execute("DELETE FROM outbox WHERE seq <= ?", (seq - self.retain_acked,))
-            self._db.execute("COMMIT")
+            with self._transaction():
+                self._set("acked", str(seq))
+                if self.retain_acked >= 0:
+                    self._db.execute(
+                        "DELETE FROM outbox WHERE seq <= ?", (seq - self.retain_acked,)
+                    )
             self._acked = seq
             return seq
 
@@ -136,16 +256,18 @@ class Outbox:
         """Count one more connection (birth/death sequence), durably."""
         with self._lock:
             value = int(self._get("bdseq") or 0) + 1
-            self._db.execute("BEGIN IMMEDIATE")
-            self._set("bdseq", str(value))
-            self._db.execute("COMMIT")
+            try:
+                with self._transaction():
+                    self._set("bdseq", str(value))
+            except STORAGE_ERRORS as e:
+                # A full disk: this connection's count is not durable, the next one will be;
+                # the hub only compares counts, so reusing one after a restart is harmless.
+                log.warning("outbox: the connection count is not stored (%s)", e)
             return value
 
     def set_meta(self, key: str, value: str) -> None:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+        with self._lock, self._transaction():
             self._set(key, value)
-            self._db.execute("COMMIT")
 
     def get_meta(self, key: str) -> str | None:
         with self._lock:
@@ -197,7 +319,11 @@ class Outbox:
     def snapshot(self) -> dict[str, Any] | None:
         """The table's snapshot as of the last stored event (None before the first)."""
         text = self.get_meta("snapshot")
-        return json.loads(text) if text else None
+        try:
+            value = json.loads(text) if text else None
+        except ValueError:
+            return None  # a scribbled snapshot: the journal knows the table's state anyway
+        return value if isinstance(value, dict) else None
 
     def close(self) -> None:
         with self._lock:

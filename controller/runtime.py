@@ -128,6 +128,7 @@ class TableStatus:
     card_reader: str | None = None  # "ok", "missing"
     display: str | None = None  # "ok", "missing"
     hub: str | None = None  # "online", "offline"
+    disk_full: bool = False  # the outbox cannot store events (they wait in memory)
     extra_buttons: frozenset[str] = frozenset()
     language: str | None = None  # the configured language, for the screen before any match
     # The finished match's last view, kept on screen while the next assignment waits (until a

@@ -21,13 +21,13 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from mesa.controller.assembly import CoreSpec, JournalSpec, LinkFactory, TableCore
 from mesa.controller.gestures import GestureRecognizer, GestureSettings
-from mesa.controller.journal import Journal, Recovery
 from mesa.controller.ports import OutcomeSink
 from mesa.controller.robots import FAST, RobotDriver, RobotPlayers, RobotStyle
 from mesa.controller.runtime import ScaledClock, TableRuntime
@@ -143,36 +143,31 @@ class SimTable:
         players: tuple[str, str] | None = None,
         buttons: bool = False,
         tick_interval: float = 0.1,
-        link: Callable[[TableRuntime, dict[str, Any]], Any] | None = None,
+        link: LinkFactory | None = None,
     ) -> None:
         self.table_id = table_id
         self.speed = speed
         self.clock = ScaledClock(speed)
         self.counter = _MatchCounter()
-        self.journal: Journal | None = None
-        self.recovery: Recovery | None = None
-        recognizer = GestureRecognizer(GestureSettings()) if buttons else None
-        self.runtime = TableRuntime(
+        journal = (
+            JournalSpec(journal_dir, heartbeat=heartbeat, sync_interval=sync_interval, fsync=fsync)
+            if journal_dir is not None
+            else None
+        )
+        spec = CoreSpec(
+            table_id=table_id,
             clock=self.clock,
             speed=speed,
-            sinks=[self.counter],
-            buttons=recognizer,
+            buttons=GestureRecognizer(GestureSettings()) if buttons else None,
             tick_interval=tick_interval,
-            table_id=table_id,
+            journal=journal,
         )
-        if journal_dir is not None:
-            self.journal = Journal(
-                journal_dir, heartbeat=heartbeat, sync_interval=sync_interval, fsync=fsync
-            )
-            self.recovery = self.journal.prepare(self.runtime)
-        for sink in sinks:
-            self.runtime.add_sink(sink)
-        # The hub link (``link(runtime, snapshot)``, see ``app.make_link``) is made before the
-        # restore so that it reports ``table.restored`` like any other event.
-        table = self.recovery.table if self.recovery is not None else self.runtime.table
-        self.link = link(self.runtime, table.snapshot()) if link is not None else None
-        if self.recovery is not None:
-            self.runtime.restore(self.recovery)
+        self.core = TableCore(spec, sinks=[self.counter])
+        self.runtime = self.core.runtime
+        self.journal = self.core.journal
+        self.core.boot(link, sinks=sinks)
+        self.recovery = self.core.recovery
+        self.link = self.core.link
         robot_sides = tuple(robots)
         self.robots = RobotPlayers(robot_sides, seed=seed, style=style) if robot_sides else None
         self.driver = RobotDriver(self.runtime, self.robots) if self.robots else None
@@ -201,11 +196,7 @@ class SimTable:
     def stop(self) -> None:
         if self.driver is not None:
             self.driver.stop()
-        self.runtime.stop()
-        if self.link is not None:
-            self.link.stop()
-        if self.journal is not None:
-            self.journal.close()
+        self.core.close()
 
     def wait_matches(self, count: int, timeout: float) -> bool:
         """Block until ``count`` matches have ended at this table (real ``timeout`` seconds)."""

@@ -96,10 +96,13 @@ class PlayerCheckedIn(Event):
 @_register("card.rejected", "assignment")
 @dataclass(frozen=True)
 class CardRejected(Event):
-    """A card was read that does not belong to either player of the match; nobody checked in."""
+    """A card was read that does not belong to either player of the match; nobody checked in.
+    ``suppressed`` more unknown cards were read since the last such event (the reader's rate
+    limit sums up a burst instead of sending every read)."""
 
     card: str
     reason: str
+    suppressed: int = 0
 
 
 @_register("lateness.point", "assignment")
@@ -531,6 +534,17 @@ class DominoSheetSigned(Event):
     complete: bool
 
 
+@_register("table.outbox_rebuilt", "table")
+@dataclass(frozen=True)
+class OutboxRebuilt(Event):
+    """The table found its outbox damaged at start (``reason``), moved it aside as ``moved_to``
+    and began a new stream from the journal's state: what the old stream held and the hub had
+    not acknowledged is in the moved file for the director, not sent again."""
+
+    reason: str
+    moved_to: str
+
+
 # ── parsing and validation ──────────────────────────────────────────────────
 @functools.cache
 def _hints(type_name: str) -> dict[str, Any]:
@@ -551,7 +565,11 @@ def parse_event(type_name: str, data: Any) -> Event:
     unknown = set(data) - fields
     if unknown:
         raise EventError(f"{type_name}: unknown fields {sorted(unknown)}")
-    missing = fields - set(data)
+    missing = {
+        f.name
+        for f in dataclasses.fields(cls)
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    } - set(data)  # a field added later with a default: older payloads still parse
     if missing:
         raise EventError(f"{type_name}: missing fields {sorted(missing)}")
     for f in dataclasses.fields(cls):

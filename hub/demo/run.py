@@ -212,7 +212,7 @@ class Demo:
         for i, tid in enumerate(cfg.table_ids(), start=1):
             password = secrets.token_urlsafe(12)
             broker.add_user(tid, password)
-            outbox = Outbox(self.workdir / "tables" / tid / "outbox.sqlite3", table=tid)
+            outbox = Outbox.open(self.workdir / "tables" / tid / "outbox.sqlite3", table=tid)
             sim = SimTable(
                 tid,
                 speed=cfg.speed,

@@ -21,6 +21,10 @@ from typing import Any, Literal
 from mesa.core.sides import SIDES, Side, other
 from mesa.errors import ConfigError, RuleError
 
+# No clock setting is longer than a day: beyond it a value is a mistake or an attack, and
+# the screen and the arithmetic should never meet it.
+MAX_SETTING_SECONDS = 86_400.0
+
 ClockKind = Literal["delay", "standard"]
 Display = Literal["delay", "bronstein"]
 TimeoutPolicy = Literal["lose_match", "overtime", "penalty_points"]
@@ -72,8 +76,15 @@ class ClockSettings:
             )
         for name in ("reserve", "delay", "overtime", "penalty_reset"):
             value = getattr(self, name)
-            if not isinstance(value, int | float) or math.isnan(value) or value < 0:
-                problems.append(f"{name} must be a number of seconds ≥ 0, not {value!r}")
+            if (
+                not isinstance(value, int | float)
+                or isinstance(value, bool)
+                or not 0 <= value <= MAX_SETTING_SECONDS
+            ):
+                problems.append(
+                    f"{name} must be a number of seconds from 0 to {MAX_SETTING_SECONDS:g}, "
+                    f"not {value!r}"
+                )
         if self.kind == "standard" and self.delay:
             problems.append("a standard clock has no delay")
         if self.timeout_policy == "penalty_points" and self.kind != "standard":

@@ -24,8 +24,16 @@ def _replay(args: argparse.Namespace) -> int:
     report = replay_lines(text.splitlines())
     if not args.snapshot:
         report.pop("snapshot")
-    json.dump(report, sys.stdout, ensure_ascii=False, indent=2 if args.pretty else None)
-    sys.stdout.write("\n")
+    try:
+        # Strict JSON only: a value NaN or Infinity, had one slipped through, fails here loudly
+        # instead of printing something no JSON reader accepts.
+        out = json.dumps(
+            report, ensure_ascii=False, allow_nan=False, indent=2 if args.pretty else None
+        )
+    except ValueError as e:
+        print(f"mesa replay: the report is not strict JSON ({e})", file=sys.stderr)
+        return 2
+    sys.stdout.write(out + "\n")
     bad = [s for s in report["steps"] if "error" in s]
     for s in bad:
         print(f"mesa replay: {s['error']}", file=sys.stderr)

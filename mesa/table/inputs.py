@@ -9,6 +9,11 @@ Input(name='press', args={'side': 'a'})
 Traceback (most recent call last):
   ...
 mesa.table.inputs.InputError: press: side must be 'a' or 'b', not 'x'
+>>> try:
+...     parse_input("director_adjust", {"side": "a", "seconds": 1e12})
+... except InputError as e:
+...     print(e.code)
+out_of_range
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mesa.errors import MesaError
-from mesa.validation import ValidationError, check_value
+from mesa.validation import TIME_LIMIT, ValidationError, check_range, check_value
 
 SideArg = Literal["a", "b"]
 ReasonArg = Literal[
@@ -36,7 +41,22 @@ KindArg = Literal[1, 2, 3]
 
 
 class InputError(MesaError):
-    """An input with an unknown name or arguments that don't fit."""
+    """An input with an unknown name or arguments that don't fit. ``code`` is ``bad_input``, or
+    ``out_of_range`` for a number outside its range (:data:`RANGES`)."""
+
+    def __init__(self, message: str, code: str = "bad_input") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+# Sane ranges of the numeric arguments, checked at the boundary so that nothing downstream
+# (lateness marks, clock arithmetic) meets a value that costs hours or overflows.
+RANGES: dict[str, tuple[float, float]] = {
+    "scheduled_start": (-TIME_LIMIT, TIME_LIMIT),  # on the table's clock
+    "minutes_per_point": (1.0, 120.0),  # HGV 2.3.1 says 10
+    "seconds": (-86_400.0, 86_400.0),  # a director's adjustment: at most a day either way
+    "suppressed": (0, 10**9),
+}
 
 
 @dataclass(frozen=True)
@@ -96,7 +116,14 @@ INPUT_SPECS: dict[str, InputSpec] = {
             {"side": SideArg},
             {"card": (str | None, None)},
         ),
-        _spec("card", "card", "The card reader read a member card.", {"card": str}),
+        _spec(
+            "card",
+            "card",
+            "The card reader read a member card; ``suppressed`` counts the unknown cards it "
+            "read since the last one it sent (its rate limit).",
+            {"card": str},
+            {"suppressed": (int, 0)},
+        ),
         # ── choices the menus make (also usable directly, e.g. in replay files) ──
         _spec(
             "pause",
@@ -219,6 +246,8 @@ def parse_input(name: Any, args: Any) -> Input:
     for key, hint in hints.items():
         try:
             check_value(key, hint, values[key])
+            if key in RANGES:
+                check_range(key, values[key], *RANGES[key])
         except ValidationError as e:
-            raise InputError(f"{name}: {e}") from None
+            raise InputError(f"{name}: {e}", e.code) from None
     return Input(name, values)

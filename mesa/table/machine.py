@@ -176,7 +176,7 @@ class Table:
         except InputError as e:
             raw = name if isinstance(name, Input) else Input(
                 str(name), dict(args) if isinstance(args, dict) else {})
-            return Outcome(raw, now, self.s.state, refusal=Refusal("bad_input", str(e)))
+            return Outcome(raw, now, self.s.state, refusal=Refusal(e.code, str(e)))
         if self.s.last_now is not None and now < self.s.last_now:
             return Outcome(
                 inp,
@@ -507,7 +507,8 @@ class Table:
         sides = [s for s, c in self.s.cards.items() if c == card and is_side(s)]
         if not card or not sides:
             reason = "card of neither player" if card else "empty card"
-            self._emit(ev.CardRejected(card=card[:64], reason=reason))
+            self._emit(ev.CardRejected(card=card[:64], reason=reason,
+                                       suppressed=inp.args.get("suppressed", 0)))
             raise _refuse("unknown_card", f"card {card[:64]!r}: {reason}")
         self._check_in(sides[0], card, now)
 

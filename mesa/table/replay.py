@@ -16,31 +16,28 @@ A first line ``{"game": "domino"}`` makes it a domino table's log (:mod:`mesa.do
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
 from mesa.table.machine import Table
 from mesa.table.view import table_view
+from mesa.validation import TIME_LIMIT, ValidationError, strict_json
 
 
 def parse_line(text: str, number: int) -> tuple[float, str, dict[str, Any]]:
     """``(t, input name, arguments)`` of one line, or :class:`ValueError` saying what is wrong."""
     try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ValueError(f"line {number}: not valid JSON ({e.msg})") from None
+        obj = strict_json(text)
+    except ValidationError as e:
+        raise ValueError(f"line {number}: {e}") from None
     if not isinstance(obj, dict):
         raise ValueError(f"line {number}: a line must be a JSON object")
     t = obj.pop("t", None)
     name = obj.pop("input", None)
-    if (
-        not isinstance(t, int | float)
-        or isinstance(t, bool)
-        or t != t
-        or t in (float("inf"), float("-inf"))
-    ):
-        raise ValueError(f'line {number}: "t" must be a number of seconds, not {t!r}')
+    if not isinstance(t, int | float) or isinstance(t, bool) or not -TIME_LIMIT <= t <= TIME_LIMIT:
+        raise ValueError(
+            f'line {number}: "t" must be a number of seconds within ±{TIME_LIMIT:g}, not {t!r}'
+        )
     if not isinstance(name, str):
         raise ValueError(f'line {number}: "input" must name an input, not {name!r}')
     return float(t), name, obj

@@ -135,3 +135,34 @@ def test_a_reader_absent_at_start_is_retried(table) -> None:  # type: ignore[no-
         dev.unplug()
     finally:
         reader.stop()
+
+
+def test_a_burst_of_unknown_cards_becomes_a_few_summed_up_events() -> None:
+    """5,000 unknown ids in a burst used to become 5,000 ``card.rejected`` events. Now at most
+    one per ``unknown_interval`` reaches the table, each counting the reads held back before
+    it; every read is accounted for, and the players' own cards are never held back."""
+    from mesa.controller.assembly import CoreSpec, TableCore
+    from mesa.controller.runtime import ManualClock
+
+    clock = ManualClock()
+    rec = Recorder()
+    core = TableCore(CoreSpec(table_id="1", clock=clock), sinks=[rec])
+    rt = core.runtime
+    reader = CardReader(rt, "loop://", known_cards=core.known_cards, unknown_interval=5.0)
+    rt.submit(assign_input(), rt.now())
+    rt.step()
+    reader.feed(b"".join(b"BAD%05d\n" % i for i in range(5000)))
+    reader.feed(b"CARD-A\n")  # a player in the middle of the storm checks in at once
+    clock.advance(0.1)
+    rt.step()
+    assert "a" in rt.table.s.checked_in
+    reader.flush_suppressed()  # within the interval: nothing yet
+    clock.advance(5.0)
+    reader.flush_suppressed()  # the burst is over: its summary goes
+    clock.advance(0.1)
+    rt.step()
+    rejected = [e for o in rec.outcomes for e in o.events if e.TYPE == "card.rejected"]
+    assert len(rejected) == 2
+    assert sum(1 + e.suppressed for e in rejected) == 5000  # type: ignore[attr-defined]
+    assert reader.stats.suppressed == 4999 and reader.pending_suppressed == 0
+    assert "a" in rt.table.s.checked_in

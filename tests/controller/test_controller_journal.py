@@ -211,3 +211,42 @@ def test_urgent_records_are_synced_by_the_syncer(tmp_path: Path) -> None:
         time.sleep(0.005)
     assert journal.stats.syncs > synced
     journal.close()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        {"st": {"state": 7, "clock": "x"}},
+        {"st": [1, 2, 3]},
+        {"st": {"state": "running", "clock": {"reserve": "lots"}, "match": None}},
+        {"set": {"bounce": "fast"}},
+        {"st": {"lateness": {"scheduled_start": "soon"}}},
+    ],
+    ids=["wrong-types", "a-list", "clock-of-strings", "bad-settings", "bad-lateness"],
+)
+def test_a_whole_snapshot_line_with_wrong_types_is_skipped(
+    tmp_path: Path, damage: dict[str, object]
+) -> None:
+    """Its CRC holds, its contents do not: recovery falls back to the previous generation and
+    replays on, exactly as for an unreadable snapshot; the table starts."""
+    rt, clock, journal = journaled(tmp_path)
+    play_match(rt, clock, seed=5)
+    rt.submit(assign_input(match_id="T-2"), clock())  # starts a new generation
+    rt.submit(Input("checkin", {"side": "a"}), clock())
+    rt.step()
+    journal.close()
+    newest = journal.path(journal.generations()[-1])
+    lines = _lines(newest)
+    snap = decode(lines[0])
+    lines[0] = encode({**snap, **damage}).rstrip(b"\n")
+    newest.write_bytes(b"\n".join(lines))
+    rec = Journal(tmp_path, fsync=False).recover()
+    assert any("snapshot cannot be restored" in p for p in rec.problems), rec.problems
+    assert rec.table.state == "checking_in" and rec.table.s.match_id == "T-2"
+    # And a table whose only snapshot is bad starts empty, saying why.
+    for gen in journal.generations()[:-1]:
+        journal.path(gen).unlink()
+    again = TableRuntime(clock=ManualClock())
+    recovery = Journal(tmp_path, fsync=False).attach(again)
+    assert recovery is not None and again.table.state == "idle"
+    assert recovery.problems[-1].startswith("no readable snapshot")

@@ -204,3 +204,11 @@ def test_pauses_are_never_charged(turns: list[float], pauses: list[float],
         b = paused.end_turn(side, now_paused)
         assert a.charged == pytest.approx(b.charged, abs=1e-6)
     assert plain.reserve == pytest.approx(paused.reserve)
+
+
+@pytest.mark.parametrize("field", ["reserve", "delay", "overtime", "penalty_reset"])
+@pytest.mark.parametrize("value", [math.inf, 1e308, 86_400.5, True])
+def test_clock_settings_beyond_a_day_are_refused(field: str, value: float) -> None:
+    """A value no club uses would otherwise reach the screen and the arithmetic (1e308 s)."""
+    with pytest.raises(ConfigError, match=field):
+        ClockSettings.from_dict({"reserve": 360.0, "delay": 12.0, field: value})
