@@ -320,7 +320,10 @@ class TableLink:
             self._snapshot = snapshot
             if outcome.events:
                 self.outbox.append(
-                    [(e.TYPE, e.to_data(), now) for e in outcome.events], ts=wall, snapshot=snapshot
+                    [(e.TYPE, e.to_data(), now) for e in outcome.events],
+                    ts=wall,
+                    snapshot=snapshot,
+                    epoch=outcome.epoch,
                 )
                 self._pump()
             if outcome.events or (outcome.accepted and outcome.input.name != "tick"):
