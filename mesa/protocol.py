@@ -647,7 +647,7 @@ def _node(hint: Any) -> Node:
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if dataclasses.is_dataclass(hint):
         return _dataclass_node(hint)  # type: ignore[arg-type]
-    if origin in (typing.Union, types.UnionType) and any(map(dataclasses.is_dataclass, args)):
+    if origin in (typing.Union, types.UnionType):
         parts = [_node(a) for a in args]
 
         def either(value: Any, path: str) -> str | None:

@@ -221,6 +221,8 @@ def test_a_poison_pill_among_honest_tables_stalls_nobody(
         assert wait_until(lambda: hub.metrics.get("refused", reason="bad_string") == 30, 10)
         assert hub.store.event_count("t1") == outbox.last_seq > 10
         assert hub.store.event_count("t2") == 0
+        # The link put the assignment's fencing token on every event it sent.
+        assert {e["epoch"] for e in hub.events("t1")} == {1}
         assert hub.metrics.get("batch_failures") == 0 and hub.metrics.get("batch_retries") == 0
     finally:
         stop.set()
