@@ -320,6 +320,24 @@ def test_knockout_assignments_survive_a_consolation_start_the_engine_refuses(
     # ... and no match is held by two tables at the hub.
     current = [a["args"]["match_id"] for a in hub.store.assignments() if a["args"]]
     assert len(current) == len(set(current))
+    # Played on to Último Chance: every match keeps its table while it is played.
+    seen: set[str] = set()
+    for _ in range(12):
+        for table in tables:
+            if table.table.state == "assigned":
+                _play(table, "a")
+        desk.sync()
+        for table in tables:
+            table.serve()
+        t = _current(desk)
+        for table in tables:
+            mid = table.table.s.match_id
+            if table.table.state == "assigned" and mid is not None:
+                assert t.match(mid).table == table.id, (mid, table.id)
+                seen.add(t.match(mid).phase)
+        current = [a["args"]["match_id"] for a in hub.store.assignments() if a["args"]]
+        assert len(current) == len(set(current))
+    assert seen == {"knockout", "consolation"}
     desk.close()
 
 
