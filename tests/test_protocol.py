@@ -413,6 +413,7 @@ def test_a_real_snapshot_passes_and_the_reported_one_is_refused() -> None:
     p.check_snapshot(SNAPSHOT)
     old_table = {k: v for k, v in SNAPSHOT.items() if k != "epoch"}  # before the field existed
     p.check_snapshot(old_table)
+    bad: Any
     for bad in (
         {**SNAPSHOT, "match": {**SNAPSHOT["match"], "score": 5}},
         {**SNAPSHOT, "state": "flying"},

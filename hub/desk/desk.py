@@ -313,13 +313,16 @@ class TournamentDesk:
                     except Exception:
                         # Never leave a match "assigned" to a table that was not told.
                         log.exception("table %s: assignment of %s failed", a.table, a.match_id)
-                        self._apply(
-                            lambda club, now, mid=a.match_id: club.tournaments[tid].unassign(
-                                mid, actor="auto", now=now
-                            )
-                        )
+                        self._apply(self._unassign_step(tid, a.match_id))
                 changed = changed or bool(plan)
         return changed
+
+    @staticmethod
+    def _unassign_step(tid: str, match_id: str) -> Callable[[Club, datetime], None]:
+        def step(club: Club, now: datetime) -> None:
+            club.tournaments[tid].unassign(match_id, actor="auto", now=now)
+
+        return step
 
     def _on_event(self, e: dict[str, Any]) -> bool:
         kind = e["type"]

@@ -1036,7 +1036,8 @@ class Tournament:
                     == (score_a, score_b, forfeit)):
                 out.conflict = c
                 return out  # the same report again (a correction then its match.ended)
-        kinds, affected = ["table"], []
+        kinds: list[str] = ["table"]
+        affected: list[str] = []
         if old is not None:
             trial = copy.deepcopy(self)
             trial._apply_correction(match_id, new, now, actor, Outcome("trial"))

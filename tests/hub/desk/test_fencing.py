@@ -331,10 +331,10 @@ def test_knockout_assignments_survive_a_consolation_start_the_engine_refuses(
             table.serve()
         t = _current(desk)
         for table in tables:
-            mid = table.table.s.match_id
-            if table.table.state == "assigned" and mid is not None:
-                assert t.match(mid).table == table.id, (mid, table.id)
-                seen.add(t.match(mid).phase)
+            playing = table.table.s.match_id
+            if table.table.state == "assigned" and playing is not None:
+                assert t.match(playing).table == table.id, (playing, table.id)
+                seen.add(t.match(playing).phase)
         current = [a["args"]["match_id"] for a in hub.store.assignments() if a["args"]]
         assert len(current) == len(set(current))
     assert seen == {"knockout", "consolation"}
@@ -360,7 +360,7 @@ def test_concurrent_assignment_of_one_match_to_two_tables_exactly_one_wins(hub: 
 
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         futures = [pool.submit(assign, tb) for tb in ("1", "2")]
-        results = []
+        results: list[str | TournamentError] = []
         for f in futures:
             try:
                 results.append(f.result())
