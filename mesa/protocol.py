@@ -265,7 +265,7 @@ def loads(payload: bytes | str) -> Any:
     """Parse JSON strictly (no NaN/Infinity, no lone UTF-16 surrogates), refusing payloads over
     the size limit.
 
-    >>> loads(b'{"id": "\\\\ud83d\\\\ude00"}')["id"] == "\U0001F600"   # a pair: a character
+    >>> loads(b'{"id": "\\\\ud83d\\\\ude00"}')["id"] == "\U0001f600"   # a pair: a character
     True
     >>> loads(b'{"id": "\\\\ud800"}')
     Traceback (most recent call last):
