@@ -109,6 +109,8 @@ class _MessageFailed(Exception):
 
 # Events past a gap wait (in memory, uncommitted) for the gap to fill within the batch.
 HOLD_MAX = 1000
+# Seconds between two log lines about one table's fenced events (each is counted).
+FENCE_LOG_INTERVAL = 60.0
 
 
 class Ingest:
@@ -140,6 +142,7 @@ class Ingest:
         self._registered: set[str] = set()  # tables whose row is committed
         # Each table's current fencing token (its assignment's epoch; None: no assignment).
         self._epochs: dict[str, int | None] = store.assignment_epochs()
+        self._fence_log: dict[tuple[str, str], tuple[float | None, int]] = {}
         self._batch: _Batch | None = None
         self._opened = 0.0
         self.last_commit: float | None = None  # wall clock at the end of the last commit
@@ -320,22 +323,35 @@ class Ingest:
             )
         for env, why in b.fenced:
             self.metrics.inc("fenced", reason=why)
-            log.warning(
-                "table %s: %s (seq %d, epoch %s) stored but not applied: %s (the table's "
-                "current epoch is %s)",
-                env.table,
-                env.type,
-                env.seq,
-                env.epoch,
-                why,
-                self._epochs.get(env.table),
-            )
+            self._log_fenced(env, why)
         self.projections.apply_events(b.committed)
         for st in b.statuses:
             self.projections.apply_status(st)
         for report in b.states:
             self.projections.apply_state(report)
         self._ack(b.touched)
+
+    def _log_fenced(self, env: EventEnvelope, why: str) -> None:
+        """One line per table and reason, then at most one a minute with the count since:
+        a table that keeps playing a match it no longer holds must not flood the log."""
+        key = (env.table, why)
+        last, skipped = self._fence_log.get(key, (None, 0))
+        now = time.monotonic()
+        if last is not None and now - last < FENCE_LOG_INTERVAL:
+            self._fence_log[key] = (last, skipped + 1)
+            return
+        self._fence_log[key] = (now, 0)
+        log.warning(
+            "table %s: %s (seq %d, epoch %s) stored but not applied: %s (the table's current "
+            "epoch is %s)%s",
+            env.table,
+            env.type,
+            env.seq,
+            env.epoch,
+            why,
+            self._epochs.get(env.table),
+            f"; {skipped} more since the last such line" if skipped else "",
+        )
 
     def _write_rows(self, b: _Batch) -> None:
         now = self._clock()  # "committed": the commit follows at once
