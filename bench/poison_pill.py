@@ -7,7 +7,8 @@ every 50 ms) for ``--seconds``; for the middle of that time a second table sends
 a second (a lone surrogate, ``"\\ud800"``, in an event id, a stream or a response txn). The
 honest table's backlog (events not yet acknowledged by the hub) is sampled every 50 ms.
 Printed: median / p95 / max backlog with and without the pills, the pills refused, and the
-batches the hub had to retry or lost. Everything runs on 127.0.0.1 with a private Mosquitto.
+batches the hub had to retry or lost. ``--no-parser-check`` lets the pills past the parser, to
+measure the second line of defence (a failing batch retried message by message). Everything runs on 127.0.0.1 with a private Mosquitto.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the test helpers (support.*) are not installed
 
+from mesa import protocol  # noqa: E402
 from mesa.controller.link import LinkSettings, TableLink  # noqa: E402
 from mesa.controller.outbox import Outbox  # noqa: E402
 from mesa.hub.ingest.app import Hub  # noqa: E402
@@ -48,8 +50,9 @@ def pill(table: str, n: int) -> tuple[str, bytes]:
     if kind == "txn":
         obj = Response(table, "t" + POISON, True, None, None, time.time()).to_dict()
         return table_topic(table, "response"), json.dumps(obj).encode()
+    # Each pill the first event of a stream of its own: it reaches the store, not a gap.
     env = EventEnvelope.build(
-        table, "s-poison", n, "clock.resumed", {"by": "players"}, ts=time.time(), t=1.0
+        table, f"s-poison-{n}", 1, "clock.resumed", {"by": "players"}, ts=time.time(), t=1.0
     ).to_dict()
     env[kind] = f"{kind}-{n}{POISON}"
     return table_topic(table, "event"), json.dumps(env).encode()
@@ -59,7 +62,14 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=30.0, help="length of the honest play")
     ap.add_argument("--rate", type=float, default=10.0, help="poison pills a second")
+    ap.add_argument(
+        "--no-parser-check",
+        action="store_true",
+        help="let the pills reach SQLite (the ingest's retry, message by message, isolates them)",
+    )
     args = ap.parse_args()
+    if args.no_parser_check:
+        protocol._lone_surrogate = lambda obj: False
     logging.basicConfig(level=logging.ERROR)
     work = Path(tempfile.mkdtemp(prefix="mesa-poison-"))
     broker = start_broker(work / "broker")

@@ -231,8 +231,6 @@ class Ingest:
             except Exception as e:
                 self._batch = None
                 self.store.rollback()
-                if len(b.messages) <= 1 and b.failed is None:
-                    raise
                 log.warning(
                     "a batch of %d messages failed to commit (%s): retrying one by one",
                     len(b.messages),
@@ -563,7 +561,13 @@ class Ingest:
             ack = Ack(
                 table, stream, self._contiguous.get((table, stream), 0), resend_from, self._clock()
             )
-            self.publish(table_topic(table, "ack"), ack.to_payload(), 1, False)
+            try:
+                self.publish(table_topic(table, "ack"), ack.to_payload(), 1, False)
+            except Exception as e:
+                # Committed already: one ack that cannot be sent must not keep the others'.
+                log.warning("table %s: no ack for stream %r: %r", table, stream[:64], e)
+                self.metrics.inc("ack_failures")
+                continue
             self.metrics.inc("acks_sent")
 
 

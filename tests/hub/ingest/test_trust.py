@@ -112,6 +112,9 @@ def test_a_batch_that_fails_to_commit_is_retried_message_by_message(
     assert ingest.store.event_count("9") == 0
     ingest.handle([Incoming(table_topic("1", "event"), _event("1", 3))])
     assert _acked(sent, "1") == 3 and ingest.metrics.get("batch_retries") == 1
+    # A pill alone in its batch is refused the same way (never an exception to the caller).
+    ingest.handle([Incoming(table_topic("8", "event"), _event("8", 1, stream=f"s{POISON}"))])
+    assert ingest.metrics.get("refused", reason="unstorable") == 2
 
 
 def test_an_ill_typed_snapshot_is_refused_and_a_stored_one_is_dropped_at_restart(
