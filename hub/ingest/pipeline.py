@@ -5,7 +5,11 @@ one SQLite transaction; only after its commit does the hub publish, per table st
 carrying the highest contiguous seq it holds. An event is stored only if it is its stream's next
 seq: a duplicate is counted and acknowledged again, an event past a gap is refused and the ack
 asks the table to resend from the gap. Every refusal is logged with its reason and counted under
-``refused{reason=...}``; a refused message changes nothing.
+``refused{reason=...}``; a refused message changes nothing. A batch that fails to commit is
+retried message by message, so that one message the store cannot take (``unstorable``) never
+holds back the other tables'. A match-affecting event (:data:`mesa.events.FENCED_TYPES`) whose
+epoch is not its table's current assignment's is stored (the stream stays gap-free) with that
+verdict, counted under ``fenced{reason=...}``, and never applied by the desk.
 
 >>> import tempfile, pathlib
 >>> from mesa.hub.ingest.store import EventStore
