@@ -22,6 +22,16 @@ __all__ = ["LANGS", "Lang", "check_lang", "format_points", "ordinal", "place_lab
            "round_name", "signed", "text"]
 
 STRINGS: dict[str, dict[str, str]] = {
+    "conflict_stale_table": {
+        "es": "la mesa {table} ya no tenía esta partida (ahora: mesa {holder}) y envió este "
+              "resultado; no se ha aplicado",
+        "en": "table {table} no longer held this match (now: table {holder}) and sent this "
+              "result; it was not applied"},
+    "conflict_second_result": {
+        "es": "la mesa {table} envió otro resultado para una partida ya decidida; no se ha "
+              "aplicado",
+        "en": "table {table} sent another result for a match already decided; it was not "
+              "applied"},
     "title_final_list": {"es": "ASÍ QUEDÓ EL TORNEO", "en": "FINAL STANDINGS"},
     "points_header": {"es": "{name} — {tournament}: {total} puntos",
                       "en": "{name} — {tournament}: {total} points"},

@@ -165,11 +165,14 @@ class KnockoutForfeit:
 
 @dataclass
 class Conflict:
-    """A director correction that later rounds already used; waits for a decision."""
+    """A director correction that later rounds already used, or a result a table reported that
+    the hub did not apply (kind ``table``: a table that no longer holds the match, or a second
+    result for a decided one); waits for a decision. ``old`` is the recorded result (None: the
+    match had none when the conflict was opened)."""
 
     id: str
     match_id: str
-    old: dict[str, Any]
+    old: dict[str, Any] | None
     new: dict[str, Any]
     reason: str
     actor: str
@@ -190,7 +193,7 @@ class Conflict:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Conflict:
-        return cls(d["id"], d["match_id"], d["old"], d["new"], d["reason"], d["actor"],
+        return cls(d["id"], d["match_id"], d.get("old"), d["new"], d["reason"], d["actor"],
                    _dt(from_iso(d["at"])), list(d["kinds"]), list(d["affected"]), d["status"],
                    d.get("resolved_by"), from_iso(d.get("resolved_at")),
                    list(d.get("annulled", [])))
@@ -1002,6 +1005,53 @@ class Tournament:
         self._set_result(m, new)
         self._after_change(now, out)
 
+    def table_conflict(
+        self,
+        match_id: str,
+        score_a: int,
+        score_b: int,
+        *,
+        forfeit: bool = False,
+        actor: str,
+        now: datetime,
+        reason: str,
+    ) -> Outcome:
+        """A table reported a result the hub will not apply by itself: a table that no longer
+        holds the match, or a second result for a decided match. Nothing changes; a
+        :class:`Conflict` of kind ``table`` is opened (once per actor and score) for
+        :meth:`resolve_conflict`. Nothing is opened when the report agrees with the record."""
+        m = self.match(match_id)
+        if m.a is None or m.b is None:
+            raise MatchNotReadyError(f"{match_id} is not ready: its players are not known yet")
+        validate_score(m.length, score_a, score_b)
+        out = Outcome("table_conflict", match_id)
+        old = m.result
+        if old is not None and (old.score_a, old.score_b, old.forfeit) == (
+                score_a, score_b, forfeit):
+            return out
+        new = Result(m.a, m.b, score_a, score_b, forfeit, "table", actor, now)
+        for c in self.open_conflicts():
+            if (c.match_id == match_id and c.actor == actor
+                    and (c.new["score_a"], c.new["score_b"], c.new["forfeit"])
+                    == (score_a, score_b, forfeit)):
+                out.conflict = c
+                return out  # the same report again (a correction then its match.ended)
+        kinds: list[str] = ["table"]
+        affected: list[str] = []
+        if old is not None:
+            trial = copy.deepcopy(self)
+            trial._apply_correction(match_id, new, now, actor, Outcome("trial"))
+            more, affected = self._conflict_kinds(trial, match_id)
+            kinds += more
+        c = Conflict(f"C{len(self.conflicts) + 1}", match_id,
+                     None if old is None else old.to_dict(), new.to_dict(), reason, actor, now,
+                     kinds, affected)
+        self.conflicts.append(c)
+        self._log(now, actor, "table_conflict", conflict=c.id, match_id=match_id,
+                  old=c.old, new=c.new, kinds=kinds, affected=affected, reason=reason)
+        out.conflict = c
+        return out
+
     def open_conflicts(self) -> list[Conflict]:
         return [c for c in self.conflicts if c.status == "open"]
 
@@ -1022,9 +1072,25 @@ class Tournament:
                 raise ConflictError("apply_keep_draw is only for a group correction whose "
                                     "sole effect is on the draw")
             m = self.match(c.match_id)
-            if m.result is None or (m.result.a, m.result.b) != (c.old["a"], c.old["b"]):
+            if "table" in c.kinds and m.result is None:
+                # A table's result for a match still undecided: the director records it.
+                if (m.a, m.b) != (c.new["a"], c.new["b"]):
+                    raise ConflictError(f"{c.match_id} changed since the conflict was opened")
+                out = self.record_result(c.match_id, c.new["score_a"], c.new["score_b"],
+                                         forfeit=c.new["forfeit"], source="director",
+                                         actor=actor, now=now)
+                out.conflict = c
+                c.status = "applied"
+                c.resolved_by, c.resolved_at = actor, now
+                self._log(now, actor, "resolve_conflict", conflict=c.id, resolution=resolution,
+                          annulled=[])
+                return out
+            players = c.old if c.old is not None else c.new
+            if m.result is None or (m.result.a, m.result.b) != (players["a"], players["b"]):
                 raise ConflictError(f"{c.match_id} changed since the conflict was opened")
             new = Result.from_dict(c.new)
+            new = Result(new.a, new.b, new.score_a, new.score_b, new.forfeit, "director", actor,
+                         now) if "table" in c.kinds else new
             eligible_before = self.consolation_eligible()
             draw_before = self._preview_players() if self.knockout is not None else None
             self._apply_correction(c.match_id, new, now, actor, out)

@@ -119,7 +119,14 @@ class FakeTable:
         for e in out.events:
             self.seq += 1
             env = EventEnvelope.build(
-                self.id, self.stream, self.seq, e.TYPE, e.to_data(), ts=time.time(), t=self.now
+                self.id,
+                self.stream,
+                self.seq,
+                e.TYPE,
+                e.to_data(),
+                ts=time.time(),
+                t=self.now,
+                epoch=out.epoch,  # the assignment's fencing token, as the link sends it
             )
             messages.append(("event", env.to_payload()))
         report = StateReport(
