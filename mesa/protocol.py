@@ -692,6 +692,11 @@ def _node(hint: Any) -> Node:
 _SNAPSHOT: list[Node] = []
 
 
+# What a table's link adds to its retained snapshot while its outbox cannot be written (a full
+# disk): ``storage`` ("disk_full" or "error") and ``unstored``, the events waiting in memory.
+LINK_SNAPSHOT_KEYS = frozenset({"storage", "unstored"})
+
+
 def check_snapshot(snapshot: Any) -> None:
     """Refuse (:class:`ProtocolError` ``bad_snapshot``) a snapshot that is not a table's state.
 
@@ -705,6 +710,19 @@ def check_snapshot(snapshot: Any) -> None:
     """
     if not _SNAPSHOT:
         _SNAPSHOT.append(_dataclass_node(TableState))
+    if isinstance(snapshot, dict) and (snapshot.keys() & LINK_SNAPSHOT_KEYS):
+        # The link's own flags beside the machine's state, while its outbox cannot be written.
+        storage, unstored = snapshot.get("storage"), snapshot.get("unstored", 0)
+        if storage is not None and storage not in ("disk_full", "error"):
+            raise ProtocolError(
+                "bad_snapshot",
+                f"snapshot.storage must be disk_full or error, not {str(storage)[:40]!r}",
+            )
+        if type(unstored) is not int or not 0 <= unstored <= 10**9:
+            raise ProtocolError(
+                "bad_snapshot", f"snapshot.unstored must be a count, not {str(unstored)[:40]!r}"
+            )
+        snapshot = {k: v for k, v in snapshot.items() if k not in LINK_SNAPSHOT_KEYS}
     wrong = _SNAPSHOT[0](snapshot, "snapshot")
     if wrong is not None:
         raise ProtocolError("bad_snapshot", wrong[:200])

@@ -449,3 +449,15 @@ def test_an_accepted_snapshot_always_rebuilds_the_table(path: tuple[Any, ...], v
     from mesa.table.view import table_view
 
     table_view(Table.restore(snap), 10.0)
+
+
+def test_a_snapshot_may_carry_the_links_storage_flags_and_nothing_else_unknown() -> None:
+    """While a table's disk is full its link adds ``storage`` and ``unstored`` to the retained
+    snapshot (the director sees "disco lleno"); anything else unknown is still refused."""
+    from mesa.table.machine import Table
+
+    snap = Table().snapshot()
+    p.check_snapshot({**snap, "storage": "disk_full", "unstored": 12})
+    for bad in ({"storage": "<img>"}, {"unstored": -1}, {"unstored": "3"}, {"extra": 1}):
+        with pytest.raises(p.ProtocolError):
+            p.check_snapshot({**snap, **bad})
