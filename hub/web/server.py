@@ -7,6 +7,7 @@ import time
 
 from mesa.errors import ConfigError
 from mesa.hub.web.app import WebApp
+from mesa.hub.web.conn_guard import HEADER_TIMEOUT, MAX_CONNECTIONS, guarded_protocol
 
 
 class BackgroundServer:
@@ -16,10 +17,19 @@ class BackgroundServer:
     ``port=0`` picks a free port; :attr:`url` tells which.
     """
 
-    def __init__(self, web: WebApp, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        web: WebApp,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        header_timeout: float = HEADER_TIMEOUT,
+        max_connections: int = MAX_CONNECTIONS,
+    ) -> None:
         import uvicorn
 
         self.web = web
+        self.protocol = guarded_protocol(header_timeout, max_connections)
         self.server = uvicorn.Server(
             uvicorn.Config(
                 web.asgi(),
@@ -28,6 +38,12 @@ class BackgroundServer:
                 log_level="warning",
                 lifespan="on",
                 timeout_graceful_shutdown=3,
+                # Bounded under anonymous load (see conn_guard): idle connections are closed,
+                # a request head may not exceed 16 KiB, and past the ceiling uvicorn answers 503.
+                http=self.protocol,
+                timeout_keep_alive=5,
+                h11_max_incomplete_event_size=16 * 1024,
+                limit_concurrency=max_connections + 100,
             )
         )
         self.thread: threading.Thread | None = None
