@@ -96,7 +96,9 @@ class WebApp:
             poller=poller,
             clock=clock,
             env=template_env(settings.low_time),
-            metrics=hub.metrics if isinstance(getattr(hub, "metrics", None), Metrics) else Metrics(),
+            metrics=hub.metrics
+            if isinstance(getattr(hub, "metrics", None), Metrics)
+            else Metrics(),
         )
         poller.metrics = self.site.metrics
         self.pages = Pages(self.site)

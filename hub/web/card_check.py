@@ -7,8 +7,10 @@ hold what the table sent. :func:`check_card` fixes the card in place and says wh
 had to replace; the grid shows "?" there, the card lists them under ``degraded`` and the live
 poller logs and counts them (:class:`~mesa.hub.web.live.LivePoller`).
 
->>> card = {"id": "3", "state": "running", "score": {"a": '0"><img src=x>', "b": 2},
-...         "players": {"a": "Ana", "b": 5}, "clocks": {"a": {"reserve": "x"}}, "cube": 5}
+>>> from mesa.hub.web.live import build_card
+>>> card = build_card({"table": "3"}, None, now=0.0)
+>>> card.update(score={"a": '0"><img src=x>', "b": 2}, players={"a": "Ana", "b": 5},
+...             clocks={"a": {"reserve": "x"}}, cube=5)
 >>> check_card(card)
 ['clocks', 'cube', 'players', 'score']
 >>> card["score"], card["players"], card["clocks"], card["cube"]["value"]
@@ -39,9 +41,7 @@ def _is_count(v: Any) -> bool:
 
 
 def _is_seconds(v: Any) -> bool:
-    return (
-        isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v < 1e9
-    )
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v < 1e9
 
 
 def _is_slug(v: Any) -> bool:
@@ -79,7 +79,11 @@ def check_card(card: dict[str, Any]) -> list[str]:
     for name in ("flag", "winner"):
         need(name, card.get(name) is None or _is_side(card.get(name)), None)
     last = card.get("last_event")
-    need("last_event", last is None or (isinstance(last, str) and bool(_EVENT_TYPE.match(last))), None)
+    need(
+        "last_event",
+        last is None or (isinstance(last, str) and bool(_EVENT_TYPE.match(last))),
+        None,
+    )
 
     # per side: players' names, score, clocks
     players = card.get("players")
@@ -98,9 +102,7 @@ def check_card(card: dict[str, Any]) -> list[str]:
                 bad.add("players")
         card["players"] = clean
     checked = card.get("checked_in")
-    need(
-        "checked_in", isinstance(checked, list) and all(_is_side(s) for s in checked), []
-    )
+    need("checked_in", isinstance(checked, list) and all(_is_side(s) for s in checked), [])
     score = card.get("score")
     if not isinstance(score, dict):
         need("score", False, {s: UNKNOWN for s in SIDES})

@@ -413,9 +413,9 @@ class LivePoller:
         self.metrics = Metrics()  # the web app hands over the hub's
         self.degraded: dict[str, list[str]] = {}  # table → the fields shown as "?"
 
-    def _card(self, tid: str, live: dict[str, Any], row: dict[str, Any] | None, now: float) -> (
-        dict[str, Any]
-    ):
+    def _card(
+        self, tid: str, live: dict[str, Any], row: dict[str, Any] | None, now: float
+    ) -> dict[str, Any]:
         """One card; never raises: a hostile stored value degrades the card, logged and
         counted once per table and set of fields."""
         try:

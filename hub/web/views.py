@@ -262,9 +262,7 @@ def ranking_view(
             )
     elif kind in ("annual", "historic"):
         cat: Category = "novatos" if category == "novatos" else "open"
-        ranking = (
-            club.annual_ranking(year, cat) if kind == "annual" else club.historic_ranking(cat)
-        )
+        ranking = club.annual_ranking(year, cat) if kind == "annual" else club.historic_ranking(cat)
         for e in ranking.entries:
             entries.append(
                 {
