@@ -85,23 +85,24 @@ class GuardedH11Protocol(H11Protocol):
 
     # ── the ceiling ──
     def _make_room(self) -> None:
+        # connections already closing stay in the set until the loop reports them lost
+        live = [p for p in self.connections if not p.transport.is_closing()]
+        excess = len(live) - self.max_connections
+        if excess <= 0:
+            return
         idle = sorted(
             (
                 p
-                for p in self.connections
-                if isinstance(p, GuardedH11Protocol)
-                and p is not self
-                and p._between_requests()
-                and not p.transport.is_closing()
+                for p in live
+                if isinstance(p, GuardedH11Protocol) and p is not self and p._between_requests()
             ),
             key=lambda p: p._opened,
         )
-        excess = len(self.connections) - self.max_connections
         for p in idle[:excess]:
             type(self).shed += 1
             p.transport.close()
         if excess > len(idle):  # every other connection is busy: this one waits its turn
-            log.warning("dashboard at %d connections: refusing a new one", len(self.connections))
+            log.warning("dashboard at %d connections: refusing a new one", len(live))
             type(self).shed += 1
             self.transport.close()
 

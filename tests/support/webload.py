@@ -8,7 +8,7 @@ idle connections, a huge streamed POST, a burst of wrong passwords. Every loop i
 from __future__ import annotations
 
 import concurrent.futures
-import select
+import selectors
 import socket
 import time
 import urllib.parse
@@ -36,19 +36,22 @@ def open_idle(host: str, port: int, n: int) -> list[socket.socket]:
 
 def count_closed(socks: list[socket.socket], within: float) -> int:
     """How many of ``socks`` the server closed (EOF or reset) within ``within`` seconds."""
-    open_ = set(socks)
     closed = 0
     deadline = time.monotonic() + within
-    while open_ and time.monotonic() < deadline:
-        ready, _, _ = select.select(list(open_)[:500], [], [], 0.2)
-        for s in ready:
-            try:
-                data = s.recv(1024)
-            except OSError:
-                data = b""
-            if not data:
-                closed += 1
-                open_.discard(s)
+    with selectors.DefaultSelector() as sel:  # epoll: descriptors past 1024 are fine
+        for s in socks:
+            sel.register(s, selectors.EVENT_READ)
+        while closed < len(socks) and time.monotonic() < deadline:
+            for key, _ in sel.select(0.2):
+                s = key.fileobj
+                assert isinstance(s, socket.socket)
+                try:
+                    data = s.recv(1024)
+                except OSError:
+                    data = b""
+                if not data:
+                    closed += 1
+                    sel.unregister(s)
     return closed
 
 
@@ -66,6 +69,12 @@ def get(url: str, timeout: float = 20.0, local_address: str | None = None) -> tu
     return r.status_code, time.perf_counter() - t0
 
 
+def readable(s: socket.socket) -> bool:
+    with selectors.DefaultSelector() as sel:
+        sel.register(s, selectors.EVENT_READ)
+        return bool(sel.select(0))
+
+
 def streamed_post(
     host: str, port: int, path: str, total: int, *, chunk: int = 65536, declare: bool = False
 ) -> tuple[int, int]:
@@ -81,8 +90,7 @@ def streamed_post(
     try:
         s.sendall(head.encode())
         while sent < total:
-            ready, _, _ = select.select([s], [], [], 0)
-            if ready:
+            if readable(s):
                 answer += s.recv(65536)
                 if answer:
                     break
