@@ -44,6 +44,10 @@ def _is_seconds(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v < 1e9
 
 
+def _is_scalar(v: Any) -> bool:
+    return v is None or isinstance(v, bool) or _is_int(v) or _is_seconds(v)
+
+
 def _is_slug(v: Any) -> bool:
     return isinstance(v, str) and bool(_SLUG.match(v))
 
@@ -166,12 +170,16 @@ def check_card(card: dict[str, Any]) -> list[str]:
         or (
             isinstance(claim, dict)
             and (claim.get("winner") is None or _is_side(claim.get("winner")))
-            and (claim.get("kind") is None or _is_slug(claim.get("kind")))
+            and (claim.get("kind") is None or _is_count(claim["kind"]) or _is_slug(claim["kind"]))
         ),
         None,
     )
-    if isinstance(card.get("claim"), dict):
-        card["claim"] = {"winner": card["claim"].get("winner"), "kind": card["claim"].get("kind")}
+    if isinstance(card.get("claim"), dict):  # plain values only
+        card["claim"] = {
+            k: v
+            for k, v in card["claim"].items()
+            if isinstance(k, str) and (_is_scalar(v) or (isinstance(v, str) and len(v) <= 64))
+        }
     late = card.get("lateness")
     need(
         "lateness",

@@ -8,6 +8,7 @@ idle connections, a huge streamed POST, a burst of wrong passwords. Every loop i
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import selectors
 import socket
 import time
@@ -105,8 +106,9 @@ def streamed_post(
             if not data:
                 break
             answer += data
-    except OSError:
-        pass  # the server closed on us: read what it said, if anything
+    except OSError:  # the server answered and closed on us: read what it said, if anything
+        with contextlib.suppress(OSError):
+            answer += s.recv(65536)
     finally:
         s.close()
     status = 0
