@@ -41,11 +41,10 @@ def count_closed(socks: list[socket.socket], within: float) -> int:
     deadline = time.monotonic() + within
     with selectors.DefaultSelector() as sel:  # epoll: descriptors past 1024 are fine
         for s in socks:
-            sel.register(s, selectors.EVENT_READ)
+            sel.register(s, selectors.EVENT_READ, data=s)
         while closed < len(socks) and time.monotonic() < deadline:
             for key, _ in sel.select(0.2):
-                s = key.fileobj
-                assert isinstance(s, socket.socket)
+                s = key.data
                 try:
                     data = s.recv(1024)
                 except OSError:
