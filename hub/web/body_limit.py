@@ -6,7 +6,8 @@ A declared ``Content-Length`` over the limit is answered 413 at once, without re
 Otherwise the middleware counts the ``http.request`` chunks as the app reads them; the chunk
 that passes the limit is never handed to the app: the client gets 413 there and then (also when
 ``Content-Length`` lies or is absent, as with chunked uploads). The server then closes the
-connection, so the rest of the body is never read.
+connection, so the rest of the body is never read. A body that stops arriving (a chunk awaited
+longer than ``chunk_timeout``) is answered 408: a slow upload cannot hold a connection forever.
 
 >>> import asyncio
 >>> async def app(scope, receive, send):
@@ -27,6 +28,7 @@ connection, so the rest of the body is never read.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 
@@ -34,10 +36,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 # The dashboard's largest legitimate body is a ranking import pasted into a form (tens of KB).
 MAX_BODY_BYTES = 1_000_000
+# Seconds to wait for the next piece of a body that has not finished arriving.
+CHUNK_TIMEOUT = 10.0
 
 
 class BodyTooLarge(Exception):
-    """Raised into the app when the body passes the limit (the 413 is already sent)."""
+    """Raised into the app when the body passes the limit (the 413 is sent after it)."""
+
+
+class BodyTooSlow(Exception):
+    """Raised into the app when the body stops arriving (the 408 is sent after it)."""
 
 
 class BodyLimit:
@@ -48,10 +56,12 @@ class BodyLimit:
         app: ASGIApp,
         max_bytes: int = MAX_BODY_BYTES,
         on_refused: Callable[[], None] | None = None,
+        chunk_timeout: float = CHUNK_TIMEOUT,
     ) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.on_refused = on_refused
+        self.chunk_timeout = chunk_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -59,19 +69,27 @@ class BodyLimit:
             return
         declared = _content_length(scope)
         if declared is not None and declared > self.max_bytes:
-            await self._refuse(send)
+            await self._refuse(send, 413)
             return
         seen = 0
         started = False
-        refused = False
+        refused = 0  # the status the app's failure stands for
+        body_done = False
 
         async def counting_receive() -> Message:
-            nonlocal seen, refused
-            message = await receive()
+            nonlocal seen, refused, body_done
+            if body_done:  # later receives wait for a disconnect (event streams): no limit
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), self.chunk_timeout)
+            except TimeoutError:
+                refused = 408
+                raise BodyTooSlow from None
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
+                body_done = not message.get("more_body", False)
                 if seen > self.max_bytes:
-                    refused = True
+                    refused = 413
                     raise BodyTooLarge
             return message
 
@@ -83,24 +101,22 @@ class BodyLimit:
 
         try:
             await self.app(scope, counting_receive, watching_send)
-        except BodyTooLarge:
-            if not started:
-                await self._refuse(send)
         except Exception:
             if not refused:
                 raise
-            # the app wrapped our exception in its own; the 413 is still the answer
+            # ours, or the app's own wrapping it: the refusal is still the answer
             if not started:
-                await self._refuse(send)
+                await self._refuse(send, refused)
 
-    async def _refuse(self, send: Send) -> None:
+    async def _refuse(self, send: Send, status: int) -> None:
         if self.on_refused is not None:
             self.on_refused()
-        body = json.dumps({"ok": False, "error": "too_large", "message": "request too large"})
+        error = "too_large" if status == 413 else "too_slow"
+        body = json.dumps({"ok": False, "error": error, "message": f"request {error}"})
         await send(
             {
                 "type": "http.response.start",
-                "status": 413,
+                "status": status,
                 "headers": [
                     (b"content-type", b"application/json"),
                     (b"content-length", str(len(body)).encode()),

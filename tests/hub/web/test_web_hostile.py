@@ -250,3 +250,32 @@ async def test_event_streams_are_bounded_per_address(
     r = await client.get("/events", headers={"x-forwarded-for": "1.2.3.4"})
     assert r.status_code == 429 and r.headers["retry-after"] == "1"
     assert web.site.metrics.get("web_streams_refused") == 1
+
+
+async def test_a_body_that_stops_arriving_is_answered_408() -> None:
+    import asyncio
+
+    from mesa.hub.web.body_limit import BodyLimit
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        while (await receive()).get("more_body"):
+            pass
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    pieces = [{"type": "http.request", "body": b"user=a", "more_body": True}]
+
+    async def receive() -> dict[str, Any]:
+        if pieces:
+            return pieces.pop()
+        await asyncio.sleep(30)  # the client went quiet mid-body
+        return {"type": "http.disconnect"}
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    limited = BodyLimit(app, chunk_timeout=0.05)
+    await limited({"type": "http", "headers": []}, receive, send)
+    assert sent[0]["status"] == 408
