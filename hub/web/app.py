@@ -29,6 +29,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import ASGIApp
 
 from mesa.hub.desk.desk import TournamentDesk
 from mesa.hub.desk.make import make_desk
@@ -51,6 +52,13 @@ log = logging.getLogger("mesa.web")
 # and low-time badges, a table whose link went quiet. Everything an event changes is pushed at
 # once by on_commit.
 TICK_SECONDS = 1.0
+
+
+class _WithSecurityHeaders(Starlette):
+    """Starlette with the security headers outside everything, its own 500 page included."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeaders(super().build_middleware_stack())
 
 
 class WebApp:
@@ -149,13 +157,11 @@ class WebApp:
     # ── lifecycle ──
     def asgi(self) -> Starlette:
         if self._app is None:
-            self._app = Starlette(
+            self._app = _WithSecurityHeaders(
                 routes=routes(self.pages, self.login, self.actions, self.exports),
                 lifespan=self.lifespan,
                 exception_handlers={404: self._not_found},
                 middleware=[
-                    # outermost first: a 413 carries the security headers too
-                    Middleware(SecurityHeaders),
                     Middleware(
                         BodyLimit,
                         max_bytes=MAX_BODY_BYTES,

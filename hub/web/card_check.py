@@ -48,6 +48,10 @@ def _is_scalar(v: Any) -> bool:
     return v is None or isinstance(v, bool) or _is_int(v) or _is_seconds(v)
 
 
+def _is_text(v: Any, limit: int) -> bool:
+    return isinstance(v, str) and 0 < len(v) <= limit and v.isprintable()
+
+
 def _is_slug(v: Any) -> bool:
     return isinstance(v, str) and bool(_SLUG.match(v))
 
@@ -70,7 +74,7 @@ def check_card(card: dict[str, Any]) -> list[str]:
     need("events", _is_count(card.get("events")), 0)
     need("state", _is_slug(card.get("state")), "unknown")
     mid = card.get("match_id")
-    need("match_id", mid is None or (isinstance(mid, str) and bool(_ID.match(mid))), UNKNOWN)
+    need("match_id", mid is None or _is_text(mid, 64), UNKNOWN)  # shown escaped, as text
     need("length", _is_count(card.get("length")), UNKNOWN)
     need("game", _is_count(card.get("game")), UNKNOWN)
     need("crawford", card.get("crawford") in ("off", "crawford", "post"), "off")
@@ -99,7 +103,7 @@ def check_card(card: dict[str, Any]) -> list[str]:
             if not _is_side(side):
                 bad.add("players")
                 continue
-            if isinstance(name, str) and len(name) <= NAME_MAX:
+            if isinstance(name, str) and len(name) <= NAME_MAX and name.isprintable():
                 clean[side] = name
             else:
                 clean[side] = UNKNOWN

@@ -279,3 +279,14 @@ async def test_a_body_that_stops_arriving_is_answered_408() -> None:
     limited = BodyLimit(app, chunk_timeout=0.05)
     await limited({"type": "http", "headers": []}, receive, send)
     assert sent[0]["status"] == 408
+
+
+async def test_even_the_500_page_carries_the_security_headers(web: WebApp) -> None:
+    async def broken(fn: Any) -> Any:
+        raise RuntimeError("the desk is gone")
+
+    web.site.read = broken  # type: ignore[method-assign]
+    transport = httpx.ASGITransport(web.asgi(), raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://mesa.test") as c:
+        r = await c.get("/groups")
+    assert r.status_code == 500 and r.headers["content-security-policy"] == CSP
