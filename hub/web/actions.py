@@ -810,7 +810,9 @@ class ActionEndpoint:
             detail = await spec.run(ctx, values)
         except BadField as e:
             return refuse(request, lang, "bad_value", tr("flash.bad_value", field=str(e)), 400)
-        except Refused as r:
+        except (Refused, TournamentError, RuleError) as e:
+            # an engine refusal outside _desk (e.g. a read of an unknown match) is a refusal too
+            r = e if isinstance(e, Refused) else refusal_from(e, lang)
             self.site.store.audit(
                 session.user,
                 name,

@@ -26,20 +26,25 @@ from datetime import datetime
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import ASGIApp
 
 from mesa.hub.desk.desk import TournamentDesk
 from mesa.hub.desk.make import make_desk
 from mesa.hub.settings import HubSettings
 from mesa.hub.web.actions import ActionEndpoint
+from mesa.hub.web.body_limit import MAX_BODY_BYTES, BodyLimit
 from mesa.hub.web.exports import Exports
+from mesa.hub.web.headers import SecurityHeaders
 from mesa.hub.web.live import LiveFeed, LivePoller
 from mesa.hub.web.login import Login
 from mesa.hub.web.pages import Pages
 from mesa.hub.web.routes import routes
 from mesa.hub.web.site import Site, template_env
 from mesa.hub.web.store import WebStore
+from mesa.metrics import Metrics
 
 log = logging.getLogger("mesa.web")
 
@@ -47,6 +52,13 @@ log = logging.getLogger("mesa.web")
 # and low-time badges, a table whose link went quiet. Everything an event changes is pushed at
 # once by on_commit.
 TICK_SECONDS = 1.0
+
+
+class _WithSecurityHeaders(Starlette):
+    """Starlette with the security headers outside everything, its own 500 page included."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeaders(super().build_middleware_stack())
 
 
 class WebApp:
@@ -92,7 +104,11 @@ class WebApp:
             poller=poller,
             clock=clock,
             env=template_env(settings.low_time),
+            metrics=hub.metrics
+            if isinstance(getattr(hub, "metrics", None), Metrics)
+            else Metrics(),
         )
+        poller.metrics = self.site.metrics
         self.pages = Pages(self.site)
         self.login = Login(self.site)
         self.exports = Exports(self.site, self.pages)
@@ -141,10 +157,17 @@ class WebApp:
     # ── lifecycle ──
     def asgi(self) -> Starlette:
         if self._app is None:
-            self._app = Starlette(
+            self._app = _WithSecurityHeaders(
                 routes=routes(self.pages, self.login, self.actions, self.exports),
                 lifespan=self.lifespan,
                 exception_handlers={404: self._not_found},
+                middleware=[
+                    Middleware(
+                        BodyLimit,
+                        max_bytes=MAX_BODY_BYTES,
+                        on_refused=lambda: self.site.metrics.inc("web_body_refused"),
+                    ),
+                ],
             )
             self._app.state.site = self.site
         return self._app

@@ -179,7 +179,7 @@ class Pages:
             t = current_tournament(club)
             y = year or (t.held_on.year if t is not None else date.today().year)
             view = ranking_view(club, t, kind, lang, year=y, category=category)
-            chart = ""
+            chart = None
             if kind == "rating":
                 top = [(e["name"], e["history"]) for e in view["entries"][:8] if e["history"]]
                 chart = rating_chart(top, lang)
@@ -193,7 +193,7 @@ class Pages:
                 "ranking": view,
                 "kinds": list(RANKING_KINDS),
                 "years": years,
-                "chart_svg": chart,
+                "chart": chart,
             }
 
         return Page(
@@ -222,7 +222,7 @@ class Pages:
             return {
                 "tournament": tournament_info(t, lang),
                 "player": view,
-                "chart_svg": rating_chart([(view["name"], history)], lang),
+                "chart": rating_chart([(view["name"], history)], lang),
             }
 
         data = await self.site.read(build)

@@ -38,6 +38,8 @@ from mesa.hub.web.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, format_cloc
 from mesa.hub.web.live import LiveFeed, LivePoller, summarize
 from mesa.hub.web.paths import STATIC_PAGES, TEMPLATES, path_for
 from mesa.hub.web.store import WebStore
+from mesa.hub.web.stream_slots import StreamSlots
+from mesa.metrics import Metrics
 from mesa.tournament.club import Club
 
 
@@ -86,6 +88,8 @@ class Site:
     env: jinja2.Environment = field(default_factory=lambda: template_env(60.0))
     stopping: threading.Event = field(default_factory=threading.Event)
     stream_generation: int = 0  # bumped by drop_streams(): every open stream ends
+    streams: StreamSlots = field(default_factory=StreamSlots)
+    metrics: Metrics = field(default_factory=Metrics)
     _bumps: int = 0
     _tv_published: int = -1
 

@@ -20,6 +20,7 @@ import csv
 import io
 from dataclasses import dataclass
 
+from mesa.tournament.csv_cells import csv_writer
 from mesa.tournament.errors import RankingCSVError, RowError, UnknownPlayerError
 from mesa.tournament.i18n import check_lang, format_points
 from mesa.tournament.players import Category, Player, PlayerRegistry, normalize_name
@@ -49,7 +50,7 @@ def export_ranking(ranking: Ranking, lang: str = "es") -> str:
     """A ranking as CSV: ``;`` and decimal comma in Spanish, ``,`` and point in English."""
     lang = check_lang(lang)
     buf = io.StringIO()
-    w = csv.writer(buf, delimiter=";" if lang == "es" else ",", lineterminator="\n")
+    w = csv_writer(buf, ";" if lang == "es" else ",")  # formulas neutralised
     w.writerow(EXPORT_HEADERS[lang])
     yes, no = ("sí", "no") if lang == "es" else ("yes", "no")
     for e in ranking.entries:

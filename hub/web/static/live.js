@@ -227,6 +227,16 @@
   }
 
   window.addEventListener("online", function () { if (!source) connect(); });
+  /* A form that asks first (closing the tournament); in the capture phase, so a refusal stops
+     the async submit below too. A script, not an onsubmit attribute: the CSP forbids those. */
+  document.addEventListener("submit", function (evt) {
+    const form = evt.target;
+    if (!form.matches || !form.matches("form[data-confirm]")) return;
+    if (!window.confirm(form.dataset.confirm)) {
+      evt.preventDefault();
+      evt.stopImmediatePropagation();
+    }
+  }, true);
   /* Forms posted by script keep the grid live; a plain submit still works without it. */
   document.addEventListener("submit", function (evt) {
     const form = evt.target;
