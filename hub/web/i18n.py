@@ -206,6 +206,7 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "tiebreak.dice": {"es": "4 · dados", "en": "4 · dice"},
     "tiebreak.void": {"es": "anulado (HGV 2.3.3)", "en": "removed (HGV 2.3.3)"},
+    "tiebreak.no_show": {"es": "no vino (HGV 2.3.6)", "en": "did not come (HGV 2.3.6)"},
     "tiebreak.forfeit": {"es": "incomparecencia (va detrás)", "en": "forfeit (placed below)"},
     "tiebreak.wins": {"es": "partidas ganadas", "en": "matches won"},
     "tiebreak.pending": {"es": "pendiente de dados", "en": "dice pending"},

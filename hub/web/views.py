@@ -118,6 +118,7 @@ TIE_BREAK_KEYS = {
     "dice": "tiebreak.dice",
     "pending": "tiebreak.pending",
     "void": "tiebreak.void",
+    "no_show": "tiebreak.no_show",
 }
 
 
