@@ -7,7 +7,9 @@ The desk owns the :class:`~mesa.tournament.club.Club` (loaded from and saved to 
   to the thread that opened them), saving after each and rolling back from the store on an error;
 - it tails the hub's committed events: ``match.started`` and ``match.ended`` at a table become
   the tournament's ``match_started`` and ``record_result``;
-- it hands ready matches to free tables (online, idle or done) and publishes the assignments.
+- it hands ready matches to free tables (online, idle or done) and publishes the assignments;
+- it takes back a match from a table that still holds it once the match is no longer that
+  table's to play (decided, annulled or moved by the director): :meth:`release_stale`.
 
 >>> import tempfile, os
 >>> from datetime import date, datetime
@@ -214,6 +216,60 @@ class TournamentDesk:
         self._meta["tables"].pop(table, None)
         self._save_meta()
 
+    def stale_hold(self, table: str) -> tuple[str, str] | None:
+        """``(match_id, why)`` when ``table`` holds a match that is no longer its to play.
+
+        ``why`` is ``decided`` (it has a result), ``annulled`` (gone from the tournament, or
+        annulled and waiting to be played again) or ``elsewhere`` (moved, or taken off it).
+        The table's own word (its state report) says what it holds.
+        """
+        if self.hub is None:
+            return None
+        live = self.hub.table(table)
+        if live is None or live.get("state") == "idle" or not live.get("match_id"):
+            return None
+        mid = str(live["match_id"])
+        tid = self._meta["given"].get(f"{table}/{mid}")
+        t = self.club.tournaments.get(tid) if tid else self.current()
+        m = None if t is None else t.matches.get(mid)
+        if m is None:
+            return mid, "annulled"
+        if m.result is not None:
+            return mid, "decided"
+        if m.table != table or m.status not in ("assigned", "playing"):
+            annulled = any(h.get("action") == "annul" for h in m.history)
+            return mid, "annulled" if annulled and m.table is None else "elsewhere"
+        return None
+
+    def release_table(self, table: str) -> None:
+        """Withdraw the retained assignment: the table goes back to idle (the director's
+        "Liberar mesa")."""
+        self.withdraw_assignment(table)
+
+    def release_stale(self) -> list[str]:
+        """Withdraw from every table a match it still plays or waits for although the
+        tournament has decided, annulled or moved it; returns the tables released.
+
+        A table showing a match it finished itself (``match_over``) keeps it on screen until
+        its next match; one whose retained assignment already names another match is left
+        to follow it."""
+        if self.hub is None:
+            return []
+        retained = {a["table"]: a["args"] for a in self.hub.store.assignments()}
+        out = []
+        for live in self.hub.tables():
+            table = live["table"]
+            if live.get("state") in FREE_STATES:
+                continue
+            stale = self.stale_hold(table)
+            args = retained.get(table)
+            if stale is None or not args or args.get("match_id") != stale[0]:
+                continue
+            log.info("table %s: %s is %s; withdrawn", table, stale[0], stale[1])
+            self.withdraw_assignment(table)
+            out.append(table)
+        return out
+
     def free_tables(self, t: Tournament) -> list[str]:
         """Tables the hub can give a match now: online and idle (or done), not busy here."""
         if self.hub is None:
@@ -280,6 +336,8 @@ class TournamentDesk:
             self._meta["cursor"] = e["rowid"]
         if events:
             self._save_meta()
+        if self.release_stale():
+            changed = True
         t = self.current()
         if (
             self.auto_assign
