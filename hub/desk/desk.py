@@ -229,16 +229,22 @@ class TournamentDesk:
         if live is None or live.get("state") == "idle" or not live.get("match_id"):
             return None
         mid = str(live["match_id"])
+        why = self._not_its_own(table, mid)
+        return None if why is None else (mid, why)
+
+    def _not_its_own(self, table: str, mid: str) -> str | None:
         tid = self._meta["given"].get(f"{table}/{mid}")
-        t = self.club.tournaments.get(tid) if tid else self.current()
+        if tid is None:
+            return None  # not a match the desk gave this table (a friendly, a test): not ours
+        t = self.club.tournaments.get(tid)
         m = None if t is None else t.matches.get(mid)
         if m is None:
-            return mid, "annulled"
+            return "annulled"
         if m.result is not None:
-            return mid, "decided"
+            return "decided"
         if m.table != table or m.status not in ("assigned", "playing"):
             annulled = any(h.get("action") == "annul" for h in m.history)
-            return mid, "annulled" if annulled and m.table is None else "elsewhere"
+            return "annulled" if annulled and m.table is None else "elsewhere"
         return None
 
     def release_table(self, table: str) -> None:
@@ -247,25 +253,26 @@ class TournamentDesk:
         self.withdraw_assignment(table)
 
     def release_stale(self) -> list[str]:
-        """Withdraw from every table a match it still plays or waits for although the
-        tournament has decided, annulled or moved it; returns the tables released.
+        """Withdraw every retained assignment of a match the tournament has since decided,
+        annulled or moved, whether the table has taken it yet or not; returns the tables.
 
-        A table showing a match it finished itself (``match_over``) keeps it on screen until
-        its next match; one whose retained assignment already names another match is left
-        to follow it."""
+        A table showing the end of a match it finished itself (``match_over``, or idle) keeps
+        it on screen until its next match."""
         if self.hub is None:
             return []
-        retained = {a["table"]: a["args"] for a in self.hub.store.assignments()}
         out = []
-        for live in self.hub.tables():
-            table = live["table"]
-            if live.get("state") in FREE_STATES:
+        for row in self.hub.store.assignments():
+            table, args = row["table"], row["args"]
+            if not args or not args.get("match_id"):
                 continue
-            stale = self.stale_hold(table)
-            args = retained.get(table)
-            if stale is None or not args or args.get("match_id") != stale[0]:
+            mid = str(args["match_id"])
+            live = self.hub.table(table) or {}
+            if live.get("state") in FREE_STATES and live.get("match_id") == mid:
                 continue
-            log.info("table %s: %s is %s; withdrawn", table, stale[0], stale[1])
+            why = self._not_its_own(table, mid)
+            if why is None:
+                continue
+            log.info("table %s: %s is %s; withdrawn", table, mid, why)
             self.withdraw_assignment(table)
             out.append(table)
         return out
