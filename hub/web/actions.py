@@ -568,7 +568,7 @@ async def sanction(ctx: Context, v: dict[str, Any]) -> str:
 
 
 async def release_table(ctx: Context, v: dict[str, Any]) -> str:
-    """"Liberar mesa": withdraw the retained assignment of a table that holds a match no longer
+    """ "Liberar mesa": withdraw the retained assignment of a table that holds a match no longer
     its to play (decided, annulled, moved); the table goes back to idle."""
     desk = ctx.web.desk
 
@@ -906,7 +906,11 @@ class ActionEndpoint:
             params=params,
             outcome="ok",
             detail=str(detail or "")
-            + (f" [released: {', '.join(ctx.extra['released'])}]" if ctx.extra.get("released") else ""),
+            + (
+                f" [released: {', '.join(ctx.extra['released'])}]"
+                if ctx.extra.get("released")
+                else ""
+            ),
             address=ctx.address,
         )
         self.site.refresh_live()  # the grid shows the effect at once

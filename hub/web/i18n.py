@@ -348,7 +348,10 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "hold.decided": {"es": "ya tiene resultado", "en": "already decided"},
     "hold.annulled": {"es": "ha sido anulada", "en": "annulled"},
-    "hold.elsewhere": {"es": "ya no está asignada a esta mesa", "en": "no longer assigned to this table"},
+    "hold.elsewhere": {
+        "es": "ya no está asignada a esta mesa",
+        "en": "no longer assigned to this table",
+    },
     "dir.release_hint": {
         "es": "Esta mesa sigue con {match}, que {why}. Libérela para que reciba la siguiente partida.",
         "en": "This table still holds {match}, which is {why}. Free it so it can take the next match.",
@@ -365,7 +368,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "es": "la mesa juega una partida que sigue siendo suya: use incomparecencia, cambiar de mesa o retirar",
         "en": "the table plays a match that is still its own: use forfeit, move or take off the table",
     },
-    "err.nothing_held": {"es": "la mesa no tiene ninguna partida", "en": "the table holds no match"},
+    "err.nothing_held": {
+        "es": "la mesa no tiene ninguna partida",
+        "en": "the table holds no match",
+    },
     "act.auto_assign": {"es": "asignación automática", "en": "automatic assignment"},
     "act.login": {"es": "entrada", "en": "login"},
     "act.logout": {"es": "salida", "en": "logout"},

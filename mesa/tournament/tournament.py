@@ -21,6 +21,7 @@ Everything the hub persists round-trips through :meth:`Tournament.to_dict` and
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -989,10 +990,9 @@ class Tournament:
             c = Conflict(f"C{len(self.conflicts) + 1}", match_id, old.to_dict(), new.to_dict(),
                          reason, actor, now, kinds, affected)
             # What the director confirms is exactly what "apply" would annul now.
-            try:
+            # (If apply would be refused anyway, the list stays what the trial saw.)
+            with contextlib.suppress(TournamentError):
                 c.affected = self._annuls_of(c, now, actor)
-            except TournamentError:
-                pass  # apply would be refused anyway; the list stays what the trial saw
             self.conflicts.append(c)
             self._log(now, actor, "correction_conflict", conflict=c.id, match_id=match_id,
                       old=old.to_dict(), new=new.to_dict(), kinds=kinds, affected=affected,

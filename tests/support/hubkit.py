@@ -177,8 +177,6 @@ class FakeTable:
         self.apply("press", {"side": "b"})  # b rolled lower: a's clock runs
 
 
-
-
 @contextlib.asynccontextmanager
 async def serving(*tables: FakeTable) -> AsyncIterator[None]:
     """The fake tables answer the hub's commands while the block runs (as a real one would)."""

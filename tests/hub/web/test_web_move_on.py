@@ -68,19 +68,33 @@ async def walk_pages(client: httpx.AsyncClient, web: WebApp) -> None:
     """Every director match and table page and its JSON twin answers 200; the overviews answer;
     and no table holds two unfinished matches at once."""
     web.poller.poll()
-    ids = web.desk.read(lambda club: sorted(club.tournaments[TID].matches) if club.tournaments else [])
+    ids = web.desk.read(
+        lambda club: sorted(club.tournaments[TID].matches) if club.tournaments else []
+    )
     tables = [d["table"] for d in web.hub.tables()]
     for path in [f"/director/matches/{m}" for m in ids] + [f"/director/tables/{x}" for x in tables]:
         for url in (path, path + ".json"):
             r = await client.get(url)
             assert r.status_code == 200, (url, r.status_code, r.text[-500:])
-    for url in ("/director", "/director/tournament", "/director/audit", "/live", "/groups",
-                "/draw", "/consolation", "/final", "/live.json", "/draw.json"):
+    for url in (
+        "/director",
+        "/director/tournament",
+        "/director/audit",
+        "/live",
+        "/groups",
+        "/draw",
+        "/consolation",
+        "/final",
+        "/live.json",
+        "/draw.json",
+    ):
         r = await client.get(url)
         assert r.status_code == 200, (url, r.status_code, r.text[-500:])
     held = [
         m.table
-        for m in web.desk.read(lambda club: [m for t in club.tournaments.values() for m in t.matches.values()])
+        for m in web.desk.read(
+            lambda club: [m for t in club.tournaments.values() for m in t.matches.values()]
+        )
         if m.status in ("assigned", "playing")
     ]
     assert len(held) == len(set(held)), held
@@ -110,9 +124,16 @@ async def test_a_correction_that_annuls_a_playing_knockout_match_keeps_the_knock
     qf = _t(web, lambda t: t.match("KO-QF-2"))
     assert qf.status == "playing" and qf.table == "3"
     pi = _t(web, lambda t: t.match("KO-PI-2").result)
-    r = await act(client, csrf, "correct_result", match_id="KO-PI-2", score_a=pi.score_b,
-                  score_b=pi.score_a, expected=f"{pi.score_a}-{pi.score_b}",
-                  reason="firmaron al revés")
+    r = await act(
+        client,
+        csrf,
+        "correct_result",
+        match_id="KO-PI-2",
+        score_a=pi.score_b,
+        score_b=pi.score_a,
+        expected=f"{pi.score_a}-{pi.score_b}",
+        reason="firmaron al revés",
+    )
     assert r.status_code == 200 and r.json()["conflict"] == "C1", r.text
     # The confirmation lists exactly what "apply" annuls, and posts that list.
     twin = (await client.get("/director/matches/KO-PI-2.json")).json()
@@ -122,13 +143,25 @@ async def test_a_correction_that_annuls_a_playing_knockout_match_keeps_the_knock
     assert 'name="expected" value="KO-QF-2"' in page
     await walk_pages(client, web)
     # A list that is not what applying would annul changes nothing.
-    r = await act(client, csrf, "resolve_conflict", conflict_id="C1", resolution="apply",
-                  expected="KO-QF-2,KO-SF-1")
+    r = await act(
+        client,
+        csrf,
+        "resolve_conflict",
+        conflict_id="C1",
+        resolution="apply",
+        expected="KO-QF-2,KO-SF-1",
+    )
     assert r.status_code == 409 and "No se ha cambiado nada" in r.json()["message"]
     assert _t(web, lambda t: t.match("KO-QF-2").status) == "playing"
     async with serving(fake_table):
-        r = await act(client, csrf, "resolve_conflict", conflict_id="C1", resolution="apply",
-                      expected="KO-QF-2")
+        r = await act(
+            client,
+            csrf,
+            "resolve_conflict",
+            conflict_id="C1",
+            resolution="apply",
+            expected="KO-QF-2",
+        )
         assert r.status_code == 200, r.text
         body = r.json()
         assert body["annulled"] == ["KO-QF-2"] and body["released"] == ["3"]
@@ -161,8 +194,9 @@ async def test_a_no_show_sanction_frees_the_table_that_waited_for_the_player(
         assert (await act(client, csrf, "assign", match_id="G1-1", table="3")).is_success
         await _until(lambda: _live(web)["state"] == "assigned")
         victim = _t(web, lambda t: t.match("G1-1").a)
-        r = await act(client, csrf, "sanction", player_id=victim, kind="no_show",
-                      reason="confirmó y no vino")
+        r = await act(
+            client, csrf, "sanction", player_id=victim, kind="no_show", reason="confirmó y no vino"
+        )
         assert r.status_code == 200, r.text
         assert r.json()["released"] == ["3"] and "queda libre" in r.json()["message"]
         await _until(lambda: _live(web)["state"] == "idle")
@@ -240,8 +274,14 @@ async def test_a_forfeited_final_keeps_its_page_and_forms(
         await _until(lambda: _live(web)["state"] == "assigned")
         web.poller.poll()
         forfeiter = _t(web, lambda t: t.match("KO-F-1").b)
-        r = await act(client, csrf, "forfeit", match_id="KO-F-1", winner="a",
-                      reason="no se presentó a la final")
+        r = await act(
+            client,
+            csrf,
+            "forfeit",
+            match_id="KO-F-1",
+            winner="a",
+            reason="no se presentó a la final",
+        )
         assert r.status_code == 200, r.text
         await _until(lambda: _live(web)["state"] == "match_over")
     web.desk.sync()
@@ -249,7 +289,7 @@ async def test_a_forfeited_final_keeps_its_page_and_forms(
     # HGV 2.3.8: the last player the forfeiter eliminated takes their place; the final is
     # played again, so it has left its table.
     assert final.b != forfeiter and final.status == "ready" and final.table is None
-    page = (await client.get("/director/matches/KO-F-1"))
+    page = await client.get("/director/matches/KO-F-1")
     assert page.status_code == 200 and "knockout_forfeit" in page.text
     assert 'action="/director/actions/assign"' in page.text
     assert 'action="/director/actions/forfeit"' in page.text
@@ -280,8 +320,9 @@ async def test_a_no_show_before_the_knockout_takes_no_knockout_place(
 
     web.desk.call(two_wins)
     csrf = await login(client)
-    r = await act(client, csrf, "sanction", player_id=no_show, kind="no_show",
-                  reason="confirmó y no vino")
+    r = await act(
+        client, csrf, "sanction", player_id=no_show, kind="no_show", reason="confirmó y no vino"
+    )
     assert r.status_code == 200, r.text
     _play(web, "group")
     seeds = _t(web, lambda t: [s.player_id for s in t.knockout.seeds])
