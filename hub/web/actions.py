@@ -568,7 +568,7 @@ async def sanction(ctx: Context, v: dict[str, Any]) -> str:
 
 
 async def release_table(ctx: Context, v: dict[str, Any]) -> str:
-    """ "Liberar mesa": withdraw the retained assignment of a table that holds a match no longer
+    """Liberar mesa: withdraw the retained assignment of a table that holds a match no longer
     its to play (decided, annulled, moved); the table goes back to idle."""
     desk = ctx.web.desk
 
