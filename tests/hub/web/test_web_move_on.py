@@ -377,3 +377,66 @@ async def test_the_director_settles_a_disputed_game_and_adjusts_a_clock_through_
     log = [(e.action, e.outcome) for e in web.store.audit_log()][:2]
     assert log == [("adjust_clock", "ok"), ("settle_game", "ok")]
     await walk_pages(client, web)
+
+
+async def test_a_correction_that_swaps_an_ultimo_chance_entrant_annuls_exactly_what_it_lists(
+    client: httpx.AsyncClient, web: WebApp, fake_table: FakeTable
+) -> None:
+    make_tournament(web, 12)
+    _play(web, "group")
+    _play(web, "knockout", passes=2)  # play-ins, quarterfinals: every first match is decided
+    web.desk.call(lambda club, now: club.tournament(TID).start_consolation(actor="test", now=now))
+    other = FakeTable(web.hub, "4")
+    web.hub.register_table("4")
+    other.online()
+    csrf = await login(client)
+    async with serving(fake_table, other):
+        for mid, table in (("UC-R1-1", "3"), ("UC-R1-2", "4")):
+            assert (await act(client, csrf, "assign", match_id=mid, table=table)).is_success
+        await _until(lambda: _live(web, "3")["state"] == _live(web, "4")["state"] == "assigned")
+    for table in (fake_table, other):
+        table.apply("press", {"side": "a"})
+        table.apply("press", {"side": "b"})
+    web.desk.sync()
+    # KO-PI-1 flipped: its loser, now in Último Chance, won it; KO-QF-1 used the old winner.
+    pi = _t(web, lambda t: t.match("KO-PI-1").result)
+    r = await act(
+        client,
+        csrf,
+        "correct_result",
+        match_id="KO-PI-1",
+        score_a=pi.score_b,
+        score_b=pi.score_a,
+        reason="firmaron al revés",
+    )
+    assert r.json()["conflict"] == "C1", r.text
+    listed = (await client.get("/director/matches/KO-PI-1.json")).json()["conflicts"][0]["annuls"]
+    assert listed and any(m.startswith("UC-") for m in listed)
+    await walk_pages(client, web)
+    async with serving(fake_table, other):
+        r = await act(
+            client,
+            csrf,
+            "resolve_conflict",
+            conflict_id="C1",
+            resolution="apply",
+            expected=",".join(listed),
+        )
+        assert r.status_code == 200, r.text
+        assert sorted(r.json()["annulled"]) == sorted(listed)
+        held = {"UC-R1-1": "3", "UC-R1-2": "4"}
+        freed = sorted(held[m] for m in listed if m in held)
+        assert freed
+        assert sorted(r.json()["released"]) == freed
+        await _until(lambda: all(_live(web, x)["state"] == "idle" for x in freed))
+    annulled = _t(web, lambda t: [t.matches[m] for m in listed if m in t.matches])
+    assert all(m.table is None and m.result is None for m in annulled)
+    await walk_pages(client, web)
+    # The evening goes on: the desk hands a ready match to each freed table, one each.
+    web.desk.auto_assign = True
+    async with serving(fake_table, other):
+        web.desk.sync()
+        await _until(lambda: all(_live(web, x)["state"] == "assigned" for x in freed))
+    given = _t(web, lambda t: {m.table: m.id for m in t.matches.values() if m.status == "assigned"})
+    assert all(_live(web, x)["match_id"] == given[x] for x in freed)
+    await walk_pages(client, web)
