@@ -361,6 +361,9 @@ class TournamentDesk:
                 changed = True
             except TournamentError:
                 pass
+            # A refusal reloads the club from the store: ``t`` is then a stale copy, and
+            # assignments made on it would reach the tables but never the tournament.
+            t = self.current()
         if self.auto_assign and t is not None and t.phase in ("groups", "knockout"):
             free = self.free_tables(t)
             if free and t.ready_matches():

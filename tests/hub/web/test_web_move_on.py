@@ -440,3 +440,23 @@ async def test_a_correction_that_swaps_an_ultimo_chance_entrant_annuls_exactly_w
     given = _t(web, lambda t: {m.table: m.id for m in t.matches.values() if m.status == "assigned"})
     assert all(_live(web, x)["match_id"] == given[x] for x in freed)
     await walk_pages(client, web)
+
+
+async def test_the_desk_records_the_assignments_it_sends_while_ultimo_chance_must_wait(
+    client: httpx.AsyncClient, web: WebApp, fake_table: FakeTable
+) -> None:
+    # The desk tries to start Último Chance on every sync; the engine refuses until the first
+    # knockout matches are decided, and that refusal reloads the club. The assignment made next
+    # must land in the reloaded tournament, or the table plays a match the tournament never
+    # gave it (and the desk would take it back as no longer that table's).
+    make_tournament(web, 6)
+    _play(web, "group")
+    await login(client)
+    web.desk.auto_assign = True
+    async with serving(fake_table):
+        assert web.desk.sync()
+        await _until(lambda: _live(web)["state"] == "assigned")
+        mid = _live(web)["match_id"]
+        assert _t(web, lambda t: (t.match(mid).status, t.match(mid).table)) == ("assigned", "3")
+        assert web.desk.release_stale() == []
+        await walk_pages(client, web)
