@@ -356,8 +356,9 @@ class TournamentDesk:
         ):
             # Último Chance starts once every first knockout match is decided; until then the
             # engine refuses and nothing changes.
+            ko = t
             try:
-                self._apply(lambda club, now: t.start_consolation(actor="auto", now=now))
+                self._apply(lambda club, now: ko.start_consolation(actor="auto", now=now))
                 changed = True
             except TournamentError:
                 pass
