@@ -11,6 +11,8 @@ The desk owns the :class:`~mesa.tournament.club.Club` (loaded from and saved to 
   result for a decided match, becomes a conflict for the director, never an overwrite;
 - it hands ready matches to free tables (online, idle or done) and publishes the assignments,
   each with a new fencing epoch, never one match on two tables.
+- it takes back a match from a table that still holds it once the match is no longer that
+  table's to play (decided, annulled or moved by the director): :meth:`release_stale`.
 
 >>> import tempfile, os
 >>> from datetime import date, datetime
@@ -240,6 +242,67 @@ class TournamentDesk:
         self._meta["tables"].pop(table, None)
         self._save_meta()
 
+    def stale_hold(self, table: str) -> tuple[str, str] | None:
+        """``(match_id, why)`` when ``table`` holds a match that is no longer its to play.
+
+        ``why`` is ``decided`` (it has a result), ``annulled`` (gone from the tournament, or
+        annulled and waiting to be played again) or ``elsewhere`` (moved, or taken off it).
+        The table's own word (its state report) says what it holds.
+        """
+        if self.hub is None:
+            return None
+        live = self.hub.table(table)
+        if live is None or live.get("state") == "idle" or not live.get("match_id"):
+            return None
+        mid = str(live["match_id"])
+        why = self._not_its_own(table, mid)
+        return None if why is None else (mid, why)
+
+    def _not_its_own(self, table: str, mid: str) -> str | None:
+        tid = self._meta["given"].get(f"{table}/{mid}")
+        if tid is None:
+            return None  # not a match the desk gave this table (a friendly, a test): not ours
+        t = self.club.tournaments.get(tid)
+        m = None if t is None else t.matches.get(mid)
+        if m is None:
+            return "annulled"
+        if m.result is not None:
+            return "decided"
+        if m.table != table or m.status not in ("assigned", "playing"):
+            annulled = any(h.get("action") == "annul" for h in m.history)
+            return "annulled" if annulled and m.table is None else "elsewhere"
+        return None
+
+    def release_table(self, table: str) -> None:
+        """Withdraw the retained assignment: the table goes back to idle (the director's
+        "Liberar mesa")."""
+        self.withdraw_assignment(table)
+
+    def release_stale(self) -> list[str]:
+        """Withdraw every retained assignment of a match the tournament has since decided,
+        annulled or moved, whether the table has taken it yet or not; returns the tables.
+
+        A table showing the end of a match it finished itself (``match_over``, or idle) keeps
+        it on screen until its next match."""
+        if self.hub is None:
+            return []
+        out = []
+        for row in self.hub.store.assignments():
+            table, args = row["table"], row["args"]
+            if not args or not args.get("match_id"):
+                continue
+            mid = str(args["match_id"])
+            live = self.hub.table(table) or {}
+            if live.get("state") in FREE_STATES and live.get("match_id") == mid:
+                continue
+            why = self._not_its_own(table, mid)
+            if why is None:
+                continue
+            log.info("table %s: %s is %s; withdrawn", table, mid, why)
+            self.withdraw_assignment(table)
+            out.append(table)
+        return out
+
     def free_tables(self, t: Tournament) -> list[str]:
         """Tables the hub can give a match now: online and idle (or done), not busy here."""
         if self.hub is None:
@@ -318,6 +381,8 @@ class TournamentDesk:
         def tournament() -> Tournament:
             return self.club.tournaments[tid]
 
+        if self.release_stale():
+            changed = True
         t = tournament()
         if (
             self.auto_assign

@@ -7,6 +7,9 @@ on what, why, and how it went.
 
 >>> sorted(ACTIONS)[:4]
 ['adjust_clock', 'assign', 'check_in', 'clear_call']
+>>> parse_fields(ACTIONS["settle_game"], {"table": "3", "winner": "b", "kind": "2",
+...                                       "reason": "disputa resuelta"})
+{'table': '3', 'winner': 'b', 'kind': '2', 'reason': 'disputa resuelta'}
 >>> parse_fields(ACTIONS["adjust_clock"], {"table": "3", "side": "a", "seconds": "-30",
 ...                                        "reason": "reloj mal puesto"})
 {'table': '3', 'side': 'a', 'seconds': -30.0, 'reason': 'reloj mal puesto'}
@@ -204,6 +207,14 @@ def _open(club: Club, lang: str) -> Tournament:
 
 def _score_text(score_a: int, score_b: int, forfeit: bool) -> str:
     return f"{score_a}-{score_b}" + ("F" if forfeit else "")
+
+
+def _release_stale(ctx: Context) -> None:
+    """On the desk's thread, after the director decided or moved matches: a table still
+    holding one of them is told to let it go (RULES: the director can always move on)."""
+    released = ctx.web.desk.release_stale()
+    if released:
+        ctx.extra.setdefault("released", []).extend(released)
 
 
 # ── table commands ──────────────────────────────────────────────────────────
@@ -419,6 +430,7 @@ async def record_result(ctx: Context, v: dict[str, Any]) -> str:
             actor=ctx.user,
             now=now,
         )
+        _release_stale(ctx)
         return _score_text(v["score_a"], v["score_b"], bool(v["forfeit"]))
 
     return await _desk(ctx, run)
@@ -453,6 +465,7 @@ async def correct_result(ctx: Context, v: dict[str, Any]) -> str:
             ctx.extra["conflict"] = out.conflict.id
         if tt.phase == "closed":
             club.refresh(tt.id)
+        _release_stale(ctx)
         return f"{now_text} → {_score_text(v['score_a'], v['score_b'], bool(v['forfeit']))}"
 
     return await _desk(ctx, run)
@@ -461,8 +474,19 @@ async def correct_result(ctx: Context, v: dict[str, Any]) -> str:
 async def resolve_conflict(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
         tt = _current(club, ctx.lang)
-        tt.resolve_conflict(v["conflict_id"], v["resolution"], actor=ctx.user, now=now)
-        return v["resolution"]
+        expected = None
+        if v["expected"] is not None:
+            expected = [x for x in v["expected"].split(",") if x]
+        tt.resolve_conflict(
+            v["conflict_id"], v["resolution"], actor=ctx.user, now=now, expected=expected
+        )
+        if tt.phase == "closed":
+            club.refresh(tt.id)
+        _release_stale(ctx)
+        c = next(x for x in tt.conflicts if x.id == v["conflict_id"])
+        annulled = [a["match_id"] for a in c.annulled if "match_id" in a]
+        ctx.extra["annulled"] = annulled
+        return v["resolution"] + (f": {', '.join(annulled)}" if annulled else "")
 
     return await _desk(ctx, run)
 
@@ -527,6 +551,7 @@ async def forfeit(ctx: Context, v: dict[str, Any]) -> str:
         m = tt.match(v["match_id"])
         score = (m.length, 0) if v["winner"] == "a" else (0, m.length)
         tt.record_result(m.id, *score, forfeit=True, source="director", actor=ctx.user, now=now)
+        _release_stale(ctx)
         return _score_text(*score, True)
 
     return await _desk(ctx, run)
@@ -536,9 +561,41 @@ async def sanction(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
         tt = _open(club, ctx.lang)
         club.withdraw(tt.id, v["player_id"], v["kind"], actor=ctx.user, now=now, note=v["reason"])
+        _release_stale(ctx)
         return f"{tt.name_of(v['player_id'])}: {v['kind']}"
 
     return await _desk(ctx, run)
+
+
+async def release_table(ctx: Context, v: dict[str, Any]) -> str:
+    """Liberar mesa: withdraw the retained assignment of a table that holds a match no longer
+    its to play (decided, annulled, moved); the table goes back to idle."""
+    desk = ctx.web.desk
+
+    def run(club: Club, now: datetime) -> str:
+        _require_table(ctx, v["table"])
+        stale = desk.stale_hold(v["table"])
+        if stale is None:
+            live = ctx.web.hub.table(v["table"]) or {}
+            held = live.get("match_id") if live.get("state") != "idle" else None
+            key, code = ("err.match_live", "match_live") if held else ("err.nothing_held", "idle")
+            raise Refused(
+                t("flash.refused", ctx.lang, why=t(key, ctx.lang) + (f" ({held})" if held else "")),
+                code=code,
+            )
+        desk.release_table(v["table"])
+        return f"{stale[0]}: {t('hold.' + stale[1], ctx.lang)}"
+
+    return await _desk(ctx, run)
+
+
+async def settle_game(ctx: Context, v: dict[str, Any]) -> str:
+    """A disputed game settled by the director: the table records it (its ``director_result``),
+    as if both players had confirmed; the match goes on (or ends) at the table as usual."""
+    await table_command(
+        ctx, v["table"], "director_result", {"winner": v["winner"], "kind": int(v["kind"])}
+    )
+    return f"{v['winner']} ×{v['kind']}"
 
 
 async def roll_dice(ctx: Context, v: dict[str, Any]) -> str:
@@ -696,6 +753,7 @@ ACTIONS: dict[str, Action] = {
             (
                 S("conflict_id"),
                 S("resolution", "choice", choices=("keep", "apply", "apply_keep_draw")),
+                S("expected", required=False),
             ),
             resolve_conflict,
             target=_tgt("conflict_id"),
@@ -756,6 +814,14 @@ ACTIONS: dict[str, Action] = {
             (S("group", "int"), S("players", required=False), S("values", required=False)),
             roll_dice,
             target=_tgt("group"),
+        ),
+        Action("release_table", (S("table"),), release_table, target=_tgt("table")),
+        Action(
+            "settle_game",
+            (S("table"), S("winner", "side"), S("kind", "choice", choices=("1", "2", "3"))),
+            settle_game,
+            reason_required=True,
+            target=_tgt("table"),
         ),
         Action("close", (), close),
     ]
@@ -830,6 +896,8 @@ class ActionEndpoint:
             + (f" ({detail})" if detail else "")
         )
         message = tr("flash.done", what=what)
+        if ctx.extra.get("released"):
+            message += " " + tr("flash.released", tables=", ".join(ctx.extra["released"]))
         if ctx.extra.get("conflict"):
             message = tr("flash.conflict_opened", match=values.get("match_id", ""))
         self.site.store.audit(
@@ -839,7 +907,12 @@ class ActionEndpoint:
             reason=values.get("reason", ""),
             params=params,
             outcome="ok",
-            detail=str(detail or ""),
+            detail=str(detail or "")
+            + (
+                f" [released: {', '.join(ctx.extra['released'])}]"
+                if ctx.extra.get("released")
+                else ""
+            ),
             address=ctx.address,
         )
         self.site.refresh_live()  # the grid shows the effect at once

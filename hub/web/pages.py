@@ -26,6 +26,7 @@ from mesa.hub.web.site import Page, Site, current_tournament
 from mesa.hub.web.views import (
     RANKING_KINDS,
     bracket_view,
+    conflict_view,
     final_view,
     groups_view,
     match_view,
@@ -269,7 +270,7 @@ class Pages:
                     )
                 ]
             )
-            conflicts = [] if t is None else [c.to_dict() for c in t.open_conflicts()]
+            conflicts = [] if t is None else [conflict_view(t, c) for c in t.open_conflicts()]
             return {
                 "tournament": tournament_info(t, lang),
                 "ready": ready,
@@ -337,7 +338,7 @@ class Pages:
                 "others": others,
                 "matches": matches,
                 "tables": [d["table"] for d in self.site.hub.tables()],
-                "conflicts": [] if t is None else [c.to_dict() for c in t.conflicts],
+                "conflicts": [] if t is None else [conflict_view(t, c) for c in t.conflicts],
                 "pending_dice": []
                 if t is None
                 else [
@@ -379,9 +380,11 @@ class Pages:
         if card is None:
             raise KeyError(table)
         commands = await asyncio.to_thread(self.site.hub.store.commands, table, 50)
+        stale = await self.site.read(lambda club: self.site.desk.stale_hold(table))
+        hold = None if stale is None else {"match_id": stale[0], "why": stale[1]}
         return Page(
             "director/table.html",
-            {"table": card, "commands": commands},
+            {"table": card, "commands": commands, "stale": hold},
             "director",
             Translator(lang)("live.table", id=table),
             refresh="",
@@ -389,6 +392,7 @@ class Pages:
 
     async def page_director_match(self, request: Request, lang: str) -> Page:
         mid = request.path_params["id"].removesuffix(".json")
+        cards = self.site.poller.current()
 
         def build(club: Club) -> dict[str, Any]:
             t = current_tournament(club)
@@ -399,7 +403,15 @@ class Pages:
                 "tournament": tournament_info(t, lang),
                 "match": match_view(t, m, lang),
                 "tables": [d["table"] for d in self.site.hub.tables()],
-                "conflicts": [c.to_dict() for c in t.conflicts if c.match_id == mid],
+                "conflicts": [conflict_view(t, c) for c in t.conflicts if c.match_id == mid],
+                # Tables still holding this match although it is not theirs to play.
+                "stale_tables": [
+                    {"table": c["id"], "why": stale[1]}
+                    for c in cards
+                    if c.get("match_id") == mid
+                    and (stale := self.site.desk.stale_hold(c["id"])) is not None
+                    and stale[0] == mid
+                ],
             }
 
         data = await self.site.read(build)

@@ -35,7 +35,7 @@ from mesa.tournament.i18n import text as engine_text
 from mesa.tournament.matches import Match
 from mesa.tournament.players import Category
 from mesa.tournament.rating import START_RATING
-from mesa.tournament.tournament import Tournament
+from mesa.tournament.tournament import Conflict, Tournament
 
 
 def tournament_info(t: Tournament | None, lang: str) -> dict[str, Any] | None:
@@ -117,7 +117,16 @@ TIE_BREAK_KEYS = {
     "dice": "tiebreak.dice",
     "pending": "tiebreak.pending",
     "void": "tiebreak.void",
+    "no_show": "tiebreak.no_show",
 }
+
+
+def conflict_view(t: Tournament, c: Conflict) -> dict[str, Any]:
+    """A correction conflict; an open one carries ``annuls``: exactly what "apply" would
+    annul (or take off its table) if chosen now, the list the director confirms."""
+    out = c.to_dict()
+    out["annuls"] = t.conflict_annuls(c.id) if c.status == "open" else list(c.affected)
+    return out
 
 
 def groups_view(t: Tournament, lang: str) -> list[dict[str, Any]]:

@@ -87,6 +87,11 @@ STRINGS: dict[str, dict[str, str]] = {
               "como si no hubiera venido (HGV 2.3.3)",
         "en": "Won one match and lost the others by forfeit: none of their results count, "
               "as if absent (HGV 2.3.3)"},
+    "step_no_show": {
+        "es": "Confirmó y no vino: todos sus encuentros cuentan como perdidos y su plaza pasa "
+              "al siguiente del grupo (HGV 2.3.6)",
+        "en": "Confirmed and did not come: every match counts as lost and their place goes "
+              "to the next player of the group (HGV 2.3.6)"},
     "verdict_split": {"es": "deshace el empate", "en": "breaks the tie"},
     "verdict_tied": {"es": "sigue el empate", "en": "still tied"},
     "decided_by": {"es": "Decidido por: {criterion}", "en": "Decided by: {criterion}"},
@@ -103,6 +108,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "crit_dice": {"es": "Criterio 4 (dados)", "en": "Criterion 4 (dice)"},
     "crit_pending": {"es": "pendiente de los dados", "en": "waiting for the dice"},
     "crit_void": {"es": "resultados anulados (HGV 2.3.3)", "en": "results removed (HGV 2.3.3)"},
+    "crit_no_show": {"es": "confirmó y no vino (HGV 2.3.6)",
+                     "en": "confirmed and did not come (HGV 2.3.6)"},
     "champion": {"es": "campeón", "en": "champion"},
     "finalist": {"es": "finalista", "en": "finalist"},
     "group_stage": {"es": "fase de grupos", "en": "group stage"},

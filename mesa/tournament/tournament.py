@@ -21,6 +21,7 @@ Everything the hub persists round-trips through :meth:`Tournament.to_dict` and
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -480,9 +481,14 @@ class Tournament:
             complete = self._group_complete(group)
             cached = group_standings(group, self.groups[group - 1], self.group_results(group),
                                      dice=self._dice(group, complete),
-                                     qualifiers=self.settings.qualifiers_per_group)
+                                     qualifiers=self.settings.qualifiers_per_group,
+                                     no_shows=self._no_shows())
             self._standings[group] = cached
         return cached
+
+    def _no_shows(self) -> set[str]:
+        """HGV 2.3.6: players who confirmed and did not come take no knockout place."""
+        return {p for p, w in self.withdrawals.items() if w.kind == "no_show"}
 
     def all_standings(self) -> list[GroupStandings]:
         return [self.standings(g) for g in range(1, len(self.groups) + 1)]
@@ -660,6 +666,8 @@ class Tournament:
         self._mark(m)
         m.started_at = None
         m.started_players = None
+        # Its table was given the forfeiter's name: the match waits to be assigned again.
+        m.table, m.assigned_at, m.scheduled_start = None, None, None
         m.history.append({"at": iso(now), "actor": actor, "action": "knockout_forfeit",
                           "out": forfeiter, "in": z})
         return kf
@@ -906,6 +914,7 @@ class Tournament:
         self._begin()
         out = Outcome("withdraw")
         self.withdrawals[player_id] = Withdrawal(player_id, kind, now, actor)
+        self._standings.clear()  # a no-show leaves the group's qualifying places
         sanction = Sanction(f"{self.id}:{player_id}:{kind}", player_id, kind, self.id,
                             self.held_on, note=note)
         self.sanctions.append(sanction)
@@ -983,6 +992,10 @@ class Tournament:
         if kinds:
             c = Conflict(f"C{len(self.conflicts) + 1}", match_id, old.to_dict(), new.to_dict(),
                          reason, actor, now, kinds, affected)
+            # What the director confirms is exactly what "apply" would annul now.
+            # (If apply would be refused anyway, the list stays what the trial saw.)
+            with contextlib.suppress(TournamentError):
+                c.affected = self._annuls_of(c, now, actor)
             self.conflicts.append(c)
             self._log(now, actor, "correction_conflict", conflict=c.id, match_id=match_id,
                       old=old.to_dict(), new=new.to_dict(), kinds=kinds, affected=affected,
@@ -1055,14 +1068,44 @@ class Tournament:
     def open_conflicts(self) -> list[Conflict]:
         return [c for c in self.conflicts if c.status == "open"]
 
-    def resolve_conflict(self, conflict_id: str, resolution: Resolution, *,
-                         actor: str = "director", now: datetime) -> Outcome:
-        """``keep`` the recorded result; ``apply`` the correction and annul (and audit) every
-        later result it invalidates, redrawing the knockout if its seeds change; or, for a
-        group correction, ``apply_keep_draw``: correct the record and keep the draw as made."""
+    def _annuls_of(self, c: Conflict, now: datetime, actor: str) -> list[str]:
+        trial = copy.deepcopy(self)
+        tc = copy.deepcopy(c)
+        tc.annulled = []
+        trial.conflicts = [x for x in trial.conflicts if x.id != c.id] + [tc]
+        trial.resolve_conflict(tc.id, "apply", actor=actor, now=now)
+        return [a["match_id"] for a in tc.annulled if "match_id" in a]
+
+    def conflict_annuls(self, conflict_id: str, *, now: datetime | None = None) -> list[str]:
+        """The matches ``apply`` would annul (or take off their table) if chosen now."""
         c = next((c for c in self.conflicts if c.id == conflict_id), None)
         if c is None or c.status != "open":
             raise ConflictError(f"no open conflict {conflict_id!r}")
+        try:
+            return self._annuls_of(c, now or c.at, c.actor)
+        except TournamentError:
+            return list(c.affected)
+
+    def resolve_conflict(self, conflict_id: str, resolution: Resolution, *,
+                         actor: str = "director", now: datetime,
+                         expected: Sequence[str] | None = None) -> Outcome:
+        """``keep`` the recorded result; ``apply`` the correction and annul (and audit) every
+        later result it invalidates, redrawing the knockout if its seeds change; or, for a
+        group correction, ``apply_keep_draw``: correct the record and keep the draw as made.
+
+        An annulled match loses its result, its start and its table (it is played again);
+        an assigned match whose players change is taken off its table too. ``expected`` is
+        the list the director confirmed (:meth:`conflict_annuls`): if ``apply`` would now
+        annul anything else, nothing changes."""
+        c = next((c for c in self.conflicts if c.id == conflict_id), None)
+        if c is None or c.status != "open":
+            raise ConflictError(f"no open conflict {conflict_id!r}")
+        if resolution == "apply" and expected is not None:
+            would = self._annuls_of(c, now, actor)
+            if sorted(would) != sorted(expected):
+                raise ConflictError(
+                    f"applying {conflict_id} would now annul {', '.join(would) or 'nothing'}, "
+                    f"not {', '.join(expected) or 'nothing'}: look at it again")
         out = Outcome("resolve_conflict", c.match_id, conflict=c)
         self._begin()
         if resolution == "keep":
@@ -1113,16 +1156,18 @@ class Tournament:
         return self._finish(out)
 
     def _annul(self, m: Match, now: datetime, actor: str, c: Conflict) -> None:
+        """Undo a match: result, start and table (a table that held it is told by the desk)."""
         self._mark(m)
         c.annulled.append({"match_id": m.id,
                            "result": None if m.result is None else m.result.to_dict(),
-                           "started": m.started_players is not None})
+                           "started": m.started_players is not None, "table": m.table})
         m.history.append({"at": iso(now), "actor": actor, "action": "annul",
-                          "conflict": c.id,
+                          "conflict": c.id, "table": m.table,
                           "result": None if m.result is None else m.result.to_dict()})
         m.result = None
         m.started_at = None
         m.started_players = None
+        m.table, m.assigned_at, m.scheduled_start = None, None, None
 
     def _redraw_knockout(self, now: datetime, actor: str, c: Conflict, out: Outcome) -> None:
         for bracket in (self.knockout, self.consolation):
@@ -1130,7 +1175,7 @@ class Tournament:
                 continue
             for mid in bracket.match_ids:
                 m = self.matches[mid]
-                if m.result is not None or m.started_players is not None:
+                if m.result is not None or m.started_players is not None or m.table:
                     self._annul(m, now, actor, c)
                 self._mark(m)
                 del self.matches[mid]
@@ -1172,6 +1217,12 @@ class Tournament:
                 break
             for mid in bad:
                 self._annul(self.matches[mid], now, actor, c)
+        # An assigned match whose players changed: its table was told the old names.
+        for m in self.matches.values():
+            before = self._before.get(m.id)
+            if (m.table is not None and m.result is None and m.started_players is None
+                    and before is not None and (before[1], before[2]) != (m.a, m.b)):
+                self._annul(m, now, actor, c)
         self._after_change(now, out)
 
     # -- tables -------------------------------------------------------------------------------

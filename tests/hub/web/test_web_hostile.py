@@ -155,7 +155,7 @@ def test_the_table_page_escapes_even_an_unchecked_card(web: WebApp) -> None:
     card = web.poller._card("3", {"table": "3"}, None, time.time())
     card.update(score={"a": HOSTILE, "b": 0}, players={"a": HOSTILE, "b": "<b>x</b>"})
     ctx = web.site.base_context(None, "es", section="director", title="t")
-    ctx.update(table=card, commands=[], csrf="tok")
+    ctx.update(table=card, commands=[], stale=None, csrf="tok")
     html = web.site.render("director/table.html", ctx)
     assert "<img" not in html and "<b>x</b>" not in html
     assert "&lt;img src=x" in html or "&#34;&gt;&lt;img" in html
