@@ -1,0 +1,1317 @@
+"""A club evening under chaos: a real Mosquitto, the hub as its own process, robot tables in
+accelerated time, a director who clicks everything the dashboard offers, tables that drop off the
+network, kill -9s, hostile tables; and after every step, the invariants.
+
+Used by ``bench/evening.py`` (many evenings, figures) and ``tests/hub/test_evening.py`` (a few
+short ones). It talks to the hub only as a director's browser would (HTTP pages, forms, JSON
+twins) and reads the SQLite files read-only, so it survives refactors of the hub's internals.
+
+>>> cfg = EveningConfig(seed=3, players=8, tables=4)
+>>> cfg.table_ids()
+['t1', 't2', 't3', 't4']
+>>> route_of("/director/matches/KO-QF-2.json"), route_of("/players/P0003")
+('/director/matches/{id}.json', '/players/{id}')
+>>> p = PageParser(); p.feed('<form method="post" action="/director/actions/pause">'
+...     '<input type="hidden" name="table" value="t1"><select name="why"><option value="break">'
+...     'x</option></select></form><a href="/groups">g</a>'); p.close()
+>>> p.forms[0].name, p.forms[0].hidden, p.forms[0].selects, p.links
+('pause', {'table': 't1'}, {'why': ['break']}, ['/groups'])
+
+The table process that kill -9 hits runs this module: ``python -m support.evening table ...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import random
+import re
+import signal
+import sqlite3
+import sys
+import threading
+import time
+import urllib.parse
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import httpx
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from mesa.controller.link import LinkSettings, TableLink
+from mesa.controller.outbox import Outbox
+from mesa.controller.robots import FAST, RobotDriver, RobotPlayers
+from mesa.controller.sim import SimTable
+from mesa.hub.broker.mosquitto import free_port
+from mesa.protocol import EventEnvelope, StateReport, new_id, table_topic
+from mesa.table.machine import Table
+from mesa.table.view import View
+from support.harness import Process
+from support.mosquitto import HUB_PASSWORD, start_broker, table_password
+from support.netcut import CutProxy
+
+log = logging.getLogger("support.evening")
+
+DIRECTOR_PASSWORD = "velada-caos"
+XSS = '0"><img src=x onerror=alert(1)>'
+XSS_MARK = "<img src=x onerror=alert(1)>"
+FREE_STATES = ("idle", "match_over")
+NAMES = (
+    "ALBA", "BRUNO", "CARMEN", "DIEGO", "ELENA", "FÉLIX", "GLORIA", "HUGO", "INÉS", "JORGE",
+    "LUCÍA", "MANUEL", "NURIA", "ÓSCAR", "PAULA", "RAMÓN", "SARA", "TOMÁS", "ÚRSULA", "VÍCTOR",
+    "WANDA", "XAVI", "YOLANDA", "ZOE", "ALEX", "BEA", "CÉSAR", "DORA", "EMILIO", "FÁTIMA",
+)  # fmt: skip
+
+# What a director can do from the dashboard, by where the form lives. Every one is tried.
+TABLE_KINDS = (
+    "pause", "resume", "clear_call", "adjust_clock", "lose_delay", "correct_score", "set_clock",
+    "forfeit_table",
+)  # fmt: skip
+MATCH_KINDS = (
+    "forfeit_match", "assign", "move", "unassign", "record_result", "correct_result",
+)  # fmt: skip
+TOURNAMENT_KINDS = ("resolve_conflict", "sanction", "roll_dice", "start_consolation", "close_early")
+PROBE_KINDS = ("bad_request", "unknown_form")
+FAULT_KINDS = ("offline", "kill_table", "kill_hub")
+HOSTILE_KINDS = (
+    "stale_result", "reassign_correct", "second_end", "bad_snapshot", "xss_score",
+    "surrogate_id", "card_burst",
+)  # fmt: skip
+KNOWN_FORMS = {
+    "pause", "resume", "clear_call", "adjust_clock", "lose_delay", "correct_score", "set_clock",
+    "forfeit", "assign", "move", "unassign", "record_result", "correct_result",
+    "resolve_conflict", "sanction", "roll_dice", "start_consolation", "close",
+    "create_tournament", "import_ranking", "register_player", "unregister_player", "check_in",
+    "start_groups",
+}  # fmt: skip
+MATCH_STATUS_FOR = {
+    "forfeit_match": ("ready", "assigned", "playing"),
+    "assign": ("ready",),
+    "record_result": ("ready",),
+    "move": ("assigned", "playing"),
+    "unassign": ("assigned",),
+    "correct_result": ("done",),
+}
+# Refusals the dashboard does not write to the audit log (the request never became an action).
+UNAUDITED = {"csrf", "bad_value", "login_required", "unknown_action"}
+
+
+def kinds_for(chaos: int) -> tuple[str, ...]:
+    """The interventions of a chaos level: 0 none, 1 the director, 2 + faults, 3 + hostiles."""
+    kinds: tuple[str, ...] = ()
+    if chaos >= 1:
+        kinds += TABLE_KINDS + MATCH_KINDS + TOURNAMENT_KINDS + PROBE_KINDS
+    if chaos >= 2:
+        kinds += FAULT_KINDS
+    if chaos >= 3:
+        kinds += HOSTILE_KINDS
+    return kinds
+
+
+def route_of(path: str) -> str:
+    """A URL with its ids folded, for grouping violations by page."""
+    path = urllib.parse.urlsplit(path).path
+    return re.sub(r"^/(director/matches|director/tables|players)/[^/]+?(\.json)?$", r"/\1/{id}\2", path)
+
+
+@dataclass
+class EveningConfig:
+    seed: int = 1
+    players: int = 8
+    tables: int = 4
+    speed: float = 60.0
+    chaos: int = 3
+    max_wall: float = 300.0  # an evening that has not closed by then is a violation
+    stall_after: float = 45.0  # no match decided for this long: stalled
+    step: float = 0.4  # wall seconds between steps
+    intervention_chance: float = 0.4
+    grace: float = 5.0  # a transient state must persist this long to be a violation
+    crawl_per_step: int = 3
+    workdir: Path = Path("/tmp/mesa-evening")
+
+    def table_ids(self) -> list[str]:
+        return [f"t{i}" for i in range(1, self.tables + 1)]
+
+
+@dataclass
+class Violation:
+    kind: str
+    detail: str
+    step: int
+
+
+@dataclass
+class ActionRecord:
+    step: int
+    kind: str
+    name: str
+    status: int | None
+    code: str
+
+
+@dataclass
+class EveningResult:
+    seed: int
+    config: dict[str, Any]
+    steps: int = 0
+    wall: float = 0.0
+    finished: bool = False
+    violations: list[Violation] = field(default_factory=list)
+    actions: list[ActionRecord] = field(default_factory=list)
+    interventions: Counter[str] = field(default_factory=Counter)
+    decisions_digest: str = ""
+    results_digest: str = ""
+    matches: int = 0
+    unknown_forms: set[str] = field(default_factory=set)
+    pages: int = 0
+
+    def by_kind(self) -> Counter[str]:
+        return Counter(v.kind for v in self.violations)
+
+    def coverage(self) -> dict[str, Counter[str]]:
+        out: dict[str, Counter[str]] = {}
+        for a in self.actions:
+            out.setdefault(a.name, Counter())["ok" if a.status == 200 else a.code or "none"] += 1
+        return out
+
+
+# ── pages and forms ──────────────────────────────────────────────────────────
+@dataclass
+class Form:
+    action: str
+    hidden: dict[str, str] = field(default_factory=dict)
+    inputs: dict[str, dict[str, str]] = field(default_factory=dict)
+    selects: dict[str, list[str]] = field(default_factory=dict)
+    textareas: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        path = urllib.parse.urlsplit(self.action).path
+        return path.rsplit("/", 1)[-1] if "/director/actions/" in path else ""
+
+
+class PageParser(HTMLParser):
+    """The forms and the local links of a page (what a director can click)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.forms: list[Form] = []
+        self.links: list[str] = []
+        self._form: Form | None = None
+        self._select: str | None = None
+        self._option: dict[str, str] | None = None
+        self._option_text = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag == "a" and a.get("href", "").startswith("/"):
+            self.links.append(a["href"])
+        elif tag == "form":
+            self._form = Form(a.get("action", ""))
+            self.forms.append(self._form)
+        elif self._form is None:
+            return
+        elif tag == "input" and a.get("name"):
+            if a.get("type") == "hidden":
+                self._form.hidden[a["name"]] = a.get("value", "")
+            else:
+                self._form.inputs[a["name"]] = a
+        elif tag == "select" and a.get("name"):
+            self._select = a["name"]
+            self._form.selects[self._select] = []
+        elif tag == "option" and self._select is not None:
+            self._option = a
+            self._option_text = ""
+        elif tag == "textarea" and a.get("name"):
+            self._form.textareas.append(a["name"])
+
+    def handle_data(self, data: str) -> None:
+        if self._option is not None:
+            self._option_text += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "option" and self._option is not None and self._form and self._select:
+            value = self._option.get("value", self._option_text.strip())
+            self._form.selects[self._select].append(value)
+            self._option = None
+        elif tag == "select":
+            self._select = None
+        elif tag == "form":
+            self._form = None
+
+
+def parse_page(html: str) -> PageParser:
+    p = PageParser()
+    p.feed(html)
+    p.close()
+    return p
+
+
+# ── the robot tables ─────────────────────────────────────────────────────────
+class MatchSeededRobots(RobotPlayers):
+    """Robots whose dice and choices depend on the evening's seed and the match, not on which
+    table plays it or what it played before: the same seed plays the same matches."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(("a", "b"), seed=seed, style=FAST)
+        self._base = seed
+
+    def _observe(self, view: View, now: float) -> None:
+        if view.match_id != self._match:
+            self.rng = random.Random(f"{self._base}/{view.match_id}")
+        super()._observe(view, now)
+
+
+class RobotTable:
+    """One table: the real runtime at ``speed``, robots, the durable outbox and the MQTT link
+    (to ``port``, a broker or the proxy in front of it). With ``journal`` it resumes after a
+    kill -9 like a real table."""
+
+    def __init__(
+        self, tid: str, port: int, folder: Path, speed: float, seed: int, *, journal: bool = False
+    ) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.tid = tid
+        self.port = port
+        self.outbox_path = folder / "outbox.sqlite3"
+        self.outbox: Outbox | None = None
+        self.sim = SimTable(
+            tid,
+            speed=speed,
+            seed=seed,
+            robots=(),
+            journal_dir=folder / "journal" if journal else None,
+            link=self._link,
+        )
+        self.driver = RobotDriver(self.sim.runtime, MatchSeededRobots(seed))
+
+    def _link(self, runtime: Any, snapshot: dict[str, Any]) -> TableLink:
+        self.outbox = Outbox(self.outbox_path, table=self.tid)
+        link = TableLink(
+            LinkSettings(
+                self.tid,
+                host="127.0.0.1",
+                port=self.port,
+                password=table_password(self.tid),
+                reconnect_max=1,
+            ),
+            self.outbox,
+            submitter=runtime,
+            snapshot=snapshot,
+            clock=runtime.now,
+        )
+        runtime.add_sink(link)
+        link.start()
+        return link
+
+    def start(self) -> RobotTable:
+        self.sim.start()
+        self.driver.start()
+        return self
+
+    def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            self.driver.stop()
+        with contextlib.suppress(Exception):
+            self.sim.stop()
+        if self.outbox is not None:
+            with contextlib.suppress(Exception):
+                self.outbox.close()
+
+
+def table_main(argv: list[str]) -> int:
+    """``python -m support.evening table --table t4 --port P --dir D --speed S --seed N``."""
+    p = argparse.ArgumentParser(prog="support.evening table")
+    p.add_argument("--table", required=True)
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--dir", type=Path, required=True)
+    p.add_argument("--speed", type=float, required=True)
+    p.add_argument("--seed", type=int, required=True)
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format=f"{args.table} %(levelname)s %(message)s")
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    table = RobotTable(args.table, args.port, args.dir, args.speed, args.seed, journal=True)
+    table.start()
+    print(f"table {args.table} up", flush=True)
+    try:
+        done.wait()
+    finally:
+        table.stop()
+    return 0
+
+
+# ── hostile tables ───────────────────────────────────────────────────────────
+class Hostile:
+    """Speaks as table ``tid`` (its own broker account) from another client: what a tampered
+    Pi, or a stale one coming back, would send."""
+
+    def __init__(self, port: int, tid: str) -> None:
+        self.tid = tid
+        self.stream = "evil" + new_id()[:20]
+        self.seq = 0
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2, client_id=f"evil-{tid}-{new_id()[:8]}", protocol=mqtt.MQTTv5
+        )
+        self.client.username_pw_set(tid, table_password(tid))
+        self.client.connect("127.0.0.1", port, keepalive=10)
+        self.client.loop_start()
+
+    def publish(self, kind: str, payload: dict[str, Any], *, retain: bool = False) -> None:
+        raw = json.dumps(payload, separators=(",", ":")).encode()  # ASCII: lone surrogates pass
+        info = self.client.publish(table_topic(self.tid, kind), raw, qos=1, retain=retain)
+        info.wait_for_publish(5)
+
+    def event(self, type_: str, data: dict[str, Any], *, event_id: str | None = None) -> None:
+        self.seq += 1
+        env = EventEnvelope.build(
+            self.tid, self.stream, self.seq, type_, data, ts=time.time(), t=1e6 + self.seq
+        ).to_dict()
+        if event_id is not None:
+            env["id"] = event_id
+        self.publish("event", env)
+
+    def state(self, snapshot: dict[str, Any]) -> None:
+        report = StateReport(self.tid, self.stream, self.seq, 0, time.time(), {}).to_dict()
+        report["snapshot"] = snapshot
+        self.publish("state", report, retain=True)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.client.disconnect()
+        self.client.loop_stop()
+
+
+def table_snapshot(match_id: str, players: dict[str, str], length: int) -> dict[str, Any]:
+    t = Table()
+    t.apply("assign", {"match_id": match_id, "players": players, "length": length}, now=0.0)
+    return t.snapshot()
+
+
+# ── what the tables really sent ──────────────────────────────────────────────
+class Genuine:
+    """Reads each table's outbox (read-only, incrementally): which match every event belonged
+    to, and every final score a table really reported for a match (match.ended and
+    score.corrected)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[Path, int] = {}
+        self.current: dict[str, str | None] = {}
+        self.scores: dict[tuple[str, str], set[tuple[int, int]]] = {}
+        self.matches: dict[str, list[str]] = {}  # table → the matches it was given, in order
+
+    def read(self, table: str, path: Path) -> None:
+        if not path.exists():
+            return
+        try:
+            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+            try:
+                rows = conn.execute(
+                    "SELECT seq, payload FROM outbox WHERE seq > ? ORDER BY seq",
+                    (self.seen.get(path, 0),),
+                ).fetchall()
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            return
+        for seq, payload in rows:
+            self.seen[path] = seq
+            env = json.loads(payload)
+            kind, data = env.get("type"), env.get("data") or {}
+            if kind == "table.assigned":
+                self.current[table] = data.get("match_id")
+                self.matches.setdefault(table, []).append(str(data.get("match_id")))
+            elif kind == "table.unassigned":
+                self.current[table] = None
+            elif kind in ("match.ended", "score.corrected"):
+                mid = self.current.get(table)
+                score = data.get("score") or {}
+                if mid is not None:
+                    self.scores.setdefault((table, mid), set()).add(
+                        (int(score.get("a", -1)), int(score.get("b", -1)))
+                    )
+
+
+# ── the evening ──────────────────────────────────────────────────────────────
+class HubDown(Exception):
+    pass
+
+
+class Evening:
+    """One evening; :meth:`run` returns its :class:`EveningResult`. Everything it started is
+    stopped at the end, whatever happened."""
+
+    def __init__(self, config: EveningConfig, *, out: Any = None) -> None:
+        self.cfg = config
+        self.out = out
+        self.rng = random.Random(config.seed)
+        self.result = EveningResult(config.seed, _config_dict(config))
+        self.step = 0
+        self.t0 = 0.0
+        self.broker: Any = None
+        self.hub: Process | None = None
+        self.hub_port = 0
+        self.http: httpx.Client | None = None
+        self.tables: dict[str, RobotTable] = {}
+        self.proxies: dict[str, CutProxy] = {}
+        self.proc_table: str | None = None
+        self.proc: Process | None = None
+        self.proc_down_until: float | None = None
+        self.offline_until: dict[str, float] = {}
+        self.hub_down = False
+        self.genuine = Genuine()
+        self.injections: list[tuple[str, str, tuple[int, int], str]] = []  # table, match, score, attack
+        self.pending: dict[str, float] = {}  # persistent conditions: key → first seen
+        self.reported: set[str] = set()
+        self.page_pool: list[str] = []
+        self.pages_seen: set[str] = set()
+        self.T: dict[str, Any] = {}
+        self.cards: list[dict[str, Any]] = []
+        self.limits: Counter[str] = Counter()
+        self.decisions: list[tuple[int, str]] = []
+        self.last_progress = 0.0
+        self.decided = -1
+        self.director_paused: dict[str, float] = {}
+
+    # ── reporting ────────────────────────────────────────────────────────
+    def say(self, text: str) -> None:
+        if self.out is not None:
+            print(text, file=self.out, flush=True)
+
+    def violation(self, kind: str, detail: str, *, key: str | None = None) -> None:
+        """Record a violation once per ``key`` (default: kind and detail)."""
+        k = key or f"{kind}|{detail}"
+        if k in self.reported:
+            return
+        self.reported.add(k)
+        self.result.violations.append(Violation(kind, detail[:300], self.step))
+        self.say(f"  ! seed {self.cfg.seed} step {self.step}: {kind}: {detail[:200]}")
+
+    def persistent(self, key: str, holds: bool, kind: str, detail: str, grace: float) -> None:
+        """A violation only if the condition holds for ``grace`` wall seconds (a move or an
+        assignment in flight is not one)."""
+        now = time.monotonic()
+        if not holds:
+            self.pending.pop(key, None)
+            return
+        first = self.pending.setdefault(key, now)
+        if now - first >= grace:
+            self.violation(kind, detail, key=key)
+
+    # ── run ──────────────────────────────────────────────────────────────
+    def run(self) -> EveningResult:
+        self.t0 = time.monotonic()
+        try:
+            self._start()
+            self._setup_tournament()
+            self._start_tables()
+            self._loop()
+            self._finish()
+        except Exception as e:
+            log.exception("evening %s failed", self.cfg.seed)
+            self.violation("harness_error", f"{type(e).__name__}: {e}")
+        finally:
+            self._stop()
+            self.result.steps = self.step
+            self.result.wall = time.monotonic() - self.t0
+        return self.result
+
+    # ── processes ────────────────────────────────────────────────────────
+    def _start(self) -> None:
+        wd = self.cfg.workdir
+        wd.mkdir(parents=True, exist_ok=True)
+        self.broker = start_broker(wd / "broker", tables=tuple(self.cfg.table_ids()))
+        self.hub_port = free_port()
+        self._start_hub()
+        self.http = httpx.Client(
+            base_url=f"http://127.0.0.1:{self.hub_port}", timeout=20.0, follow_redirects=False
+        )
+        self._login()
+
+    def _start_hub(self) -> None:
+        wd = self.cfg.workdir
+        env = {
+            **os.environ,
+            "MESA_HUB_BROKER_PORT": str(self.broker.port),
+            "MESA_HUB_PASSWORD": HUB_PASSWORD,
+            "MESA_WEB_DIRECTOR_PASSWORD": DIRECTOR_PASSWORD,
+            "MESA_WEB_TIME_SCALE": str(self.cfg.speed),
+            "MESA_WEB_COMMAND_WAIT": "2",
+            "MESA_WEB_LANGUAGE": "es",
+        }
+        args = [sys.executable, "-m", "mesa", "web", "--db", str(wd / "hub.sqlite3")]
+        args += ["--host", "127.0.0.1", "--port", str(self.hub_port)]
+        self.hub = Process(args, wd / "hub.log", env=env).start()
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline:
+            if not self.hub.alive:
+                raise RuntimeError("the hub exited at start: " + _tail(wd / "hub.log"))
+            with contextlib.suppress(httpx.HTTPError):
+                r = httpx.get(f"http://127.0.0.1:{self.hub_port}/healthz", timeout=2)
+                if r.status_code == 200 and r.json().get("hub_online"):
+                    self.hub_down = False
+                    return
+            time.sleep(0.1)
+        raise RuntimeError("the hub did not come up: " + _tail(wd / "hub.log"))
+
+    def _start_tables(self) -> None:
+        ids = self.cfg.table_ids()
+        if self.cfg.chaos >= 2:
+            self.proc_table = ids[-1]
+        for tid in ids:
+            if tid == self.proc_table:
+                self._start_proc_table()
+                continue
+            proxy = CutProxy(self.broker.host, self.broker.port).start()
+            self.proxies[tid] = proxy
+            folder = self.cfg.workdir / "tables" / tid
+            self.tables[tid] = RobotTable(tid, proxy.port, folder, self.cfg.speed, self.cfg.seed)
+            self.tables[tid].start()
+
+    def _start_proc_table(self) -> None:
+        assert self.proc_table is not None
+        folder = self.cfg.workdir / "tables" / self.proc_table
+        args = [sys.executable, "-m", "support.evening", "table", "--table", self.proc_table]
+        args += ["--port", str(self.broker.port), "--dir", str(folder)]
+        args += ["--speed", str(self.cfg.speed), "--seed", str(self.cfg.seed)]
+        folder.mkdir(parents=True, exist_ok=True)
+        self.proc = Process(args, self.cfg.workdir / f"{self.proc_table}.log").start()
+        self.proc_down_until = None
+
+    def _outbox(self, tid: str) -> Path:
+        return self.cfg.workdir / "tables" / tid / "outbox.sqlite3"
+
+    def _stop(self) -> None:
+        steps: list[Any] = [t.stop for t in self.tables.values()]
+        steps += [p.stop for p in self.proxies.values()]
+        if self.proc is not None:
+            steps.append(self.proc.terminate)
+        if self.http is not None:
+            steps.append(self.http.close)
+        if self.hub is not None:
+            steps.append(self.hub.terminate)
+        if self.broker is not None:
+            steps.append(self.broker.stop)
+        for s in steps:
+            try:
+                s()
+            except Exception:
+                log.exception("evening: stopping failed")
+
+    # ── HTTP as the director ─────────────────────────────────────────────
+    def _login(self) -> None:
+        assert self.http is not None
+        r = self.http.post("/login", data={"user": "director", "password": DIRECTOR_PASSWORD})
+        if r.status_code != 303:
+            raise RuntimeError(f"login answered {r.status_code}")
+
+    def get(self, path: str, *, check: bool = True) -> httpx.Response | None:
+        """GET a page; a 5xx or no answer while the hub is up is a violation."""
+        assert self.http is not None
+        if self.hub_down:
+            return None
+        try:
+            r = self.http.get(path)
+        except httpx.HTTPError as e:
+            if self.hub is not None and not self.hub.alive:
+                self._hub_died()
+                return None
+            if check:
+                self.violation("page_unanswered", f"{route_of(path)}: {type(e).__name__}", key=f"unans|{route_of(path)}")
+            return None
+        self.result.pages += 1
+        if r.status_code == 401 and path.startswith("/director"):
+            self._login()
+            return self.get(path, check=check)
+        if check and r.status_code >= 500:
+            self.violation(
+                f"page_{r.status_code}",
+                f"{route_of(path)} (e.g. {path})",
+                key=f"page5xx|{route_of(path)}",
+            )
+        if check and r.status_code == 200 and XSS_MARK in r.text and not path.endswith(".json"):
+            self.violation("xss_unescaped", route_of(path), key=f"xss|{route_of(path)}")
+        return r
+
+    def get_json(self, path: str) -> Any:
+        r = self.get(path)
+        if r is None or r.status_code != 200:
+            return None
+        try:
+            return r.json()
+        except ValueError:
+            self.violation("json_twin_not_json", route_of(path))
+            return None
+
+    def post(self, kind: str, name: str, fields: dict[str, str], *, csrf: bool = True) -> ActionRecord:
+        """POST a director form as the dashboard's script does (JSON answer)."""
+        assert self.http is not None
+        headers = {"Accept": "application/json"}
+        rec = ActionRecord(self.step, kind, name, None, "")
+        self.result.actions.append(rec)
+        if self.hub_down:
+            rec.code = "hub_down"
+            return rec
+        try:
+            r = self.http.post(f"/director/actions/{name}", data=fields, headers=headers)
+        except httpx.HTTPError as e:
+            rec.code = f"no_answer:{type(e).__name__}"
+            if self.hub is not None and not self.hub.alive:
+                self._hub_died()
+            return rec
+        rec.status = r.status_code
+        try:
+            body = r.json()
+            rec.code = "" if body.get("ok") else str(body.get("error", "?"))
+        except ValueError:
+            rec.code = "not_json"
+        if r.status_code >= 500:
+            self.violation(f"action_{r.status_code}", f"{name} ({kind}) {fields}", key=f"a5xx|{name}|{kind}")
+        return rec
+
+    def csrf(self) -> str:
+        r = self.get("/director")
+        if r is None:
+            return ""
+        m = re.search(r'data-csrf="([^"]+)"', r.text) or re.search(
+            r'name="csrf" value="([^"]+)"', r.text
+        )
+        return m.group(1) if m else ""
+
+    def forms_on(self, path: str, name: str) -> list[Form]:
+        r = self.get(path)
+        if r is None or r.status_code != 200:
+            return []
+        page = parse_page(r.text)
+        self._learn(page, path)
+        return [f for f in page.forms if f.name == name]
+
+    def _learn(self, page: PageParser, path: str) -> None:
+        for link in page.links:
+            if _crawlable(link) and link not in self.pages_seen:
+                self.pages_seen.add(link)
+                self.page_pool.append(link)
+        for f in page.forms:
+            if f.name and f.name not in KNOWN_FORMS:
+                self.result.unknown_forms.add(f"{f.name}@{route_of(path)}")
+
+    # ── setting up the tournament through the forms ─────────────────────
+    def _setup_tournament(self) -> None:
+        cfg = self.cfg
+        names = [NAMES[i] if i < len(NAMES) else f"JUGADOR {i + 1}" for i in range(cfg.players)]
+        rng = random.Random(f"setup/{cfg.seed}")
+        token = self.csrf()
+        today = date.today()
+
+        def must(name: str, fields: dict[str, str]) -> None:
+            rec = self.post("setup", name, {"csrf": token, **fields})
+            if rec.status != 200:
+                raise RuntimeError(f"setup {name} {fields}: {rec.status} {rec.code}")
+
+        must(
+            "create_tournament",
+            {"name": f"Velada {cfg.seed}", "date": today.isoformat(), "id": f"velada-{cfg.seed}",
+             "category": "open", "official": "1", "consolation": "1"},
+        )  # fmt: skip
+        ranked = names[: max(2, len(names) * 2 // 3)]
+        lines = ["nombre;puntos;torneos;ganados;finales"]
+        for n in ranked:
+            pts = rng.randint(10, 400)
+            lines.append(f"{n};{pts // 100},{pts % 100:02d};{rng.randint(1, 9)};0;0")
+        must(
+            "import_ranking",
+            {"csv": "\n".join(lines) + "\n", "year": str(today.year - 1), "category": "open",
+             "create_missing": "1"},
+        )  # fmt: skip
+        for n in names:
+            must("register_player", {"player_id": "", "new_name": n})
+        page = self.get_json("/director/tournament.json") or {}
+        for e in page.get("entrants", []):
+            must("check_in", {"player_id": e["id"], "present": "1"})
+        must("start_groups", {"seed": str(cfg.seed), "groups": ""})
+        groups = self.get_json("/groups.json") or {}
+        draw = [
+            sorted(str(row.get("name")) for row in g.get("rows", g.get("standings", [])))
+            for g in groups.get("groups", [])
+        ]
+        self.setup_digest = json.dumps({"names": names, "draw": draw}, sort_keys=True)
+
+    # ── the loop ─────────────────────────────────────────────────────────
+    def _loop(self) -> None:
+        kinds = kinds_for(self.cfg.chaos)
+        self.last_progress = time.monotonic()
+        while True:
+            self.step += 1
+            # The same draws every step whatever happened: the seed fixes the decisions.
+            u, pick, sub_seed = self.rng.random(), self.rng.random(), self.rng.getrandbits(64)
+            sub = random.Random(sub_seed)
+            self._tend_faults()
+            self._observe()
+            if self.T.get("tournament", {}).get("phase") == "closed":
+                return
+            if self.T.get("tournament", {}).get("finished"):
+                return
+            self._housekeeping(sub)
+            if kinds and u < self.cfg.intervention_chance:
+                kind = kinds[int(pick * len(kinds))]
+                self.decisions.append((self.step, kind))
+                self.result.interventions[kind] += 1
+                try:
+                    self._intervene(kind, sub)
+                except HubDown:
+                    pass
+            self._crawl(self.cfg.crawl_per_step)
+            now = time.monotonic()
+            if now - self.t0 > self.cfg.max_wall:
+                self.violation("no_final_list", f"not finished after {self.cfg.max_wall:.0f} s: {self._unfinished()}")
+                return
+            if now - self.last_progress > self.cfg.stall_after:
+                self.violation("stalled", f"no match decided for {self.cfg.stall_after:.0f} s: {self._unfinished()}")
+                return
+            time.sleep(self.cfg.step)
+
+    def _unfinished(self) -> str:
+        ms = [m for m in self.T.get("matches", []) if m.get("status") != "done"]
+        return ", ".join(f"{m['id']}:{m['status']}@{m.get('table')}" for m in ms[:8])
+
+    # ── observing and checking ──────────────────────────────────────────
+    def _observe(self) -> None:
+        T = self.get_json("/director/tournament.json")
+        live = self.get_json("/live.json")
+        if T is None or live is None:
+            return
+        self.T = T
+        self.cards = live.get("tables", [])
+        matches = T.get("matches", [])
+        decided = sum(1 for m in matches if m.get("status") == "done")
+        if decided != self.decided:
+            self.decided = decided
+            self.last_progress = time.monotonic()
+        self._check(matches)
+
+    def _down(self, tid: str) -> bool:
+        if tid in self.offline_until:
+            return True
+        return tid == self.proc_table and self.proc_down_until is not None
+
+    def _check(self, matches: list[dict[str, Any]]) -> None:
+        g = self.cfg.grace
+        by_id = {m["id"]: m for m in matches}
+        holders: dict[str, list[str]] = {}
+        for c in self.cards:
+            mid, state = c.get("match_id"), c.get("state")
+            if mid and state not in FREE_STATES and c.get("link") == "online":
+                holders.setdefault(str(mid), []).append(str(c.get("id")))
+        for mid, tids in holders.items():
+            self.persistent(
+                f"double|{mid}", len(tids) > 1, "match_on_two_tables", f"{mid} on {tids}", g
+            )
+        for m in matches:
+            mid = m["id"]
+            self.persistent(
+                f"notable|{mid}",
+                m.get("status") in ("assigned", "playing") and not m.get("table"),
+                "played_without_table",
+                f"{mid} ({m.get('phase')}) is {m.get('status')} with table null",
+                g,
+            )
+        for c in self.cards:
+            tid, mid, state = str(c.get("id")), c.get("match_id"), c.get("state")
+            if not mid or state in FREE_STATES or c.get("link") != "online" or self._down(tid):
+                self.pending.pop(f"stale|{tid}", None)
+                continue
+            m = by_id.get(str(mid))
+            stale = m is not None and (m.get("status") == "done" or (m.get("table") not in (None, tid)))
+            self.persistent(
+                f"stale|{tid}|{mid}",
+                stale,
+                "table_holds_decided_or_moved_match",
+                f"table {tid} plays {mid} which is {m and m.get('status')} at {m and m.get('table')}",
+                3 * g,
+            )
+        for m in matches:
+            by = str(m.get("recorded_by") or "")
+            if m.get("score") and by.startswith("table ") and m.get("table") and by[6:] != m["table"]:
+                self.violation(
+                    "result_from_other_table",
+                    f"{m['id']} held by {m['table']}, result {m['score']} by {by}",
+                    key=f"other|{m['id']}|{by}",
+                )
+
+    def _check_genuine(self) -> None:
+        for tid in self.cfg.table_ids():
+            self.genuine.read(tid, self._outbox(tid))
+        for m in self.T.get("matches", []):
+            by = str(m.get("recorded_by") or "")
+            if not m.get("score") or not by.startswith("table "):
+                continue
+            tid = by[6:]
+            score = (int(m["score"][0]), int(m["score"][1]))
+            if score in self.genuine.scores.get((tid, m["id"]), set()):
+                continue
+            attack = next(
+                (a for t, _mid, s, a in self.injections if t == tid and s == score), None
+            )
+            kind = f"hostile_result_accepted:{attack}" if attack else "result_not_sent_by_table"
+            self.violation(
+                kind,
+                f"{m['id']} = {score} by {by}; that table reported "
+                f"{sorted(self.genuine.scores.get((tid, m['id']), set()))} for it",
+                key=f"genuine|{m['id']}|{score}",
+            )
+
+    def _crawl(self, n: int) -> None:
+        for _ in range(n):
+            if not self.page_pool:
+                self._seed_pages()
+            if not self.page_pool:
+                return
+            path = self.page_pool.pop(0)
+            r = self.get(path)
+            if r is not None and r.status_code == 200 and "text/html" in r.headers.get("content-type", ""):
+                self._learn(parse_page(r.text), path)
+                twin = _twin(path)
+                if twin:
+                    self.get(twin)
+
+    def _seed_pages(self) -> None:
+        self.pages_seen = set()
+        base = ["/", "/live", "/groups", "/draw", "/consolation", "/rankings", "/players",
+                "/final", "/exports", "/director", "/director/tournament", "/director/audit",
+                "/draw/print", "/rankings?kind=rating", "/rankings?kind=annual"]  # fmt: skip
+        base += [f"/director/matches/{m['id']}" for m in self.T.get("matches", [])]
+        base += [f"/director/tables/{tid}" for tid in self.cfg.table_ids()]
+        self.page_pool = base
+        self.pages_seen.update(base)
+
+    # ── the director's routine (keeps the evening moving) ───────────────
+    def _housekeeping(self, rng: random.Random) -> None:
+        if self.hub_down:
+            return
+        if self.T.get("pending_dice"):
+            for f in self.forms_on("/director", "roll_dice")[:1]:
+                self._submit("housekeeping", f, rng)
+        for c in self.cards:
+            tid = str(c.get("id"))
+            paused = c.get("paused") or {}
+            if c.get("director_call") and c.get("link") == "online":
+                self._table_form("housekeeping", tid, "clear_call", rng)
+            if paused and c.get("link") == "online":
+                first = self.director_paused.setdefault(tid, time.monotonic())
+                if time.monotonic() - first > 2.0:
+                    self._table_form("housekeeping", tid, "resume", rng)
+                    self.director_paused.pop(tid, None)
+            else:
+                self.director_paused.pop(tid, None)
+        if any(c.get("status") == "open" for c in self.T.get("conflicts", [])) and rng.random() < 0.3:
+            forms = self.forms_on("/director/tournament", "resolve_conflict")
+            if forms:
+                self._submit("housekeeping", rng.choice(forms), rng)
+
+    def _tend_faults(self) -> None:
+        now = time.monotonic()
+        for tid, until in list(self.offline_until.items()):
+            if now >= until:
+                self.proxies[tid].restore()
+                del self.offline_until[tid]
+        if self.proc_down_until is not None and now >= self.proc_down_until:
+            self._start_proc_table()
+        if self.hub is not None and not self.hub.alive and not self.hub_down:
+            self._hub_died()
+
+    def _hub_died(self) -> None:
+        """The hub exited without being killed by us: a violation, then restart it."""
+        self.violation("hub_died", _tail(self.cfg.workdir / "hub.log")[-300:], key="hub_died")
+        self._restart_hub()
+
+    def _restart_hub(self) -> None:
+        self.hub_down = True
+        self._start_hub()
+        self._login()
+
+    # ── interventions ────────────────────────────────────────────────────
+    def _intervene(self, kind: str, rng: random.Random) -> None:
+        if kind in TABLE_KINDS:
+            tid = self._pick_table(rng)
+            name = "forfeit" if kind == "forfeit_table" else kind
+            if tid is not None:
+                self._table_form(kind, tid, name, rng)
+        elif kind in MATCH_KINDS:
+            self._match_form(kind, rng)
+        elif kind == "resolve_conflict":
+            forms = self.forms_on("/director/tournament", "resolve_conflict")
+            if forms:
+                self._submit(kind, rng.choice(forms), rng)
+        elif kind == "sanction":
+            if self.limits["sanction"] < 2:
+                for f in self.forms_on("/director/tournament", "sanction"):
+                    self.limits["sanction"] += 1
+                    self._submit(kind, f, rng)
+        elif kind == "roll_dice":
+            for f in self.forms_on("/director", "roll_dice")[:1]:
+                self._submit(kind, f, rng)
+        elif kind == "start_consolation":
+            for f in self.forms_on("/director/tournament", "start_consolation"):
+                self._submit(kind, f, rng)
+        elif kind == "close_early":
+            for f in self.forms_on("/director/tournament", "close"):
+                self._submit(kind, f, rng)
+        elif kind == "bad_request":
+            self._bad_request(rng)
+        elif kind == "unknown_form":
+            self._unknown_form(rng)
+        elif kind in FAULT_KINDS:
+            self._fault(kind, rng)
+        elif kind in HOSTILE_KINDS:
+            self._hostile(kind, rng)
+
+    def _pick_table(self, rng: random.Random) -> str | None:
+        busy = [str(c["id"]) for c in self.cards if c.get("state") not in FREE_STATES]
+        pool = busy if busy and rng.random() < 0.8 else self.cfg.table_ids()
+        return rng.choice(sorted(pool)) if pool else None
+
+    def _table_form(self, kind: str, tid: str, name: str, rng: random.Random) -> None:
+        forms = self.forms_on(f"/director/tables/{tid}", name)
+        card = next((c for c in self.cards if str(c.get("id")) == tid), {})
+        if forms:
+            self._submit(kind, forms[0], rng, length=int(card.get("length") or 3))
+
+    def _match_form(self, kind: str, rng: random.Random) -> None:
+        statuses = MATCH_STATUS_FOR[kind]
+        pool = [m for m in self.T.get("matches", []) if m.get("status") in statuses]
+        if not pool:
+            return
+        m = rng.choice(pool)
+        name = "forfeit" if kind == "forfeit_match" else kind
+        forms = self.forms_on(f"/director/matches/{m['id']}", name)
+        if forms:
+            self._submit(kind, forms[0], rng, length=int(m.get("length") or 3))
+
+    def _submit(self, kind: str, form: Form, rng: random.Random, *, length: int = 3) -> ActionRecord:
+        return self.post(kind, form.name, fill(form, rng, step=self.step, length=length))
+
+    def _bad_request(self, rng: random.Random) -> None:
+        token = self.csrf()
+        choice = rng.randrange(4)
+        if choice == 0:
+            self.post("bad_request", "pause", {"csrf": "forged", "table": "t1"})
+        elif choice == 1:
+            self.post("bad_request", "adjust_clock", {"csrf": token, "table": "t1", "side": "c", "seconds": "x"})
+        elif choice == 2:
+            self.post("bad_request", "no_such_action", {"csrf": token})
+        else:
+            self.post("bad_request", "correct_result", {"csrf": token, "match_id": "NO-SUCH", "score_a": "3", "score_b": "0", "reason": "x"})
+
+    def _unknown_form(self, rng: random.Random) -> None:
+        """Forms the harness has no recipe for (new ones, e.g. "free table"): filled generically."""
+        pages = ["/director", "/director/tournament"]
+        pages += [f"/director/tables/{t}" for t in self.cfg.table_ids()]
+        path = rng.choice(pages)
+        r = self.get(path)
+        if r is None or r.status_code != 200:
+            return
+        forms = [f for f in parse_page(r.text).forms if f.name and f.name not in KNOWN_FORMS]
+        if forms:
+            self._submit("unknown_form", rng.choice(forms), rng)
+
+    # ── faults ───────────────────────────────────────────────────────────
+    def _fault(self, kind: str, rng: random.Random) -> None:
+        if kind == "offline":
+            choices = sorted(t for t in self.proxies if t not in self.offline_until)
+            if choices and len(self.offline_until) < 2:
+                tid = rng.choice(choices)
+                self.proxies[tid].cut()
+                self.offline_until[tid] = time.monotonic() + rng.uniform(1.0, 6.0)
+        elif kind == "kill_table":
+            if self.proc is not None and self.proc_down_until is None and self.limits[kind] < 3:
+                self.limits[kind] += 1
+                self.proc.kill9()
+                self.proc_down_until = time.monotonic() + rng.uniform(0.5, 4.0)
+        elif kind == "kill_hub":
+            if self.hub is not None and self.limits[kind] < 2:
+                self.limits[kind] += 1
+                self.hub.kill9()
+                self.hub_down = True
+                time.sleep(rng.uniform(0.2, 2.0))
+                self._restart_hub()
+
+    # ── hostile tables ───────────────────────────────────────────────────
+    def _hostile(self, kind: str, rng: random.Random) -> None:
+        for tid in self.cfg.table_ids():
+            self.genuine.read(tid, self._outbox(tid))
+        by_id = {m["id"]: m for m in self.T.get("matches", [])}
+        tid = rng.choice(self.cfg.table_ids())
+        h = Hostile(self.broker.port, tid)
+        try:
+            played = [mid for mid in self.genuine.matches.get(tid, []) if mid in by_id]
+            current = self.genuine.current.get(tid)
+            if kind in ("stale_result", "reassign_correct"):
+                old = [mid for mid in played if mid != current]
+                if not old:
+                    return
+                m = by_id[rng.choice(old)]
+                score = _other_score(m, rng)
+                if kind == "reassign_correct":
+                    players = {"a": (m.get("a") or {}).get("name", "A"), "b": (m.get("b") or {}).get("name", "B")}
+                    h.event("table.assigned", {
+                        "match_id": m["id"], "players": players, "length": m["length"],
+                        "timed": False, "clock": None, "scheduled_start": None,
+                    })  # fmt: skip
+                    before = {"a": (m.get("score") or [0, 0])[0], "b": (m.get("score") or [0, 0])[1]}
+                    h.event("score.corrected", {"before": before, "score": {"a": score[0], "b": score[1]}, "reason": "x"})
+                else:
+                    winner = "a" if score[0] > score[1] else "b"
+                    h.event("match.ended", {"winner": winner, "score": {"a": score[0], "b": score[1]}, "how": "played"})
+                self.injections.append((tid, m["id"], score, kind))
+                cur = by_id.get(current or "")
+                if cur is not None:  # a late report lands on the table's current match
+                    self.injections.append((tid, cur["id"], score, kind))
+            elif kind == "second_end":
+                if current is None or current not in by_id:
+                    return
+                m = by_id[current]
+                score = _other_score(m, rng)
+                winner = "a" if score[0] > score[1] else "b"
+                h.event("match.ended", {"winner": winner, "score": {"a": score[0], "b": score[1]}, "how": "played"})
+                self.injections.append((tid, m["id"], score, kind))
+            elif kind in ("bad_snapshot", "xss_score"):
+                mid = current or "G1-1"
+                snap = table_snapshot(mid, {"a": "A", "b": "B"}, 3)
+                if kind == "bad_snapshot":
+                    snap["match"]["score"] = 5
+                else:
+                    snap["match"]["score"]["a"] = XSS
+                    snap["players"]["a"] = XSS
+                    h.event("match.ended", {"winner": "a", "score": {"a": XSS, "b": 0}, "how": "played"})
+                h.state(snap)
+            elif kind == "surrogate_id":
+                h.event("clock.resumed", {"by": "players"}, event_id="\ud800" + new_id()[:20])
+            elif kind == "card_burst":
+                for _ in range(40):
+                    h.event("card.rejected", {"card": "%016x" % rng.getrandbits(64), "reason": "unknown"})
+        finally:
+            h.close()
+
+    # ── the end of the evening ───────────────────────────────────────────
+    def _finish(self) -> None:
+        # Every fault healed, then the director closes and the final list is checked.
+        for tid in list(self.offline_until):
+            self.proxies[tid].restore()
+        self.offline_until.clear()
+        if self.proc_down_until is not None:
+            self._start_proc_table()
+        if self.hub_down or (self.hub is not None and not self.hub.alive):
+            self._restart_hub()
+        self._observe()
+        info = self.T.get("tournament") or {}
+        closed = info.get("phase") == "closed"
+        if info.get("finished") and not closed:
+            for f in self.forms_on("/director/tournament", "close"):
+                rec = self._submit("close", f, random.Random(0))
+                closed = rec.status == 200
+                if not closed:
+                    self.violation("close_refused", f"{rec.status} {rec.code}")
+            self._observe()
+        final = self.get_json("/final.json") or {}
+        rows = final.get("rows") or []
+        self.result.finished = bool(closed and rows)
+        if closed and not rows:
+            self.violation("no_final_list", "closed but /final.json has no rows")
+        self.result.matches = len(self.T.get("matches", []))
+        self._check_genuine()
+        self._check_final(rows)
+        self._check_audit()
+        self._check_events()
+        self._seed_pages()
+        while self.page_pool:
+            self._crawl(len(self.page_pool))
+        self._digests()
+
+    def _check_final(self, rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            return
+        from mesa.tournament.tournament import Tournament
+
+        matches = self.T.get("matches", [])
+        wins: Counter[tuple[str, str]] = Counter()
+        for m in matches:
+            if m.get("score") and m.get("winner"):
+                wins[(str(m["winner"]), m["phase"])] += 1
+        for r in rows:
+            b = r["breakdown"]
+            total = b["place_points"] + b["participation"] + b["consolation_finalist"]
+            total += b["wins"] * b["per_win"]
+            if total != b["total"] or r["points_hundredths"] != b["total"]:
+                self.violation("points_do_not_add_up", f"{r['name']}: {b}")
+            removed = Counter(
+                "group" if x["rule"] == "HGV 2.3.3" else "knockout" for x in b.get("removed", [])
+            )
+            for phase, key in (("group", "wins_group"), ("knockout", "wins_knockout"), ("consolation", "wins_consolation")):
+                if b[key] + removed[phase] != wins[(r["player_id"], phase)]:
+                    self.violation(
+                        "points_disagree_with_results",
+                        f"{r['name']}: {key}={b[key]} (+{removed[phase]} removed) but "
+                        f"{wins[(r['player_id'], phase)]} {phase} wins in the results",
+                        key=f"pwins|{r['player_id']}|{phase}",
+                    )
+        # The engine, fed the stored tournament, must give every player the same points.
+        db = self.cfg.workdir / "hub.sqlite3"
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
+        try:
+            row = conn.execute(
+                "SELECT state FROM t_tournaments WHERE id = ?", (f"velada-{self.cfg.seed}",)
+            ).fetchone()
+        finally:
+            conn.close()
+        if row is None:
+            self.violation("points_unverifiable", "tournament not in the store")
+            return
+        state = json.loads(row[0])
+        state.setdefault("audit", [])  # kept in t_audit; the points do not need it
+        t = Tournament.from_dict(state)
+        engine = {p: b.total for p, b in t.points().items()}
+        for r in rows:
+            if engine.get(r["player_id"]) != r["points_hundredths"]:
+                self.violation(
+                    "final_list_disagrees_with_engine",
+                    f"{r['name']}: page {r['points_hundredths']}, engine {engine.get(r['player_id'])}",
+                )
+        stored = {m.id: (m.result.score_a, m.result.score_b) if m.result else None for m in t.matches.values()}
+        for m in matches:
+            if stored.get(m["id"]) != (tuple(m["score"]) if m.get("score") else None):
+                self.violation("page_disagrees_with_store", f"{m['id']}: page {m.get('score')}, store {stored.get(m['id'])}")
+
+    def _check_audit(self) -> None:
+        expected: Counter[tuple[str, str]] = Counter()
+        for a in self.result.actions:
+            if a.status is None or a.status >= 500 or a.code in UNAUDITED or a.code == "not_json":
+                continue
+            expected[(a.name, "ok" if a.status == 200 else "refused")] += 1
+        data = self.get_json("/director/audit.json") or {}
+        got = Counter((e.get("action"), e.get("outcome")) for e in data.get("entries", []))
+        if len(data.get("entries", [])) >= 1000:
+            return  # the page shows the last 1000 only
+        for key, n in expected.items():
+            if got[key] < n:
+                self.violation("audit_missing", f"{key[0]} {key[1]}: made {n}, audit has {got[key]}")
+
+    def _check_events(self) -> None:
+        from support.checker import check
+
+        boxes = [self._outbox(t) for t in self.cfg.table_ids() if self._outbox(t).exists()]
+        try:
+            rep = check(boxes, self.cfg.workdir / "hub.sqlite3")
+        except Exception as e:
+            self.violation("events_uncheckable", f"{type(e).__name__}: {e}")
+            return
+        for what in ("lost", "duplicated", "mismatched", "extra", "out_of_order"):
+            items = getattr(rep, what)
+            if items:
+                self.violation(f"events_{what}", f"{len(items)} of {rep.sent}: {items[:3]}")
+
+    def _digests(self) -> None:
+        plan = random.Random(self.cfg.seed)
+        prefix = [(plan.random(), plan.random(), plan.getrandbits(64)) for _ in range(64)]
+        decisions = json.dumps(
+            {"config": self.result.config, "setup": getattr(self, "setup_digest", ""), "plan": prefix},
+            sort_keys=True,
+        )
+        self.result.decisions_digest = hashlib.sha256(decisions.encode()).hexdigest()[:16]
+        results = sorted(
+            (m["id"], (m.get("a") or {}).get("name"), (m.get("b") or {}).get("name"), m.get("score"), m.get("forfeit"))
+            for m in self.T.get("matches", [])
+        )
+        self.result.results_digest = hashlib.sha256(json.dumps(results).encode()).hexdigest()[:16]
+
+
+# ── helpers ──────────────────────────────────────────────────────────────────
+def fill(form: Form, rng: random.Random, *, step: int, length: int = 3) -> dict[str, str]:
+    """Values a director might type into ``form``: hidden fields kept, a choice in every
+    select, scores that end a match of ``length`` (now and then one that cannot), a reason."""
+    out = dict(form.hidden)
+    for name, opts in form.selects.items():
+        out[name] = rng.choice(opts) if opts else ""
+    for name in form.textareas:
+        out[name] = "caos"
+    for name, attrs in form.inputs.items():
+        typ = attrs.get("type", "text")
+        if typ == "checkbox":
+            if rng.random() < 0.2:
+                out[name] = attrs.get("value") or "1"
+        elif name == "seconds":
+            out[name] = str(rng.choice((-90, -30, 15, 60, 240)))
+        elif name in ("a", "b"):
+            current = int(attrs.get("value") or 0)
+            out[name] = str(max(0, current + rng.choice((-1, 0, 0, 1))))
+        elif name == "values":
+            n = len([p for p in form.hidden.get("players", "").split(",") if p])
+            out[name] = ",".join(str(d) for d in rng.sample(range(1, 7), min(6, max(n, 2))))
+        elif typ == "number":
+            out[name] = str(rng.randint(0, length))
+        else:
+            out[name] = f"caos {step}"
+    if "score_a" in form.inputs and "score_b" in form.inputs:
+        loser = rng.randrange(length)
+        a, b = (length, loser) if rng.random() < 0.5 else (loser, length)
+        if rng.random() < 0.1:
+            a, b = length, length  # a score no match ends with: must be refused, not a 500
+        out["score_a"], out["score_b"] = str(a), str(b)
+    return out
+
+
+def _other_score(m: dict[str, Any], rng: random.Random) -> tuple[int, int]:
+    """A plausible final score of ``m`` that is not its recorded one."""
+    length = int(m.get("length") or 3)
+    now = tuple(m["score"]) if m.get("score") else None
+    for _ in range(20):
+        loser = rng.randrange(length)
+        s = (length, loser) if rng.random() < 0.5 else (loser, length)
+        if s != now:
+            return s
+    return (0, length)
+
+
+def _crawlable(link: str) -> bool:
+    path = urllib.parse.urlsplit(link).path
+    return not (
+        path.startswith(("/events", "/lang/", "/logout", "/static/", "/login"))
+        or path.endswith((".zip",))
+    )
+
+
+def _twin(path: str) -> str | None:
+    parts = urllib.parse.urlsplit(path)
+    if parts.path.endswith(".json") or "." in parts.path.rsplit("/", 1)[-1]:
+        return None
+    twin = "/index.json" if parts.path == "/" else parts.path + ".json"
+    return twin + ("?" + parts.query if parts.query else "")
+
+
+def _tail(path: Path) -> str:
+    return path.read_text(errors="replace")[-2000:] if path.exists() else ""
+
+
+def _config_dict(cfg: EveningConfig) -> dict[str, Any]:
+    return {
+        "seed": cfg.seed, "players": cfg.players, "tables": cfg.tables, "speed": cfg.speed,
+        "chaos": cfg.chaos,
+    }  # fmt: skip
+
+
+def run_evening(config: EveningConfig, *, out: Any = None) -> EveningResult:
+    return Evening(config, out=out).run()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "table":
+        sys.exit(table_main(sys.argv[2:]))
+    sys.exit("usage: python -m support.evening table --table ID --port P --dir D --speed S --seed N")
