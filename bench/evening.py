@@ -79,6 +79,11 @@ def main(argv: list[str] | None = None) -> int:
             f"{r.results_digest} violations={len(r.violations)}: {kinds}",
             flush=True,
         )
+        if args.verbose:
+            print(
+                "  interventions: "
+                + ", ".join(f"{k} {n}" for k, n in sorted(r.interventions.items()))
+            )
         if args.keep:
             print(f"  files: {folder}")
         else:

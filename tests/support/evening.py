@@ -101,6 +101,8 @@ MATCH_STATUS_FOR = {
     "unassign": ("assigned",),
     "correct_result": ("done",),
 }
+# Interventions tried per step, each with ``intervention_chance``.
+SLOTS = 2
 # Refusals the dashboard does not write to the audit log (the request never became an action).
 UNAUDITED = {"csrf", "bad_value", "login_required", "unknown_action"}
 
@@ -120,7 +122,9 @@ def kinds_for(chaos: int) -> tuple[str, ...]:
 def route_of(path: str) -> str:
     """A URL with its ids folded, for grouping violations by page."""
     path = urllib.parse.urlsplit(path).path
-    return re.sub(r"^/(director/matches|director/tables|players)/[^/]+?(\.json)?$", r"/\1/{id}\2", path)
+    return re.sub(
+        r"^/(director/matches|director/tables|players)/[^/]+?(\.json)?$", r"/\1/{id}\2", path
+    )
 
 
 @dataclass
@@ -156,6 +160,7 @@ class ActionRecord:
     name: str
     status: int | None
     code: str
+    message: str = ""
 
 
 @dataclass
@@ -360,7 +365,9 @@ class Hostile:
         self.stream = "evil" + new_id()[:20]
         self.seq = 0
         self.client = mqtt.Client(
-            CallbackAPIVersion.VERSION2, client_id=f"evil-{tid}-{new_id()[:8]}", protocol=mqtt.MQTTv5
+            CallbackAPIVersion.VERSION2,
+            client_id=f"evil-{tid}-{new_id()[:8]}",
+            protocol=mqtt.MQTTv5,
         )
         self.client.username_pw_set(tid, table_password(tid))
         self.client.connect("127.0.0.1", port, keepalive=10)
@@ -442,10 +449,6 @@ class Genuine:
 
 
 # ── the evening ──────────────────────────────────────────────────────────────
-class HubDown(Exception):
-    pass
-
-
 class Evening:
     """One evening; :meth:`run` returns its :class:`EveningResult`. Everything it started is
     stopped at the end, whatever happened."""
@@ -469,8 +472,11 @@ class Evening:
         self.offline_until: dict[str, float] = {}
         self.hub_down = False
         self.genuine = Genuine()
-        self.injections: list[tuple[str, str, tuple[int, int], str]] = []  # table, match, score, attack
+        self.injections: list[
+            tuple[str, str, tuple[int, int], str]
+        ] = []  # table, match, score, attack
         self.pending: dict[str, float] = {}  # persistent conditions: key → first seen
+        self.touched: set[str] = set()  # the conditions that held at this check
         self.reported: set[str] = set()
         self.page_pool: list[str] = []
         self.pages_seen: set[str] = set()
@@ -503,6 +509,7 @@ class Evening:
         if not holds:
             self.pending.pop(key, None)
             return
+        self.touched.add(key)
         first = self.pending.setdefault(key, now)
         if now - first >= grace:
             self.violation(kind, detail, key=key)
@@ -539,6 +546,9 @@ class Evening:
 
     def _start_hub(self) -> None:
         wd = self.cfg.workdir
+        log_file = wd / "hub.log"
+        if log_file.exists():  # keep the killed hub's log apart
+            log_file.rename(wd / f"hub-{time.monotonic_ns()}.log")
         env = {
             **os.environ,
             "MESA_HUB_BROKER_PORT": str(self.broker.port),
@@ -620,24 +630,36 @@ class Evening:
         if self.hub_down:
             return None
         try:
-            r = self.http.get(path)
+            try:
+                r = self.http.get(path)
+            except httpx.TransportError:
+                # A kept-alive connection the server has closed (after a 500, say): a browser
+                # retries a GET once on a fresh connection; so do we.
+                self._fresh_client()
+                r = self.http.get(path)
         except httpx.HTTPError as e:
             if self.hub is not None and not self.hub.alive:
                 self._hub_died()
                 return None
             if check:
-                self.violation("page_unanswered", f"{route_of(path)}: {type(e).__name__}", key=f"unans|{route_of(path)}")
+                self.violation(
+                    "page_unanswered",
+                    f"{route_of(path)}: {type(e).__name__}",
+                    key=f"unans|{route_of(path)}",
+                )
             return None
         self.result.pages += 1
         if r.status_code == 401 and path.startswith("/director"):
             self._login()
             return self.get(path, check=check)
-        if check and r.status_code >= 500:
-            self.violation(
-                f"page_{r.status_code}",
-                f"{route_of(path)} (e.g. {path})",
-                key=f"page5xx|{route_of(path)}",
-            )
+        if r.status_code >= 500:
+            self._fresh_client()
+            if check:
+                self.violation(
+                    f"page_{r.status_code}",
+                    f"{route_of(path)} (e.g. {path}) {self._last_error()}",
+                    key=f"page5xx|{route_of(path)}",
+                )
         if check and r.status_code == 200 and XSS_MARK in r.text and not path.endswith(".json"):
             self.violation("xss_unescaped", route_of(path), key=f"xss|{route_of(path)}")
         return r
@@ -652,7 +674,9 @@ class Evening:
             self.violation("json_twin_not_json", route_of(path))
             return None
 
-    def post(self, kind: str, name: str, fields: dict[str, str], *, csrf: bool = True) -> ActionRecord:
+    def post(
+        self, kind: str, name: str, fields: dict[str, str], *, csrf: bool = True
+    ) -> ActionRecord:
         """POST a director form as the dashboard's script does (JSON answer)."""
         assert self.http is not None
         headers = {"Accept": "application/json"}
@@ -672,11 +696,38 @@ class Evening:
         try:
             body = r.json()
             rec.code = "" if body.get("ok") else str(body.get("error", "?"))
+            rec.message = str(body.get("message", ""))[:200]
         except ValueError:
             rec.code = "not_json"
         if r.status_code >= 500:
-            self.violation(f"action_{r.status_code}", f"{name} ({kind}) {fields}", key=f"a5xx|{name}|{kind}")
+            self._fresh_client()
+            shown = {k: v for k, v in fields.items() if k != "csrf"}
+            self.violation(
+                f"action_{r.status_code}",
+                f"{name} ({kind}) {shown} {self._last_error()}",
+                key=f"a5xx|{name}|{kind}",
+            )
         return rec
+
+    def _fresh_client(self) -> None:
+        """A new connection pool with the same session cookie."""
+        old = self.http
+        self.http = httpx.Client(
+            base_url=f"http://127.0.0.1:{self.hub_port}",
+            timeout=20.0,
+            follow_redirects=False,
+            cookies=old.cookies if old is not None else None,
+        )
+        if old is not None:
+            old.close()
+
+    def _last_error(self) -> str:
+        """The last exception line in the hub's log: what a 500 was."""
+        lines = _tail(self.cfg.workdir / "hub.log").splitlines()
+        for line in reversed(lines):
+            if re.match(r"^[A-Za-z_.]+(Error|Exception|Exit)\b", line):
+                return "[" + line.strip()[:160] + "]"
+        return ""
 
     def csrf(self) -> str:
         r = self.get("/director")
@@ -752,8 +803,8 @@ class Evening:
         while True:
             self.step += 1
             # The same draws every step whatever happened: the seed fixes the decisions.
-            u, pick, sub_seed = self.rng.random(), self.rng.random(), self.rng.getrandbits(64)
-            sub = random.Random(sub_seed)
+            draws = [(self.rng.random(), self.rng.random()) for _ in range(SLOTS)]
+            sub = random.Random(self.rng.getrandbits(64))
             self._tend_faults()
             self._observe()
             if self.T.get("tournament", {}).get("phase") == "closed":
@@ -761,21 +812,26 @@ class Evening:
             if self.T.get("tournament", {}).get("finished"):
                 return
             self._housekeeping(sub)
-            if kinds and u < self.cfg.intervention_chance:
+            for u, pick in draws:
+                if not kinds or u >= self.cfg.intervention_chance:
+                    continue
                 kind = kinds[int(pick * len(kinds))]
                 self.decisions.append((self.step, kind))
                 self.result.interventions[kind] += 1
-                try:
-                    self._intervene(kind, sub)
-                except HubDown:
-                    pass
+                self._intervene(kind, sub)
             self._crawl(self.cfg.crawl_per_step)
             now = time.monotonic()
             if now - self.t0 > self.cfg.max_wall:
-                self.violation("no_final_list", f"not finished after {self.cfg.max_wall:.0f} s: {self._unfinished()}")
+                self.violation(
+                    "no_final_list",
+                    f"not finished after {self.cfg.max_wall:.0f} s: {self._unfinished()}",
+                )
                 return
             if now - self.last_progress > self.cfg.stall_after:
-                self.violation("stalled", f"no match decided for {self.cfg.stall_after:.0f} s: {self._unfinished()}")
+                self.violation(
+                    "stalled",
+                    f"no match decided for {self.cfg.stall_after:.0f} s: {self._unfinished()}",
+                )
                 return
             time.sleep(self.cfg.step)
 
@@ -804,6 +860,12 @@ class Evening:
         return tid == self.proc_table and self.proc_down_until is not None
 
     def _check(self, matches: list[dict[str, Any]]) -> None:
+        self.touched = set()
+        self._check_now(matches)
+        for key in [k for k in self.pending if k not in self.touched]:
+            del self.pending[key]  # it stopped holding: it was a transient
+
+    def _check_now(self, matches: list[dict[str, Any]]) -> None:
         g = self.cfg.grace
         by_id = {m["id"]: m for m in matches}
         holders: dict[str, list[str]] = {}
@@ -827,10 +889,11 @@ class Evening:
         for c in self.cards:
             tid, mid, state = str(c.get("id")), c.get("match_id"), c.get("state")
             if not mid or state in FREE_STATES or c.get("link") != "online" or self._down(tid):
-                self.pending.pop(f"stale|{tid}", None)
                 continue
             m = by_id.get(str(mid))
-            stale = m is not None and (m.get("status") == "done" or (m.get("table") not in (None, tid)))
+            stale = m is not None and (
+                m.get("status") == "done" or (m.get("table") not in (None, tid))
+            )
             self.persistent(
                 f"stale|{tid}|{mid}",
                 stale,
@@ -840,7 +903,12 @@ class Evening:
             )
         for m in matches:
             by = str(m.get("recorded_by") or "")
-            if m.get("score") and by.startswith("table ") and m.get("table") and by[6:] != m["table"]:
+            if (
+                m.get("score")
+                and by.startswith("table ")
+                and m.get("table")
+                and by[6:] != m["table"]
+            ):
                 self.violation(
                     "result_from_other_table",
                     f"{m['id']} held by {m['table']}, result {m['score']} by {by}",
@@ -858,9 +926,7 @@ class Evening:
             score = (int(m["score"][0]), int(m["score"][1]))
             if score in self.genuine.scores.get((tid, m["id"]), set()):
                 continue
-            attack = next(
-                (a for t, _mid, s, a in self.injections if t == tid and s == score), None
-            )
+            attack = next((a for t, _mid, s, a in self.injections if t == tid and s == score), None)
             kind = f"hostile_result_accepted:{attack}" if attack else "result_not_sent_by_table"
             self.violation(
                 kind,
@@ -877,7 +943,11 @@ class Evening:
                 return
             path = self.page_pool.pop(0)
             r = self.get(path)
-            if r is not None and r.status_code == 200 and "text/html" in r.headers.get("content-type", ""):
+            if (
+                r is not None
+                and r.status_code == 200
+                and "text/html" in r.headers.get("content-type", "")
+            ):
                 self._learn(parse_page(r.text), path)
                 twin = _twin(path)
                 if twin:
@@ -912,7 +982,10 @@ class Evening:
                     self.director_paused.pop(tid, None)
             else:
                 self.director_paused.pop(tid, None)
-        if any(c.get("status") == "open" for c in self.T.get("conflicts", [])) and rng.random() < 0.3:
+        if (
+            any(c.get("status") == "open" for c in self.T.get("conflicts", []))
+            and rng.random() < 0.3
+        ):
             forms = self.forms_on("/director/tournament", "resolve_conflict")
             if forms:
                 self._submit("housekeeping", rng.choice(forms), rng)
@@ -936,6 +1009,7 @@ class Evening:
     def _restart_hub(self) -> None:
         self.hub_down = True
         self._start_hub()
+        self._fresh_client()
         self._login()
 
     # ── interventions ────────────────────────────────────────────────────
@@ -996,7 +1070,9 @@ class Evening:
         if forms:
             self._submit(kind, forms[0], rng, length=int(m.get("length") or 3))
 
-    def _submit(self, kind: str, form: Form, rng: random.Random, *, length: int = 3) -> ActionRecord:
+    def _submit(
+        self, kind: str, form: Form, rng: random.Random, *, length: int = 3
+    ) -> ActionRecord:
         return self.post(kind, form.name, fill(form, rng, step=self.step, length=length))
 
     def _bad_request(self, rng: random.Random) -> None:
@@ -1005,11 +1081,25 @@ class Evening:
         if choice == 0:
             self.post("bad_request", "pause", {"csrf": "forged", "table": "t1"})
         elif choice == 1:
-            self.post("bad_request", "adjust_clock", {"csrf": token, "table": "t1", "side": "c", "seconds": "x"})
+            self.post(
+                "bad_request",
+                "adjust_clock",
+                {"csrf": token, "table": "t1", "side": "c", "seconds": "x"},
+            )
         elif choice == 2:
             self.post("bad_request", "no_such_action", {"csrf": token})
         else:
-            self.post("bad_request", "correct_result", {"csrf": token, "match_id": "NO-SUCH", "score_a": "3", "score_b": "0", "reason": "x"})
+            self.post(
+                "bad_request",
+                "correct_result",
+                {
+                    "csrf": token,
+                    "match_id": "NO-SUCH",
+                    "score_a": "3",
+                    "score_b": "0",
+                    "reason": "x",
+                },
+            )
 
     def _unknown_form(self, rng: random.Random) -> None:
         """Forms the harness has no recipe for (new ones, e.g. "free table"): filled generically."""
@@ -1036,13 +1126,12 @@ class Evening:
                 self.limits[kind] += 1
                 self.proc.kill9()
                 self.proc_down_until = time.monotonic() + rng.uniform(0.5, 4.0)
-        elif kind == "kill_hub":
-            if self.hub is not None and self.limits[kind] < 2:
-                self.limits[kind] += 1
-                self.hub.kill9()
-                self.hub_down = True
-                time.sleep(rng.uniform(0.2, 2.0))
-                self._restart_hub()
+        elif kind == "kill_hub" and self.hub is not None and self.limits[kind] < 2:
+            self.limits[kind] += 1
+            self.hub.kill9()
+            self.hub_down = True
+            time.sleep(rng.uniform(0.2, 2.0))
+            self._restart_hub()
 
     # ── hostile tables ───────────────────────────────────────────────────
     def _hostile(self, kind: str, rng: random.Random) -> None:
@@ -1061,16 +1150,32 @@ class Evening:
                 m = by_id[rng.choice(old)]
                 score = _other_score(m, rng)
                 if kind == "reassign_correct":
-                    players = {"a": (m.get("a") or {}).get("name", "A"), "b": (m.get("b") or {}).get("name", "B")}
+                    players = {
+                        "a": (m.get("a") or {}).get("name", "A"),
+                        "b": (m.get("b") or {}).get("name", "B"),
+                    }
                     h.event("table.assigned", {
                         "match_id": m["id"], "players": players, "length": m["length"],
                         "timed": False, "clock": None, "scheduled_start": None,
                     })  # fmt: skip
-                    before = {"a": (m.get("score") or [0, 0])[0], "b": (m.get("score") or [0, 0])[1]}
-                    h.event("score.corrected", {"before": before, "score": {"a": score[0], "b": score[1]}, "reason": "x"})
+                    before = {
+                        "a": (m.get("score") or [0, 0])[0],
+                        "b": (m.get("score") or [0, 0])[1],
+                    }
+                    h.event(
+                        "score.corrected",
+                        {"before": before, "score": {"a": score[0], "b": score[1]}, "reason": "x"},
+                    )
                 else:
                     winner = "a" if score[0] > score[1] else "b"
-                    h.event("match.ended", {"winner": winner, "score": {"a": score[0], "b": score[1]}, "how": "played"})
+                    h.event(
+                        "match.ended",
+                        {
+                            "winner": winner,
+                            "score": {"a": score[0], "b": score[1]},
+                            "how": "played",
+                        },
+                    )
                 self.injections.append((tid, m["id"], score, kind))
                 cur = by_id.get(current or "")
                 if cur is not None:  # a late report lands on the table's current match
@@ -1081,7 +1186,10 @@ class Evening:
                 m = by_id[current]
                 score = _other_score(m, rng)
                 winner = "a" if score[0] > score[1] else "b"
-                h.event("match.ended", {"winner": winner, "score": {"a": score[0], "b": score[1]}, "how": "played"})
+                h.event(
+                    "match.ended",
+                    {"winner": winner, "score": {"a": score[0], "b": score[1]}, "how": "played"},
+                )
                 self.injections.append((tid, m["id"], score, kind))
             elif kind in ("bad_snapshot", "xss_score"):
                 mid = current or "G1-1"
@@ -1091,13 +1199,18 @@ class Evening:
                 else:
                     snap["match"]["score"]["a"] = XSS
                     snap["players"]["a"] = XSS
-                    h.event("match.ended", {"winner": "a", "score": {"a": XSS, "b": 0}, "how": "played"})
+                    h.event(
+                        "match.ended", {"winner": "a", "score": {"a": XSS, "b": 0}, "how": "played"}
+                    )
                 h.state(snap)
             elif kind == "surrogate_id":
                 h.event("clock.resumed", {"by": "players"}, event_id="\ud800" + new_id()[:20])
             elif kind == "card_burst":
                 for _ in range(40):
-                    h.event("card.rejected", {"card": "%016x" % rng.getrandbits(64), "reason": "unknown"})
+                    h.event(
+                        "card.rejected",
+                        {"card": f"{rng.getrandbits(64):016x}", "reason": "unknown"},
+                    )
         finally:
             h.close()
 
@@ -1155,7 +1268,11 @@ class Evening:
             removed = Counter(
                 "group" if x["rule"] == "HGV 2.3.3" else "knockout" for x in b.get("removed", [])
             )
-            for phase, key in (("group", "wins_group"), ("knockout", "wins_knockout"), ("consolation", "wins_consolation")):
+            for phase, key in (
+                ("group", "wins_group"),
+                ("knockout", "wins_knockout"),
+                ("consolation", "wins_consolation"),
+            ):
                 if b[key] + removed[phase] != wins[(r["player_id"], phase)]:
                     self.violation(
                         "points_disagree_with_results",
@@ -1185,10 +1302,16 @@ class Evening:
                     "final_list_disagrees_with_engine",
                     f"{r['name']}: page {r['points_hundredths']}, engine {engine.get(r['player_id'])}",
                 )
-        stored = {m.id: (m.result.score_a, m.result.score_b) if m.result else None for m in t.matches.values()}
+        stored = {
+            m.id: (m.result.score_a, m.result.score_b) if m.result else None
+            for m in t.matches.values()
+        }
         for m in matches:
             if stored.get(m["id"]) != (tuple(m["score"]) if m.get("score") else None):
-                self.violation("page_disagrees_with_store", f"{m['id']}: page {m.get('score')}, store {stored.get(m['id'])}")
+                self.violation(
+                    "page_disagrees_with_store",
+                    f"{m['id']}: page {m.get('score')}, store {stored.get(m['id'])}",
+                )
 
     def _check_audit(self) -> None:
         expected: Counter[tuple[str, str]] = Counter()
@@ -1202,7 +1325,9 @@ class Evening:
             return  # the page shows the last 1000 only
         for key, n in expected.items():
             if got[key] < n:
-                self.violation("audit_missing", f"{key[0]} {key[1]}: made {n}, audit has {got[key]}")
+                self.violation(
+                    "audit_missing", f"{key[0]} {key[1]}: made {n}, audit has {got[key]}"
+                )
 
     def _check_events(self) -> None:
         from support.checker import check
@@ -1220,14 +1345,27 @@ class Evening:
 
     def _digests(self) -> None:
         plan = random.Random(self.cfg.seed)
-        prefix = [(plan.random(), plan.random(), plan.getrandbits(64)) for _ in range(64)]
+        prefix = [
+            ([(plan.random(), plan.random()) for _ in range(SLOTS)], plan.getrandbits(64))
+            for _ in range(64)
+        ]
         decisions = json.dumps(
-            {"config": self.result.config, "setup": getattr(self, "setup_digest", ""), "plan": prefix},
+            {
+                "config": self.result.config,
+                "setup": getattr(self, "setup_digest", ""),
+                "plan": prefix,
+            },
             sort_keys=True,
         )
         self.result.decisions_digest = hashlib.sha256(decisions.encode()).hexdigest()[:16]
         results = sorted(
-            (m["id"], (m.get("a") or {}).get("name"), (m.get("b") or {}).get("name"), m.get("score"), m.get("forfeit"))
+            (
+                m["id"],
+                (m.get("a") or {}).get("name"),
+                (m.get("b") or {}).get("name"),
+                m.get("score"),
+                m.get("forfeit"),
+            )
             for m in self.T.get("matches", [])
         )
         self.result.results_digest = hashlib.sha256(json.dumps(results).encode()).hexdigest()[:16]
@@ -1314,4 +1452,6 @@ def run_evening(config: EveningConfig, *, out: Any = None) -> EveningResult:
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "table":
         sys.exit(table_main(sys.argv[2:]))
-    sys.exit("usage: python -m support.evening table --table ID --port P --dir D --speed S --seed N")
+    sys.exit(
+        "usage: python -m support.evening table --table ID --port P --dir D --speed S --seed N"
+    )
