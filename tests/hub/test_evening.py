@@ -45,7 +45,7 @@ def test_chaos_evening(tmp_path: Path) -> None:
     """Every invariant after every step. The harness itself must run clean; what it finds in
     the product is reported as an expected failure with the kinds and details, so the test
     passes by itself once the hub is fixed (the issue's check is 0 violations)."""
-    r = evening(tmp_path, "chaos", seed=7, players=8, tables=4, chaos=3)
+    r = evening(tmp_path, "chaos", seed=7, players=8, tables=4, chaos=3, speed=120.0)
     harness = [v for v in r.violations if v.kind == "harness_error"]
     assert not harness, summary(r)
     assert r.steps > 10, summary(r)
@@ -57,8 +57,8 @@ def test_chaos_evening(tmp_path: Path) -> None:
 
 
 def test_same_seed_same_evening(tmp_path: Path) -> None:
-    one = evening(tmp_path, "one", seed=3, players=8, tables=4, chaos=0)
-    two = evening(tmp_path, "two", seed=3, players=8, tables=4, chaos=0)
+    one = evening(tmp_path, "one", seed=3, players=8, tables=4, chaos=0, speed=200.0, step=0.25)
+    two = evening(tmp_path, "two", seed=3, players=8, tables=4, chaos=0, speed=200.0, step=0.25)
     assert one.finished and two.finished, summary(one) + " | " + summary(two)
     assert not one.violations and not two.violations, summary(one) + " | " + summary(two)
     assert one.decisions_digest == two.decisions_digest

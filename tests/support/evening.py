@@ -161,6 +161,7 @@ class ActionRecord:
     status: int | None
     code: str
     message: str = ""
+    variant: str = ""  # the conflict choice, the sanction kind
 
 
 @dataclass
@@ -185,7 +186,8 @@ class EveningResult:
     def coverage(self) -> dict[str, Counter[str]]:
         out: dict[str, Counter[str]] = {}
         for a in self.actions:
-            out.setdefault(a.name, Counter())["ok" if a.status == 200 else a.code or "none"] += 1
+            name = f"{a.name}:{a.variant}" if a.variant else a.name
+            out.setdefault(name, Counter())["ok" if a.status == 200 else a.code or "none"] += 1
         return out
 
 
@@ -1073,7 +1075,17 @@ class Evening:
     def _submit(
         self, kind: str, form: Form, rng: random.Random, *, length: int = 3
     ) -> ActionRecord:
-        return self.post(kind, form.name, fill(form, rng, step=self.step, length=length))
+        fields = fill(form, rng, step=self.step, length=length)
+        rec = self.post(kind, form.name, fields)
+        rec.variant = fields.get("resolution") or (fields.get("kind") or "")
+        if rec.status == 400:
+            # The page's own form, filled with what it offers, is not what its action takes.
+            self.violation(
+                "form_refused_as_malformed",
+                f"{form.name} from the dashboard's form: {rec.message}",
+                key=f"malformed|{form.name}",
+            )
+        return rec
 
     def _bad_request(self, rng: random.Random) -> None:
         token = self.csrf()
