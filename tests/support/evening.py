@@ -849,8 +849,17 @@ class Evening:
             time.sleep(self.cfg.step)
 
     def _unfinished(self) -> str:
+        """The undecided matches, and what their tables show (why the evening is stuck)."""
         ms = [m for m in self.T.get("matches", []) if m.get("status") != "done"]
-        return ", ".join(f"{m['id']}:{m['status']}@{m.get('table')}" for m in ms[:8])
+        cards = {str(c.get("id")): c for c in self.cards}
+        out = []
+        for m in ms[:8]:
+            text = f"{m['id']}:{m['status']}@{m.get('table')}"
+            c = cards.get(str(m.get("table")))
+            if c is not None:
+                text += f"[{c.get('link')} {c.get('state')} {c.get('match_id')}]"
+            out.append(text)
+        return ", ".join(out)
 
     # ── observing and checking ──────────────────────────────────────────
     def _observe(self) -> None:
