@@ -732,7 +732,7 @@ class Evening:
         time.sleep(0.3)
         lines = _tail(self.cfg.workdir / "hub.log").splitlines()
         for line in reversed(lines):
-            if re.match(r"^[A-Za-z_.]+(Error|Exception|Exit)\b", line):
+            if re.match(r"^[A-Za-z0-9_.]+(Error|Exception|Exit)\b", line):
                 return "[" + line.strip()[:160] + "]"
         return ""
 
@@ -831,7 +831,11 @@ class Evening:
                 kind = kinds[int(pick * len(kinds))]
                 self.decisions.append((self.step, kind))
                 self.result.interventions[kind] += 1
-                self._intervene(kind, sub)
+                try:
+                    self._intervene(kind, sub)
+                except Exception as e:  # the harness's own fault: said, and the evening goes on
+                    log.exception("intervention %s failed", kind)
+                    self.violation("harness_error", f"{kind}: {type(e).__name__}: {e}")
             self._crawl(self.cfg.crawl_per_step)
             now = time.monotonic()
             if now - self.t0 > self.cfg.max_wall:
