@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +28,22 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the test helpers (support.*) are not installed
 
 from support.evening import EveningConfig, EveningResult, run_evening  # noqa: E402
+
+
+def report(args: argparse.Namespace, cfg: EveningConfig, r: EveningResult) -> None:
+    seed = cfg.seed
+    kinds = ", ".join(f"{k}×{n}" for k, n in sorted(r.by_kind().items())) or "none"
+    print(
+        f"evening seed={seed} players={cfg.players} tables={cfg.tables} "
+        f"steps={r.steps} matches={r.matches} pages={r.pages} wall={r.wall:.1f}s "
+        f"final={'yes' if r.finished else 'NO'} digest={r.decisions_digest}/"
+        f"{r.results_digest} violations={len(r.violations)}: {kinds}",
+        flush=True,
+    )
+    if args.verbose:
+        print(
+            "  interventions: " + ", ".join(f"{k} {n}" for k, n in sorted(r.interventions.items()))
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         help="0 calm, 1 director actions, 2 + offline and kill -9, 3 + hostile tables",
     )
     p.add_argument("--max-wall", type=float, default=300.0, help="seconds an evening may last")
+    p.add_argument("--jobs", type=int, default=1, help="evenings run side by side")
     p.add_argument("--keep", action="store_true", help="keep each evening's files")
     p.add_argument("-v", "--verbose", action="store_true", help="print violations as they happen")
     args = p.parse_args(argv)
@@ -56,10 +74,9 @@ def main(argv: list[str] | None = None) -> int:
 
     results: list[EveningResult] = []
     start = time.monotonic()
-    for i in range(args.evenings):
-        seed = args.seed + i
+
+    def one(seed: int) -> tuple[EveningConfig, EveningResult]:
         sizes = random.Random(f"size/{seed}")
-        folder = Path(tempfile.mkdtemp(prefix=f"mesa-evening-{seed}-"))
         cfg = EveningConfig(
             seed=seed,
             players=sizes.randint(args.players_min, args.players_max),
@@ -67,28 +84,25 @@ def main(argv: list[str] | None = None) -> int:
             speed=args.speed,
             chaos=args.chaos,
             max_wall=args.max_wall,
-            workdir=folder,
+            workdir=Path(tempfile.mkdtemp(prefix=f"mesa-evening-{seed}-")),
         )
-        r = run_evening(cfg, out=sys.stdout if args.verbose else None)
-        results.append(r)
-        kinds = ", ".join(f"{k}×{n}" for k, n in sorted(r.by_kind().items())) or "none"
-        print(
-            f"evening seed={seed} players={cfg.players} tables={cfg.tables} "
-            f"steps={r.steps} matches={r.matches} pages={r.pages} wall={r.wall:.1f}s "
-            f"final={'yes' if r.finished else 'NO'} digest={r.decisions_digest}/"
-            f"{r.results_digest} violations={len(r.violations)}: {kinds}",
-            flush=True,
-        )
-        if args.verbose:
-            print(
-                "  interventions: "
-                + ", ".join(f"{k} {n}" for k, n in sorted(r.interventions.items()))
-            )
-        if args.keep:
-            print(f"  files: {folder}")
-        else:
-            shutil.rmtree(folder, ignore_errors=True)
+        return cfg, run_evening(cfg, out=sys.stdout if args.verbose else None)
 
+    # Evenings are independent (each its own broker, hub, tables, files): --jobs runs several
+    # side by side; each evening's own timing is what its figures say.
+    with ThreadPoolExecutor(args.jobs) as pool:
+        futures = [pool.submit(one, args.seed + i) for i in range(args.evenings)]
+        for future in as_completed(futures):
+            cfg, r = future.result()
+            folder = cfg.workdir
+            results.append(r)
+            report(args, cfg, r)
+            if args.keep:
+                print(f"  files: {folder}")
+            else:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    results.sort(key=lambda r: r.seed)
     total: Counter[str] = Counter()
     example: dict[str, tuple[int, str]] = {}
     for r in results:
