@@ -2,6 +2,49 @@
 accelerated time, a director who clicks everything the dashboard offers, tables that drop off the
 network, kill -9s, hostile tables; and after every step, the invariants.
 
+The evening: the tournament is set up through the director's forms (create, import a ranking,
+register, one registered by mistake and taken off, check-ins, draw the groups with the seed); the
+hub hands matches to the tables; every step (``step`` wall seconds) the harness reads
+``/director/tournament.json`` and ``/live.json``, does the director's routine (dice for ties,
+clear calls, resume a paused table, now and then settle a correction conflict), maybe intervenes,
+and crawls a few pages; once the tournament is finished it closes it and checks the final list.
+
+Interventions (``kinds_for``), each drawn with ``random.Random(seed)``: every form of
+``/director/tables/<id>`` (pause with a reason or a dispute, resume, clear call, clock adjustment,
+lost delay, score correction at the table, clock preset, forfeit at the table), of
+``/director/matches/<id>`` (forfeit off the tables, assign, move, unassign, enter a result,
+correct a result), of ``/director/tournament`` and ``/director`` (both or all three conflict
+choices, sanctions "left" and "no_show", dice, Último Chance, closing too early), malformed and
+forged requests, and any form the harness has no recipe for (filled generically, e.g. a future
+"free table"); faults: a table's network cut for a while (a proxy in front of the broker), kill -9
+of the table process and of the hub (restarted); hostile tables speaking with a table's account:
+a late ``match.ended`` for a match the table no longer holds, ``table.assigned{old match}`` then
+``score.corrected``, a second ``match.ended`` with another score, a retained state whose
+``snapshot.match.score`` is 5, a score and a name carrying ``<img onerror>``, a lone surrogate in
+an event id, a burst of unknown card ids.
+
+Invariants, and the violation kind each breach is reported as:
+
+- ``match_on_two_tables``: no match active on two online tables (for ``grace`` seconds);
+- ``played_without_table``: no match assigned or playing with ``table: null``;
+- ``table_holds_decided_or_moved_match``: no table keeps playing a match that is decided or
+  belongs to another table;
+- ``result_from_other_table``, ``result_not_sent_by_table``, ``hostile_result_accepted:<attack>``:
+  every result recorded from a table came from the match's table and is a score that table
+  really reported for that match (its outbox, read-only, is the witness);
+- ``page_<5xx>``, ``page_unanswered``, ``json_twin_not_json``, ``xss_unescaped``,
+  ``action_<5xx>``, ``form_refused_as_malformed``: every page and its JSON twin answers (the
+  links crawled, plus ``/director/matches/<id>`` for every match and ``/director/tables/<id>``),
+  no script injected, every action answered, every dashboard form acceptable to its action;
+- ``audit_missing``: the audit log holds every action the harness made;
+- ``stalled``, ``no_final_list``, ``close_refused``: the evening reaches a published final list;
+- ``points_do_not_add_up``, ``points_disagree_with_results``, ``final_list_disagrees_with_engine``,
+  ``page_disagrees_with_store``: the final list's points reconcile with the results and with the
+  engine (:meth:`Tournament.points` on the stored tournament);
+- ``events_lost`` (and duplicated, mismatched, extra, out of order): the hub holds every event
+  the tables sent (:mod:`support.checker`);
+- ``hub_died``: the hub never exits unless killed.
+
 Used by ``bench/evening.py`` (many evenings, figures) and ``tests/hub/test_evening.py`` (a few
 short ones). It talks to the hub only as a director's browser would (HTTP pages, forms, JSON
 twins) and reads the SQLite files read-only, so it survives refactors of the hub's internals.
