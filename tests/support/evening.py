@@ -967,15 +967,16 @@ class Evening:
             tid, mid, state = str(c.get("id")), c.get("match_id"), c.get("state")
             if not mid or state in FREE_STATES or c.get("link") != "online" or self._down(tid):
                 continue
-            m = by_id.get(str(mid))
-            stale = m is not None and (
-                m.get("status") == "done" or (m.get("table") not in (None, tid))
+            held = by_id.get(str(mid))
+            stale = held is not None and (
+                held.get("status") == "done" or (held.get("table") not in (None, tid))
             )
             self.persistent(
                 f"stale|{tid}|{mid}",
                 stale,
                 "table_holds_decided_or_moved_match",
-                f"table {tid} plays {mid} which is {m and m.get('status')} at {m and m.get('table')}",
+                f"table {tid} plays {mid} which is {held and held.get('status')} at "
+                f"{held and held.get('table')}",
                 3 * g,
             )
         for m in matches:
