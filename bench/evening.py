@@ -105,10 +105,15 @@ def main(argv: list[str] | None = None) -> int:
     results.sort(key=lambda r: r.seed)
     total: Counter[str] = Counter()
     example: dict[str, tuple[int, str]] = {}
+    causes: dict[str, dict[tuple[str, str], tuple[int, int]]] = {}
     for r in results:
         for v in r.violations:
             total[v.kind] += 1
             example.setdefault(v.kind, (r.seed, v.detail))
+            where = v.detail.split(" ", 1)[0]
+            why = v.detail[v.detail.find("[") :] if "[" in v.detail else ""
+            count, first = causes.setdefault(v.kind, {}).get((where, why), (0, r.seed))
+            causes[v.kind][(where, why)] = (count + 1, first)
     finished = sum(r.finished for r in results)
     steps = sum(r.steps for r in results)
     print()
@@ -119,6 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     for kind, n in total.most_common():
         seed, detail = example[kind]
         print(f"  {n:4d}  {kind}   (seed {seed}: {detail[:150]})")
+        if kind.startswith(("page_", "action_")):  # one line per page and cause
+            for (where, why), (count, s) in sorted(causes[kind].items()):
+                print(f"          {count:3d} × {where} {why}   (seed {s})")
     coverage: dict[str, Counter[str]] = {}
     for r in results:
         for name, c in r.coverage().items():
