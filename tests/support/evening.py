@@ -29,7 +29,8 @@ Invariants, and the violation kind each breach is reported as:
 - ``played_without_table``: no match assigned or playing with ``table: null``;
 - ``table_holds_decided_or_moved_match``: no table keeps playing a match that is decided or
   belongs to another table;
-- ``result_from_other_table``, ``result_not_sent_by_table``, ``hostile_result_accepted:<attack>``:
+- ``result_from_other_table``, ``result_not_sent_by_table``, ``result_landed_on_wrong_match``,
+  ``hostile_result_accepted:<attack>``:
   every result recorded from a table came from the match's table and is a score that table
   really reported for that match (its outbox, read-only, is the witness);
 - ``page_<5xx>``, ``page_unanswered``, ``json_twin_not_json``, ``xss_unescaped``,
@@ -917,6 +918,7 @@ class Evening:
         self.T = T
         self.cards = live.get("tables", [])
         matches = T.get("matches", [])
+        self._check_genuine()
         decided = sum(1 for m in matches if m.get("status") == "done")
         if decided != self.decided:
             self.decided = decided
@@ -1005,7 +1007,18 @@ class Evening:
             if score in self.genuine.scores.get((tid, m["id"]), set()):
                 continue
             attack = next((a for t, _mid, s, a in self.injections if t == tid and s == score), None)
-            kind = f"hostile_result_accepted:{attack}" if attack else "result_not_sent_by_table"
+            elsewhere = sorted(
+                mid
+                for (t, mid), scores in self.genuine.scores.items()
+                if t == tid and mid != m["id"] and score in scores
+            )
+            if attack:
+                kind = f"hostile_result_accepted:{attack}"
+            elif elsewhere:  # a real report of the table, filed under the wrong match
+                kind = "result_landed_on_wrong_match"
+                by += f" (it reported that score for {', '.join(elsewhere)})"
+            else:
+                kind = "result_not_sent_by_table"
             self.violation(
                 kind,
                 f"{m['id']} = {score} by {by}; that table reported "
