@@ -53,20 +53,14 @@ twins) and reads the SQLite files read-only, so it survives refactors of the hub
 >>> cfg = EveningConfig(seed=3, players=8, tables=4)
 >>> cfg.table_ids()
 ['t1', 't2', 't3', 't4']
->>> route_of("/director/matches/KO-QF-2.json"), route_of("/players/P0003")
-('/director/matches/{id}.json', '/players/{id}')
->>> p = PageParser(); p.feed('<form method="post" action="/director/actions/pause">'
-...     '<input type="hidden" name="table" value="t1"><select name="why"><option value="break">'
-...     'x</option></select></form><a href="/groups">g</a>'); p.close()
->>> p.forms[0].name, p.forms[0].hidden, p.forms[0].selects, p.links
-('pause', {'table': 't1'}, {'why': ['break']}, ['/groups'])
 
-The table process that kill -9 hits runs this module: ``python -m support.evening table ...``.
+The parts: :mod:`support.evening_pages` (forms, links, values a director types) and
+:mod:`support.evening_tables` (robot tables, the table process kill -9 hits, hostile tables, the
+tables' outboxes as witnesses).
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import hashlib
 import json
@@ -74,33 +68,23 @@ import logging
 import os
 import random
 import re
-import signal
 import sqlite3
 import sys
-import threading
 import time
-import urllib.parse
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import httpx
-import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
 
-from mesa.controller.link import LinkSettings, TableLink
-from mesa.controller.outbox import Outbox
-from mesa.controller.robots import FAST, RobotDriver, RobotPlayers
-from mesa.controller.sim import SimTable
 from mesa.hub.broker.mosquitto import free_port
-from mesa.protocol import EventEnvelope, StateReport, new_id, table_topic
-from mesa.table.machine import Table
-from mesa.table.view import View
+from mesa.protocol import new_id
+from support.evening_pages import Form, PageParser, crawlable, fill, parse_page, route_of, twin
+from support.evening_tables import Genuine, Hostile, RobotTable, last_seq, table_snapshot
 from support.harness import Process
-from support.mosquitto import HUB_PASSWORD, start_broker, table_password
+from support.mosquitto import HUB_PASSWORD, start_broker
 from support.netcut import CutProxy
 
 log = logging.getLogger("support.evening")
@@ -161,14 +145,6 @@ def kinds_for(chaos: int) -> tuple[str, ...]:
     if chaos >= 3:
         kinds += HOSTILE_KINDS
     return kinds
-
-
-def route_of(path: str) -> str:
-    """A URL with its ids folded, for grouping violations by page."""
-    path = urllib.parse.urlsplit(path).path
-    return re.sub(
-        r"^/(director/matches|director/tables|players)/[^/]+?(\.json)?$", r"/\1/{id}\2", path
-    )
 
 
 @dataclass
@@ -233,265 +209,6 @@ class EveningResult:
             name = f"{a.name}:{a.variant}" if a.variant else a.name
             out.setdefault(name, Counter())["ok" if a.status == 200 else a.code or "none"] += 1
         return out
-
-
-# ── pages and forms ──────────────────────────────────────────────────────────
-@dataclass
-class Form:
-    action: str
-    hidden: dict[str, str] = field(default_factory=dict)
-    inputs: dict[str, dict[str, str]] = field(default_factory=dict)
-    selects: dict[str, list[str]] = field(default_factory=dict)
-    textareas: list[str] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        path = urllib.parse.urlsplit(self.action).path
-        return path.rsplit("/", 1)[-1] if "/director/actions/" in path else ""
-
-
-class PageParser(HTMLParser):
-    """The forms and the local links of a page (what a director can click)."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.forms: list[Form] = []
-        self.links: list[str] = []
-        self._form: Form | None = None
-        self._select: str | None = None
-        self._option: dict[str, str] | None = None
-        self._option_text = ""
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = {k: v or "" for k, v in attrs}
-        if tag == "a" and a.get("href", "").startswith("/"):
-            self.links.append(a["href"])
-        elif tag == "form":
-            self._form = Form(a.get("action", ""))
-            self.forms.append(self._form)
-        elif self._form is None:
-            return
-        elif tag == "input" and a.get("name"):
-            if a.get("type") == "hidden":
-                self._form.hidden[a["name"]] = a.get("value", "")
-            else:
-                self._form.inputs[a["name"]] = a
-        elif tag == "select" and a.get("name"):
-            self._select = a["name"]
-            self._form.selects[self._select] = []
-        elif tag == "option" and self._select is not None:
-            self._option = a
-            self._option_text = ""
-        elif tag == "textarea" and a.get("name"):
-            self._form.textareas.append(a["name"])
-
-    def handle_data(self, data: str) -> None:
-        if self._option is not None:
-            self._option_text += data
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "option" and self._option is not None and self._form and self._select:
-            value = self._option.get("value", self._option_text.strip())
-            self._form.selects[self._select].append(value)
-            self._option = None
-        elif tag == "select":
-            self._select = None
-        elif tag == "form":
-            self._form = None
-
-
-def parse_page(html: str) -> PageParser:
-    p = PageParser()
-    p.feed(html)
-    p.close()
-    return p
-
-
-# ── the robot tables ─────────────────────────────────────────────────────────
-class MatchSeededRobots(RobotPlayers):
-    """Robots whose dice and choices depend on the evening's seed and the match, not on which
-    table plays it or what it played before: the same seed plays the same matches."""
-
-    def __init__(self, seed: int) -> None:
-        super().__init__(("a", "b"), seed=seed, style=FAST)
-        self._base = seed
-
-    def _observe(self, view: View, now: float) -> None:
-        if view.match_id != self._match:
-            self.rng = random.Random(f"{self._base}/{view.match_id}")
-        super()._observe(view, now)
-
-
-class RobotTable:
-    """One table: the real runtime at ``speed``, robots, the durable outbox and the MQTT link
-    (to ``port``, a broker or the proxy in front of it). With ``journal`` it resumes after a
-    kill -9 like a real table."""
-
-    def __init__(
-        self, tid: str, port: int, folder: Path, speed: float, seed: int, *, journal: bool = False
-    ) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        self.tid = tid
-        self.port = port
-        self.outbox_path = folder / "outbox.sqlite3"
-        self.outbox: Outbox | None = None
-        self.sim = SimTable(
-            tid,
-            speed=speed,
-            seed=seed,
-            robots=(),
-            journal_dir=folder / "journal" if journal else None,
-            link=self._link,
-        )
-        self.driver = RobotDriver(self.sim.runtime, MatchSeededRobots(seed))
-
-    def _link(self, runtime: Any, snapshot: dict[str, Any]) -> TableLink:
-        self.outbox = Outbox(self.outbox_path, table=self.tid)
-        link = TableLink(
-            LinkSettings(
-                self.tid,
-                host="127.0.0.1",
-                port=self.port,
-                password=table_password(self.tid),
-                reconnect_max=1,
-            ),
-            self.outbox,
-            submitter=runtime,
-            snapshot=snapshot,
-            clock=runtime.now,
-        )
-        runtime.add_sink(link)
-        link.start()
-        return link
-
-    def start(self) -> RobotTable:
-        self.sim.start()
-        self.driver.start()
-        return self
-
-    def stop(self) -> None:
-        with contextlib.suppress(Exception):
-            self.driver.stop()
-        with contextlib.suppress(Exception):
-            self.sim.stop()
-        if self.outbox is not None:
-            with contextlib.suppress(Exception):
-                self.outbox.close()
-
-
-def table_main(argv: list[str]) -> int:
-    """``python -m support.evening table --table t4 --port P --dir D --speed S --seed N``."""
-    p = argparse.ArgumentParser(prog="support.evening table")
-    p.add_argument("--table", required=True)
-    p.add_argument("--port", type=int, required=True)
-    p.add_argument("--dir", type=Path, required=True)
-    p.add_argument("--speed", type=float, required=True)
-    p.add_argument("--seed", type=int, required=True)
-    args = p.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format=f"{args.table} %(levelname)s %(message)s")
-    done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    table = RobotTable(args.table, args.port, args.dir, args.speed, args.seed, journal=True)
-    table.start()
-    print(f"table {args.table} up", flush=True)
-    try:
-        done.wait()
-    finally:
-        table.stop()
-    return 0
-
-
-# ── hostile tables ───────────────────────────────────────────────────────────
-class Hostile:
-    """Speaks as table ``tid`` (its own broker account) from another client: what a tampered
-    Pi, or a stale one coming back, would send."""
-
-    def __init__(self, port: int, tid: str) -> None:
-        self.tid = tid
-        self.stream = "evil" + new_id()[:20]
-        self.seq = 0
-        self.client = mqtt.Client(
-            CallbackAPIVersion.VERSION2,
-            client_id=f"evil-{tid}-{new_id()[:8]}",
-            protocol=mqtt.MQTTv5,
-        )
-        self.client.username_pw_set(tid, table_password(tid))
-        self.client.connect("127.0.0.1", port, keepalive=10)
-        self.client.loop_start()
-
-    def publish(self, kind: str, payload: dict[str, Any], *, retain: bool = False) -> None:
-        raw = json.dumps(payload, separators=(",", ":")).encode()  # ASCII: lone surrogates pass
-        info = self.client.publish(table_topic(self.tid, kind), raw, qos=1, retain=retain)
-        info.wait_for_publish(5)
-
-    def event(self, type_: str, data: dict[str, Any], *, event_id: str | None = None) -> None:
-        self.seq += 1
-        env = EventEnvelope.build(
-            self.tid, self.stream, self.seq, type_, data, ts=time.time(), t=1e6 + self.seq
-        ).to_dict()
-        if event_id is not None:
-            env["id"] = event_id
-        self.publish("event", env)
-
-    def state(self, snapshot: dict[str, Any]) -> None:
-        report = StateReport(self.tid, self.stream, self.seq, 0, time.time(), {}).to_dict()
-        report["snapshot"] = snapshot
-        self.publish("state", report, retain=True)
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self.client.disconnect()
-        self.client.loop_stop()
-
-
-def table_snapshot(match_id: str, players: dict[str, str], length: int) -> dict[str, Any]:
-    t = Table()
-    t.apply("assign", {"match_id": match_id, "players": players, "length": length}, now=0.0)
-    return t.snapshot()
-
-
-# ── what the tables really sent ──────────────────────────────────────────────
-class Genuine:
-    """Reads each table's outbox (read-only, incrementally): which match every event belonged
-    to, and every final score a table really reported for a match (match.ended and
-    score.corrected)."""
-
-    def __init__(self) -> None:
-        self.seen: dict[Path, int] = {}
-        self.current: dict[str, str | None] = {}
-        self.scores: dict[tuple[str, str], set[tuple[int, int]]] = {}
-        self.matches: dict[str, list[str]] = {}  # table → the matches it was given, in order
-
-    def read(self, table: str, path: Path) -> None:
-        if not path.exists():
-            return
-        try:
-            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
-            try:
-                rows = conn.execute(
-                    "SELECT seq, payload FROM outbox WHERE seq > ? ORDER BY seq",
-                    (self.seen.get(path, 0),),
-                ).fetchall()
-            finally:
-                conn.close()
-        except sqlite3.Error:
-            return
-        for seq, payload in rows:
-            self.seen[path] = seq
-            env = json.loads(payload)
-            kind, data = env.get("type"), env.get("data") or {}
-            if kind == "table.assigned":
-                self.current[table] = data.get("match_id")
-                self.matches.setdefault(table, []).append(str(data.get("match_id")))
-            elif kind == "table.unassigned":
-                self.current[table] = None
-            elif kind in ("match.ended", "score.corrected"):
-                mid = self.current.get(table)
-                score = data.get("score") or {}
-                if mid is not None:
-                    self.scores.setdefault((table, mid), set()).add(
-                        (int(score.get("a", -1)), int(score.get("b", -1)))
-                    )
 
 
 # ── the evening ──────────────────────────────────────────────────────────────
@@ -639,7 +356,7 @@ class Evening:
     def _start_proc_table(self) -> None:
         assert self.proc_table is not None
         folder = self.cfg.workdir / "tables" / self.proc_table
-        args = [sys.executable, "-m", "support.evening", "table", "--table", self.proc_table]
+        args = [sys.executable, "-m", "support.evening_tables", "--table", self.proc_table]
         args += ["--port", str(self.broker.port), "--dir", str(folder)]
         args += ["--speed", str(self.cfg.speed), "--seed", str(self.cfg.seed)]
         folder.mkdir(parents=True, exist_ok=True)
@@ -799,7 +516,7 @@ class Evening:
 
     def _learn(self, page: PageParser, path: str) -> None:
         for link in page.links:
-            if _crawlable(link) and link not in self.pages_seen:
+            if crawlable(link) and link not in self.pages_seen:
                 self.pages_seen.add(link)
                 self.page_pool.append(link)
         for f in page.forms:
@@ -929,7 +646,7 @@ class Evening:
         if tid in self.offline_until:
             return True
         if tid in self.forged:
-            if _last_seq(self._outbox(tid)) <= self.forged[tid]:
+            if last_seq(self._outbox(tid)) <= self.forged[tid]:
                 return True
             del self.forged[tid]
         return tid == self.proc_table and self.proc_down_until is not None
@@ -1040,9 +757,9 @@ class Evening:
                 and "text/html" in r.headers.get("content-type", "")
             ):
                 self._learn(parse_page(r.text), path)
-                twin = _twin(path)
-                if twin:
-                    self.get(twin)
+                json_twin = twin(path)
+                if json_twin:
+                    self.get(json_twin)
 
     def _seed_pages(self) -> None:
         self.pages_seen = set()
@@ -1303,7 +1020,7 @@ class Evening:
                     h.event(
                         "match.ended", {"winner": "a", "score": {"a": XSS, "b": 0}, "how": "played"}
                     )
-                self.forged[tid] = _last_seq(self._outbox(tid))
+                self.forged[tid] = last_seq(self._outbox(tid))
                 h.state(snap)
             elif kind == "surrogate_id":
                 h.event("clock.resumed", {"by": "players"}, event_id="\ud800" + new_id()[:20])
@@ -1474,40 +1191,6 @@ class Evening:
 
 
 # ── helpers ──────────────────────────────────────────────────────────────────
-def fill(form: Form, rng: random.Random, *, step: int, length: int = 3) -> dict[str, str]:
-    """Values a director might type into ``form``: hidden fields kept, a choice in every
-    select, scores that end a match of ``length`` (now and then one that cannot), a reason."""
-    out = dict(form.hidden)
-    for name, opts in form.selects.items():
-        out[name] = rng.choice(opts) if opts else ""
-    for name in form.textareas:
-        out[name] = "caos"
-    for name, attrs in form.inputs.items():
-        typ = attrs.get("type", "text")
-        if typ == "checkbox":
-            if rng.random() < 0.2:
-                out[name] = attrs.get("value") or "1"
-        elif name == "seconds":
-            out[name] = str(rng.choice((-90, -30, 15, 60, 240)))
-        elif name in ("a", "b"):
-            current = int(attrs.get("value") or 0)
-            out[name] = str(max(0, current + rng.choice((-1, 0, 0, 1))))
-        elif name == "values":
-            n = len([p for p in form.hidden.get("players", "").split(",") if p])
-            out[name] = ",".join(str(d) for d in rng.sample(range(1, 7), min(6, max(n, 2))))
-        elif typ == "number":
-            out[name] = str(rng.randint(0, length))
-        else:
-            out[name] = f"caos {step}"
-    if "score_a" in form.inputs and "score_b" in form.inputs:
-        loser = rng.randrange(length)
-        a, b = (length, loser) if rng.random() < 0.5 else (loser, length)
-        if rng.random() < 0.1:
-            a, b = length, length  # a score no match ends with: must be refused, not a 500
-        out["score_a"], out["score_b"] = str(a), str(b)
-    return out
-
-
 def _other_score(m: dict[str, Any], rng: random.Random) -> tuple[int, int]:
     """A plausible final score of ``m`` that is not its recorded one."""
     length = int(m.get("length") or 3)
@@ -1518,34 +1201,6 @@ def _other_score(m: dict[str, Any], rng: random.Random) -> tuple[int, int]:
         if s != now:
             return s
     return (0, length)
-
-
-def _crawlable(link: str) -> bool:
-    path = urllib.parse.urlsplit(link).path
-    return not (
-        path.startswith(("/events", "/lang/", "/logout", "/static/", "/login"))
-        or path.endswith((".zip",))
-    )
-
-
-def _twin(path: str) -> str | None:
-    parts = urllib.parse.urlsplit(path)
-    if parts.path.endswith(".json") or "." in parts.path.rsplit("/", 1)[-1]:
-        return None
-    twin = "/index.json" if parts.path == "/" else parts.path + ".json"
-    return twin + ("?" + parts.query if parts.query else "")
-
-
-def _last_seq(outbox: Path) -> int:
-    try:
-        conn = sqlite3.connect(f"file:{outbox}?mode=ro", uri=True, timeout=5)
-        try:
-            row = conn.execute("SELECT MAX(seq) FROM outbox").fetchone()
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return 0
-    return int(row[0] or 0)
 
 
 def _tail(path: Path) -> str:
@@ -1561,11 +1216,3 @@ def _config_dict(cfg: EveningConfig) -> dict[str, Any]:
 
 def run_evening(config: EveningConfig, *, out: Any = None) -> EveningResult:
     return Evening(config, out=out).run()
-
-
-if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "table":
-        sys.exit(table_main(sys.argv[2:]))
-    sys.exit(
-        "usage: python -m support.evening table --table ID --port P --dir D --speed S --seed N"
-    )
