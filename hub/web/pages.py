@@ -12,6 +12,7 @@ table serves, each page with its ``.json`` twin.
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Callable
 from datetime import date
 from typing import Any
@@ -19,6 +20,13 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
+from mesa.hub.web.actions import table_warning
+from mesa.hub.web.door_views import (
+    door_counts,
+    draw_undo_state,
+    group_preview,
+    knockout_preview,
+)
 from mesa.hub.web.http import wants_json
 from mesa.hub.web.i18n import Translator
 from mesa.hub.web.paths import export_list, path_for
@@ -62,6 +70,7 @@ class Pages:
             ("director", self.page_director, True),
             ("director_tournament", self.page_director_tournament, True),
             ("director_audit", self.page_audit, True),
+            ("director_preview", self.page_draw_preview, True),
             ("director_table", self.page_director_table, True),
             ("director_match", self.page_director_match, True),
         ]
@@ -284,6 +293,7 @@ class Pages:
 
         data = await self.site.read(build)
         data.update(self.site.live_data())
+        data["table_warnings"] = {c["id"]: table_warning(c, lang) for c in data["tables"]}
         return Page(
             "director/home.html", data, "director", Translator(lang)("dir.title"), refresh=""
         )
@@ -292,6 +302,9 @@ class Pages:
         def build(club: Club) -> dict[str, Any]:
             t = current_tournament(club)
             checkins = {} if t is None else self.site.store.checkins(t.id)
+            ranked = (
+                set() if t is None else set(club.season.seeding_points(t.category, t.held_on))
+            )
             entrants = (
                 []
                 if t is None
@@ -310,7 +323,7 @@ class Pages:
                 []
                 if t is None
                 else [
-                    {"id": p.id, "name": p.name}
+                    {"id": p.id, "name": p.name, "ranked": p.id in ranked}
                     for p in sorted(club.registry, key=lambda p: p.name.casefold())
                     if p.id not in t.entrants
                 ]
@@ -354,6 +367,10 @@ class Pages:
                 else [a.to_dict() for a in reversed(t.audit[-200:])],
                 "today": date.today().isoformat(),
                 "year": date.today().year,
+                "door": {} if t is None else door_counts(t, checkins),
+                "ranked_waiting": sum(1 for p in ranked if t is not None and p not in t.entrants),
+                "undo": {} if t is None else draw_undo_state(t),
+                "knockout_preview": {} if t is None else knockout_preview(t),
             }
 
         return Page(
@@ -361,6 +378,36 @@ class Pages:
             await self.site.read(build),
             "director_tournament",
             Translator(lang)("nav.tournament"),
+        )
+
+    async def page_draw_preview(self, request: Request, lang: str) -> Page:
+        """The group draw before it counts: the groups a seed gives, who is left out."""
+        try:
+            seed = int(request.query_params.get("seed", ""))
+        except ValueError:
+            seed = secrets.randbelow(10**6)
+        try:
+            n_groups: int | None = int(request.query_params.get("groups", ""))
+        except ValueError:
+            n_groups = None
+        seed = min(max(seed, 0), 10**9)
+
+        def build(club: Club) -> dict[str, Any]:
+            t = current_tournament(club)
+            if t is None or t.phase != "registration":
+                return {"tournament": tournament_info(t, lang), "preview": None}
+            present = self.site.store.checkins(t.id)
+            return {
+                "tournament": tournament_info(t, lang),
+                "preview": group_preview(club, t, present, seed=seed, n_groups=n_groups),
+            }
+
+        return Page(
+            "director/preview.html",
+            await self.site.read(build),
+            "director_tournament",
+            Translator(lang)("preview.title"),
+            refresh="",
         )
 
     async def page_audit(self, request: Request, lang: str) -> Page:

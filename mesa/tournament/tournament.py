@@ -33,6 +33,7 @@ from mesa.tournament.errors import (
     AlreadyDecidedError,
     CategoryError,
     ConflictError,
+    DrawLockedError,
     DuplicatePlayerError,
     MatchNotReadyError,
     NotEnoughPlayersError,
@@ -439,6 +440,47 @@ class Tournament:
         out = Outcome("start_groups")
         self._after_change(now, out)
         return self._finish(out)
+
+    def undo_groups(self, *, actor: str = "director", now: datetime,
+                    why: str = "undo") -> list[str]:
+        """Take the group draw back (before any group match is played): registration again.
+
+        Returns the tables the drawn matches were assigned to (the caller tells them). The
+        audit keeps the draw that was taken back, with its seed. Refused with ``draw_locked``
+        once a group match has started or has a result, or a player has withdrawn.
+
+        >>> from datetime import date, datetime
+        >>> from mesa.tournament.players import PlayerRegistry
+        >>> reg, now = PlayerRegistry(), datetime(2025, 3, 7, 20, 0)
+        >>> t = Tournament("T", "T", date(2025, 3, 7))
+        >>> for n in ("ANA", "BEA", "EVA"):
+        ...     _ = t.register(reg, reg.add_new(n).id, now=now)
+        >>> _ = t.start_groups(ranking={}, seed=7, now=now)
+        >>> t.undo_groups(now=now), t.phase, len(t.matches), t.audit[-1].details["seed"]
+        ([], 'registration', 0, 7)
+        """
+        if self.phase != "groups" or self.knockout is not None:
+            raise PhaseError(f"no group draw to take back in {self.id} (phase {self.phase})")
+        played = sorted(m.id for m in self.matches.values()
+                        if m.status in ("playing", "done"))
+        if played or self.withdrawals:
+            raise DrawLockedError(
+                f"the group draw of {self.id} counts already: "
+                f"{', '.join(played) or 'a player withdrew'}")
+        tables = sorted({m.table for m in self.matches.values() if m.table})
+        self._log(now, actor, "undo_groups", seed=self.seed, why=why,
+                  groups=[list(g) for g in self.groups], tables=tables)
+        self.phase = "registration"
+        self.seed = None
+        self.seeding = None
+        self.groups = []
+        self.matches = {}
+        self.dice_entered = {}
+        self._standings.clear()
+        self._by_group = None
+        self._feeds = None
+        self._before = {}
+        return tables
 
     def group_results(self, group: int) -> list[GroupResult]:
         """The decided matches of a group, as the standings read them."""
