@@ -203,6 +203,11 @@
   }
   function merge(main, html) {
     const kept = busyForms(main);
+    const focused = document.activeElement; // before the kept forms move (that blurs them)
+    let caret = null;
+    try {
+      if (focused && typeof focused.selectionStart === "number") caret = [focused.selectionStart, focused.selectionEnd];
+    } catch (e) { /* an input without a caret */ }
     if (kept.some(function (f) { return !f.id; })) return false; // cannot place it: wait
     const tpl = document.createElement("template");
     tpl.innerHTML = html;
@@ -218,6 +223,11 @@
       return [i.id, i.value];
     });
     main.replaceChildren(tpl.content);
+    // Moving a kept form out of the page and back drops its focus: give it back.
+    if (focused && focused !== document.body && focused.isConnected && document.activeElement !== focused) {
+      focused.focus({ preventScroll: true });
+      if (caret) { try { focused.setSelectionRange(caret[0], caret[1]); } catch (e) { /* not text */ } }
+    }
     filters.forEach(function (pair) {
       const input = pair[0] && document.getElementById(pair[0]);
       if (input && pair[1]) { input.value = pair[1]; applyFilter(input); }
@@ -236,7 +246,7 @@
         if (main && merge(main, html) && version) shownVersion = version;
         const form = note && document.getElementById(note.form);
         const out = form && form.querySelector(".result");
-        if (out) { out.textContent = note.text; out.className = note.cls; note = null; }
+        if (out && Date.now() < note.until) { out.textContent = note.text; out.className = note.cls; }
       })
       .catch(function () { /* keep what is shown; the next change retries */ })
       .finally(function () {
@@ -348,7 +358,9 @@
           if (first) { first.value = ""; first.focus(); }
         }
         if (ok && form.hasAttribute("data-refresh") && form.id) {
-          note = { form: form.id, text: out ? out.textContent : "", cls: out ? out.className : "" };
+          // shown again after each refresh for a while (another change may refresh twice)
+          note = { form: form.id, text: out ? out.textContent : "", cls: out ? out.className : "",
+                   until: Date.now() + 20000 };
           refreshMain(null, true);
         }
       })
