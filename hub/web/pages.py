@@ -45,6 +45,7 @@ from mesa.hub.web.views import (
 )
 from mesa.tournament.club import Club
 from mesa.tournament.errors import TournamentError
+from mesa.tournament.players import normalize_name
 
 
 class Pages:
@@ -316,7 +317,7 @@ class Pages:
                         "present": checkins.get(e.player_id, False),
                         "group": t.group_of(e.player_id),
                     }
-                    for e in sorted(t.entrants.values(), key=lambda e: e.name.casefold())
+                    for e in sorted(t.entrants.values(), key=lambda e: normalize_name(e.name))
                 ]
             )
             others = (
@@ -324,7 +325,7 @@ class Pages:
                 if t is None
                 else [
                     {"id": p.id, "name": p.name, "ranked": p.id in ranked}
-                    for p in sorted(club.registry, key=lambda p: p.name.casefold())
+                    for p in sorted(club.registry, key=lambda p: normalize_name(p.name))
                     if p.id not in t.entrants
                 ]
             )
