@@ -451,6 +451,12 @@ class Pages:
             }
 
         data = await self.site.read(build)
+        cards = {c["id"]: c for c in self.site.poller.current()}
+        # every table the hub knows, also one that never spoke (marked offline, not hidden)
+        data["tables"] = sorted(set(data["tables"]) | set(cards))
+        data["table_warnings"] = {
+            tb: table_warning(cards.get(tb), lang) for tb in data["tables"]
+        }
         return Page(
             "director/match.html",
             data,

@@ -179,6 +179,8 @@ async def test_an_offline_table_is_marked_and_needs_a_confirmation(
     web.site.refresh_live()
     page = (await client.get("/director")).text
     assert 'data-warn="la mesa 4 está desconectada: ¿asignar igualmente?"' in page
+    page = (await client.get("/director/matches/G1-1")).text
+    assert 'data-warn="la mesa 4 está desconectada: ¿asignar igualmente?"' in page
     r = await act(client, csrf, "assign", match_id="G1-1", table="4")
     assert r.status_code == 409 and r.json()["error"] == "table_not_free"
     r = await act(client, csrf, "assign", match_id="G1-1", table="4", confirm_table=True)
