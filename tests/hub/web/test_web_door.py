@@ -118,6 +118,15 @@ async def test_many_check_in_at_once_and_a_card_at_the_reader(
     assert "4 marcados presentes" in r.json()["message"]
     bad = await _post(client, csrf, "check_in_many", [("player_ids", "P9999")])
     assert bad.status_code == 409
+    # A repeated field where one value is expected is refused, never a crash.
+    r = await client.post(
+        "/director/actions/check_in_card",
+        content=urllib.parse.urlencode([("csrf", csrf), ("csrf", csrf), ("card", "x")]).encode(),
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert r.status_code == 303  # back with "refused" (CSRF), nothing done
+    r = await _post(client, csrf, "check_in_card", [("card", "a"), ("card", "b")])
+    assert r.status_code == 400 and r.json()["error"] == "bad_value"
 
 
 async def test_the_draw_is_previewed_with_the_absent_named_then_undone_and_redrawn(
