@@ -151,8 +151,8 @@ def _seed(v: dict[str, Any]) -> int:
 
 
 async def start_groups(ctx: Context, v: dict[str, Any]) -> str:
-    """Start the groups as previewed: the players left out (absent) are unregistered first,
-    and only if the director confirmed exactly that list."""
+    """Start the groups as previewed: the players left out (absent) are taken out first, and
+    only if the director confirmed exactly that list (undoing the draw brings them back)."""
     seed = _seed(v)
     leave_out = list(v["leave_out"] or [])
 
@@ -165,8 +165,7 @@ async def start_groups(ctx: Context, v: dict[str, Any]) -> str:
             raise Refused(t("door.preview_stale", ctx.lang), code="preview_stale")
         if absent and not v["confirm_absent"]:
             raise Refused(t("door.confirm_absent_needed", ctx.lang), code="confirm_absent")
-        for pid in absent:
-            tt.unregister(pid, actor=ctx.user, now=now)
+        tt.leave_out(absent, actor=ctx.user, now=now)
         club.start(tt.id, seed=seed, now=now, actor=ctx.user, n_groups=v["groups"])
         ctx.extra.update(seed=seed, left_out=absent)
         return t("door.started", ctx.lang, groups=len(tt.groups), seed=seed, out=len(absent))

@@ -128,8 +128,8 @@ DOOR_STRINGS: dict[str, dict[str, str]] = {
     },
     "preview.all_present": {"es": "Todos los inscritos están presentes.", "en": "Everyone is here."},
     "preview.confirm_absent": {
-        "es": "Sí, dejar fuera a los ausentes ({n}): se dan de baja",
-        "en": "Yes, leave out the absent ({n}): they are unregistered",
+        "es": "Sí, dejar fuera a los ausentes ({n})",
+        "en": "Yes, leave out the absent ({n})",
     },
     "preview.start": {"es": "Empezar los grupos con este sorteo", "en": "Start the groups"},
     "preview.another": {"es": "Otro sorteo", "en": "Another draw"},

@@ -301,6 +301,8 @@ class Tournament:
         self.sanctions: list[Sanction] = []
         self.conflicts: list[Conflict] = []
         self.audit: list[AuditEntry] = []
+        # Entrants left out of the group draw as absent (undoing the draw brings them back).
+        self.left_out: list[Entrant] = []
         self._standings: dict[int, GroupStandings] = {}
         self._by_group: dict[int, list[str]] | None = None
         self._feeds: dict[str, list[str]] | None = None
@@ -395,6 +397,18 @@ class Tournament:
 
     # -- groups -------------------------------------------------------------------------------
 
+    def leave_out(self, player_ids: Sequence[str], *, actor: str = "director",
+                  now: datetime) -> None:
+        """Take the absent players out just before the group draw (one audit line); undoing
+        the draw registers them again. An empty list only forgets an earlier one."""
+        if self.phase != "registration":
+            raise PhaseError("the draw is made: withdraw the player instead")
+        for p in player_ids:
+            self._require_entrant(p)
+        self.left_out = [self.entrants.pop(p) for p in player_ids]
+        if player_ids:
+            self._log(now, actor, "leave_out", players=list(player_ids))
+
     def start_groups(
         self,
         *,
@@ -471,6 +485,10 @@ class Tournament:
         self._log(now, actor, "undo_groups", seed=self.seed, why=why,
                   groups=[list(g) for g in self.groups], tables=tables)
         self.phase = "registration"
+        if why != "redraw":  # the same players are drawn again on a redraw
+            for e in self.left_out:
+                self.entrants.setdefault(e.player_id, e)
+            self.left_out = []
         self.seed = None
         self.seeding = None
         self.groups = []
@@ -1402,6 +1420,7 @@ class Tournament:
             "sanctions": [s.to_dict() for s in self.sanctions],
             "conflicts": [c.to_dict() for c in self.conflicts],
             "audit": [a.to_dict() for a in self.audit],
+            "left_out": [e.to_dict() for e in self.left_out],
         }
 
     @classmethod
@@ -1429,6 +1448,7 @@ class Tournament:
         t.sanctions = [Sanction.from_dict(s) for s in d["sanctions"]]
         t.conflicts = [Conflict.from_dict(c) for c in d["conflicts"]]
         t.audit = [AuditEntry.from_dict(a) for a in d["audit"]]
+        t.left_out = [Entrant.from_dict(e) for e in d.get("left_out", [])]
         return t
 
 

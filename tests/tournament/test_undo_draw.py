@@ -56,3 +56,20 @@ def test_undo_hands_back_the_tables_and_refuses_outside_the_group_phase() -> Non
         t.undo_groups(now=NOW)
     club.start("T1", seed=2, now=NOW)  # registration works again: the draw can be made anew
     assert Tournament.from_dict(t.to_dict()).groups == t.groups
+
+
+def test_players_left_out_as_absent_come_back_when_the_draw_is_undone() -> None:
+    club = Club()
+    t = club.create_tournament("T1", "Marzo", date(2025, 3, 7))
+    ids = [club.registry.add_new(f"P{i:02d}").id for i in range(5)]
+    for pid in ids:
+        club.register("T1", pid, now=NOW)
+    t.leave_out([ids[4]], now=NOW)
+    club.start("T1", seed=3, now=NOW)
+    club.redraw("T1", seed=4, now=NOW)
+    assert ids[4] not in t.entrants  # a redraw draws the same players
+    t = Tournament.from_dict(t.to_dict())
+    t.undo_groups(now=NOW)
+    assert sorted(t.entrants) == sorted(ids) and t.left_out == []
+    with pytest.raises(PhaseError):
+        club.tournament("T1").leave_out([ids[0]], now=NOW)  # the draw is made there

@@ -161,6 +161,7 @@ async def test_the_draw_is_previewed_with_the_absent_named_then_undone_and_redra
     r = await act(client, csrf, "undo_groups")
     assert r.status_code == 200
     assert _t(web, lambda t: (t.phase, len(t.matches))) == ("registration", 0)
+    assert ids["GLORIA"] in _t(web, lambda t: t.entrants)  # left out by the draw: back again
     actions = _t(web, lambda t: [a.action for a in t.audit])
     assert actions[-3:] == ["undo_groups", "start_groups", "undo_groups"]
     # Once a result is in, the draw counts: refused with a reason in the director's words.
