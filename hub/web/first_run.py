@@ -68,7 +68,7 @@ class FirstRun:
             "open": self.open(),
             "local": is_loopback(address(request)),
             "error": error,
-            "user": self.site.settings.director,
+            "default_user": self.site.settings.director,
         }
         page = Page("first_run.html", data, "login", tr("first.title"), refresh="", status=status)
         return self.site.respond(request, page, lang)

@@ -313,6 +313,7 @@ def test_a_fresh_hub_says_how_to_create_the_director(browser: Any, tmp_path: Pat
         page.click("#no-director a")
         page.wait_for_url("**/first-run")
         assert page.locator("input[name=code]").count() == 0  # this machine needs no code
+        assert page.locator(".director-bar").count() == 0  # nobody is logged in yet
         shot(page, "first-run", full=False)
         page.fill("input[name=user]", "ana")
         page.fill("input[name=password]", "una-clave-larga")
