@@ -72,7 +72,7 @@ class Refused(MesaError):
 @dataclass(frozen=True)
 class Field:
     name: str
-    kind: str = "str"  # str, text, int, float, bool, side, choice, date
+    kind: str = "str"  # str, text, int, float, bool, side, choice, date, ids (a list of ids)
     required: bool = True
     choices: tuple[str, ...] = ()
     default: Any = None
@@ -107,7 +107,7 @@ def parse_fields(action: Action, form: dict[str, Any]) -> dict[str, Any]:
         raw = form.get(f.name)
         if isinstance(raw, str):
             raw = raw.strip()
-        if raw in (None, ""):
+        if raw in (None, "") or raw == []:
             if f.kind == "bool":
                 out[f.name] = False
                 continue
@@ -123,6 +123,15 @@ def parse_fields(action: Action, form: dict[str, Any]) -> dict[str, Any]:
 
 
 def _convert(f: Field, raw: Any) -> Any:
+    if f.kind == "ids":
+        # Repeated form fields (ticked checkboxes) or one comma/newline separated string.
+        items = raw if isinstance(raw, list) else str(raw).replace(",", "\n").splitlines()
+        ids = [str(x).strip() for x in items if str(x).strip()]
+        if len(ids) > 500 or any(len(x) > 64 for x in ids):
+            raise ValueError("too many or too long")
+        return list(dict.fromkeys(ids))
+    if isinstance(raw, list):
+        raise ValueError("repeated field")
     if f.kind in ("str", "text"):
         value = str(raw)
         if len(value) > (20000 if f.kind == "text" else 200):
@@ -331,17 +340,6 @@ async def check_in(ctx: Context, v: dict[str, Any]) -> str:
     return name
 
 
-async def start_groups(ctx: Context, v: dict[str, Any]) -> str:
-    seed = v["seed"] if v["seed"] is not None else secrets.randbelow(10**6)
-
-    def run(club: Club, now: datetime) -> str:
-        tt = _open(club, ctx.lang)
-        club.start(tt.id, seed=seed, now=now, actor=ctx.user, n_groups=v["groups"])
-        return f"{len(tt.groups)}"
-
-    return await _desk(ctx, run)
-
-
 async def start_consolation(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
         tt = _open(club, ctx.lang)
@@ -353,6 +351,7 @@ async def start_consolation(ctx: Context, v: dict[str, Any]) -> str:
 
 async def assign(ctx: Context, v: dict[str, Any]) -> str:
     desk = ctx.web.desk
+    _confirm_table(ctx, v["table"], bool(v["confirm_table"]))
 
     def run(club: Club, now: datetime) -> str:
         tt = _open(club, ctx.lang)
@@ -392,6 +391,31 @@ async def unassign(ctx: Context, v: dict[str, Any]) -> str:
         return old or ""
 
     return await _desk(ctx, run)
+
+
+def table_warning(card: dict[str, Any] | None, lang: str) -> str:
+    """Why a table is a bad choice for a new match ("" when it is free and connected).
+
+    >>> table_warning({"id": "4", "link": "offline", "state": "idle"}, "es")
+    'la mesa 4 está desconectada: ¿asignar igualmente?'
+    >>> table_warning({"id": "4", "link": "online", "state": "idle"}, "es")
+    ''
+    """
+    if card is None:
+        return ""
+    if card.get("link") != "online":
+        return t("assign.offline", lang, table=card["id"])
+    if card.get("state") not in ("idle", "match_over"):
+        return t("assign.busy", lang, table=card["id"])
+    return ""
+
+
+def _confirm_table(ctx: Context, table: str, confirmed: bool) -> None:
+    """An offline or busy table only with the director's confirmation."""
+    card = next((c for c in ctx.web.poller.current() if c["id"] == table), None)
+    warning = table_warning(card, ctx.lang)
+    if warning and not confirmed:
+        raise Refused(warning, code="table_not_free")
 
 
 def _require_table(ctx: Context, table: str) -> None:
@@ -703,13 +727,13 @@ ACTIONS: dict[str, Action] = {
             check_in,
             target=_tgt("player_id"),
         ),
-        Action(
-            "start_groups",
-            (S("seed", "int", required=False), S("groups", "int", required=False)),
-            start_groups,
-        ),
         Action("start_consolation", (), start_consolation),
-        Action("assign", (S("match_id"), S("table")), assign, target=_tgt("match_id", "table")),
+        Action(
+            "assign",
+            (S("match_id"), S("table"), S("confirm_table", "bool", required=False)),
+            assign,
+            target=_tgt("match_id", "table"),
+        ),
         Action(
             "move",
             (S("match_id"), S("table")),
@@ -833,10 +857,14 @@ class ActionEndpoint:
     """``POST /director/actions/<name>``; ``publish_static`` writes the results on ``close``."""
 
     def __init__(
-        self, site: Site, publish_static: Callable[[str], Awaitable[str | None]] | None = None
+        self,
+        site: Site,
+        publish_static: Callable[[str], Awaitable[str | None]] | None = None,
+        actions: dict[str, Action] | None = None,
     ) -> None:
         self.site = site
         self.publish_static = publish_static
+        self.actions = ACTIONS if actions is None else actions
 
     async def action(self, request: Request) -> Response:
         """POST /director/actions/<name>: login, CSRF, fields, run, audit, answer."""
@@ -854,7 +882,7 @@ class ActionEndpoint:
         if not csrf_ok(session.csrf, token):
             log.warning("CSRF refused for %s on %s from %s", session.user, name, address(request))
             return refuse(request, lang, "csrf", tr("flash.csrf"), 403)
-        spec = ACTIONS.get(name)
+        spec = self.actions.get(name)
         if spec is None:
             return refuse(
                 request, lang, "unknown_action", tr("flash.unknown_action", name=name[:50]), 404
@@ -869,9 +897,10 @@ class ActionEndpoint:
             self.site, session.user, lang, address(request), publish_static=self.publish_static
         )
         target = spec.target(values)
-        params = {k: v for k, v in values.items() if k not in ("reason", "csv")}
-        if "csv" in values:
-            params["csv_lines"] = len(str(values["csv"]).splitlines())
+        params = {k: v for k, v in values.items() if k not in ("reason", "csv", "names")}
+        for text in ("csv", "names"):
+            if text in values:
+                params[f"{text}_lines"] = len(str(values[text] or "").splitlines())
         try:
             detail = await spec.run(ctx, values)
         except BadField as e:

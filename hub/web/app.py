@@ -34,9 +34,11 @@ from starlette.types import ASGIApp
 from mesa.hub.desk.desk import TournamentDesk
 from mesa.hub.desk.make import make_desk
 from mesa.hub.settings import HubSettings
-from mesa.hub.web.actions import ActionEndpoint
+from mesa.hub.web.actions import ACTIONS, ActionEndpoint
 from mesa.hub.web.body_limit import MAX_BODY_BYTES, BodyLimit
+from mesa.hub.web.door import DOOR_ACTIONS
 from mesa.hub.web.exports import Exports
+from mesa.hub.web.first_run import FirstRun
 from mesa.hub.web.headers import SecurityHeaders
 from mesa.hub.web.live import LiveFeed, LivePoller
 from mesa.hub.web.login import Login
@@ -112,9 +114,12 @@ class WebApp:
         self.pages = Pages(self.site)
         self.login = Login(self.site)
         self.exports = Exports(self.site, self.pages)
-        self.actions = ActionEndpoint(self.site, self.exports.publish_static)
+        self.actions = ActionEndpoint(
+            self.site, self.exports.publish_static, actions={**ACTIONS, **DOOR_ACTIONS}
+        )
         if settings.director_password:
             store.set_password(settings.director, settings.director_password)
+        self.first_run = FirstRun(self.site)
         self._app: Starlette | None = None
         self.loop: asyncio.AbstractEventLoop | None = None  # the server's, once it runs
 
@@ -158,7 +163,9 @@ class WebApp:
     def asgi(self) -> Starlette:
         if self._app is None:
             self._app = _WithSecurityHeaders(
-                routes=routes(self.pages, self.login, self.actions, self.exports),
+                routes=routes(
+                    self.pages, self.login, self.actions, self.exports, self.first_run
+                ),
                 lifespan=self.lifespan,
                 exception_handlers={404: self._not_found},
                 middleware=[

@@ -82,9 +82,10 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def csrf_ok(expected: str | None, given: str | None) -> bool:
-    """The form's (or header's) CSRF token equals the session's, compared in constant time."""
-    if not expected or not given:
+def csrf_ok(expected: str | None, given: object) -> bool:
+    """The form's (or header's) CSRF token equals the session's, compared in constant time
+    (a repeated field or a JSON number is not a token)."""
+    if not expected or not isinstance(given, str) or not given:
         return False
     return hmac.compare_digest(expected.encode("utf-8"), given.encode("utf-8"))
 

@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from mesa.hub.web.strings_door import DOOR_STRINGS
+
 LANGUAGES: tuple[str, ...] = ("es", "en")
 DEFAULT_LANGUAGE = "es"
 LANGUAGE_NAMES = {"es": "Español", "en": "English"}
@@ -577,6 +579,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "side.a": {"es": "blancas", "en": "white"},
     "side.b": {"es": "negras", "en": "black"},
 }
+STRINGS.update(DOOR_STRINGS)  # the door, the draw preview, the first run
 
 
 def t(key: str, lang: str = DEFAULT_LANGUAGE, /, **values: Any) -> str:

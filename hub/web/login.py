@@ -47,6 +47,7 @@ class Login:
             "next": safe_next(request.query_params.get("next")),
             "error": None,
             "hint": self.login_hint(lang),
+            "first_run": not self.site.store.has_directors(),
         }
         if request.url.path.endswith(".json"):
             session = self.site.session_of(request)

@@ -12,6 +12,7 @@ table serves, each page with its ``.json`` twin.
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Callable
 from datetime import date
 from typing import Any
@@ -19,6 +20,13 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
+from mesa.hub.web.actions import table_warning
+from mesa.hub.web.door_views import (
+    door_counts,
+    draw_undo_state,
+    group_preview,
+    knockout_preview,
+)
 from mesa.hub.web.http import wants_json
 from mesa.hub.web.i18n import Translator
 from mesa.hub.web.paths import export_list, path_for
@@ -38,6 +46,7 @@ from mesa.hub.web.views import (
 )
 from mesa.tournament.club import Club
 from mesa.tournament.errors import TournamentError
+from mesa.tournament.players import normalize_name
 
 
 class Pages:
@@ -63,6 +72,7 @@ class Pages:
             ("director", self.page_director, True),
             ("director_tournament", self.page_director_tournament, True),
             ("director_audit", self.page_audit, True),
+            ("director_preview", self.page_draw_preview, True),
             ("director_table", self.page_director_table, True),
             ("director_match", self.page_director_match, True),
         ]
@@ -285,6 +295,7 @@ class Pages:
 
         data = await self.site.read(build)
         data.update(self.site.live_data())
+        data["table_warnings"] = {c["id"]: table_warning(c, lang) for c in data["tables"]}
         return Page(
             "director/home.html", data, "director", Translator(lang)("dir.title"), refresh=""
         )
@@ -293,6 +304,9 @@ class Pages:
         def build(club: Club) -> dict[str, Any]:
             t = current_tournament(club)
             checkins = {} if t is None else self.site.store.checkins(t.id)
+            ranked = (
+                set() if t is None else set(club.season.seeding_points(t.category, t.held_on))
+            )
             entrants = (
                 []
                 if t is None
@@ -304,15 +318,15 @@ class Pages:
                         "present": checkins.get(e.player_id, False),
                         "group": t.group_of(e.player_id),
                     }
-                    for e in sorted(t.entrants.values(), key=lambda e: e.name.casefold())
+                    for e in sorted(t.entrants.values(), key=lambda e: normalize_name(e.name))
                 ]
             )
             others = (
                 []
                 if t is None
                 else [
-                    {"id": p.id, "name": p.name}
-                    for p in sorted(club.registry, key=lambda p: p.name.casefold())
+                    {"id": p.id, "name": p.name, "ranked": p.id in ranked}
+                    for p in sorted(club.registry, key=lambda p: normalize_name(p.name))
                     if p.id not in t.entrants
                 ]
             )
@@ -355,6 +369,10 @@ class Pages:
                 else [a.to_dict() for a in reversed(t.audit[-200:])],
                 "today": date.today().isoformat(),
                 "year": date.today().year,
+                "door": {} if t is None else door_counts(t, checkins),
+                "ranked_waiting": sum(1 for p in ranked if t is not None and p not in t.entrants),
+                "undo": {} if t is None else draw_undo_state(t),
+                "knockout_preview": {} if t is None else knockout_preview(t),
             }
 
         return Page(
@@ -362,6 +380,36 @@ class Pages:
             await self.site.read(build),
             "director_tournament",
             Translator(lang)("nav.tournament"),
+        )
+
+    async def page_draw_preview(self, request: Request, lang: str) -> Page:
+        """The group draw before it counts: the groups a seed gives, who is left out."""
+        try:
+            seed = int(request.query_params.get("seed", ""))
+        except ValueError:
+            seed = secrets.randbelow(10**6)
+        try:
+            n_groups: int | None = int(request.query_params.get("groups", ""))
+        except ValueError:
+            n_groups = None
+        seed = min(max(seed, 0), 10**9)
+
+        def build(club: Club) -> dict[str, Any]:
+            t = current_tournament(club)
+            if t is None or t.phase != "registration":
+                return {"tournament": tournament_info(t, lang), "preview": None}
+            present = self.site.store.checkins(t.id)
+            return {
+                "tournament": tournament_info(t, lang),
+                "preview": group_preview(club, t, present, seed=seed, n_groups=n_groups),
+            }
+
+        return Page(
+            "director/preview.html",
+            await self.site.read(build),
+            "director_tournament",
+            Translator(lang)("preview.title"),
+            refresh="",
         )
 
     async def page_audit(self, request: Request, lang: str) -> Page:
@@ -415,6 +463,12 @@ class Pages:
             }
 
         data = await self.site.read(build)
+        by_id = {c["id"]: c for c in self.site.poller.current()}
+        # every table the hub knows, also one that never spoke (marked offline, not hidden)
+        data["tables"] = sorted(set(data["tables"]) | set(by_id))
+        data["table_warnings"] = {
+            tb: table_warning(by_id.get(tb), lang) for tb in data["tables"]
+        }
         return Page(
             "director/match.html",
             data,

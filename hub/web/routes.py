@@ -16,6 +16,7 @@ from starlette.staticfiles import StaticFiles
 
 from mesa.hub.web.actions import ActionEndpoint
 from mesa.hub.web.exports import Exports
+from mesa.hub.web.first_run import FirstRun
 from mesa.hub.web.login import Login
 from mesa.hub.web.pages import Pages
 from mesa.hub.web.paths import ROUTE_PATHS, STATIC
@@ -38,9 +39,11 @@ def page_routes(
 
 
 def routes(
-    pages: Pages, login: Login, actions: ActionEndpoint, exports: Exports
+    pages: Pages, login: Login, actions: ActionEndpoint, exports: Exports, first_run: FirstRun
 ) -> list[BaseRoute]:
     return [
+        Route(ROUTE_PATHS["first_run"], first_run.form, methods=["GET"], name="first_run"),
+        Route(ROUTE_PATHS["first_run"], first_run.post, methods=["POST"]),
         *page_routes(pages.table(), pages.endpoint),
         Route("/login", login.form, methods=["GET"], name="login"),
         Route("/login.json", login.form, methods=["GET"], name="login_json"),

@@ -75,6 +75,18 @@ class Club:
         self.registry.serve_sanctions(t.id, t.held_on)
         return out
 
+    def redraw(self, tournament_id: str, *, seed: int | str, now: datetime,
+               actor: str = "director", n_groups: int | None = None) -> list[str]:
+        """Draw the groups again with a new seed (the old draw stays in the audit).
+
+        Returns the tables the old draw had matches at. Refused like
+        :meth:`Tournament.undo_groups` once the group draw counts.
+        """
+        t = self.tournament(tournament_id)
+        tables = t.undo_groups(actor=actor, now=now, why="redraw")
+        self.start(tournament_id, seed=seed, now=now, actor=actor, n_groups=n_groups)
+        return tables
+
     def withdraw(self, tournament_id: str, player_id: str, kind: SanctionKind, *,
                  actor: str = "director", now: datetime, note: str = "") -> Outcome:
         """HGV 2.3.5/2.3.6; the ban is on the player's record at once (not only at closing)."""

@@ -57,6 +57,12 @@ class PhaseError(TournamentError):
     code = "wrong_phase"
 
 
+class DrawLockedError(TournamentError):
+    """The draw counts already (a match of its phase started or has a result): no redraw."""
+
+    code = "draw_locked"
+
+
 class UnknownMatchError(TournamentError):
     code = "unknown_match"
 

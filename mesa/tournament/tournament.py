@@ -34,6 +34,7 @@ from mesa.tournament.errors import (
     AlreadyDecidedError,
     CategoryError,
     ConflictError,
+    DrawLockedError,
     DuplicatePlayerError,
     MatchNotReadyError,
     NotEnoughPlayersError,
@@ -304,6 +305,8 @@ class Tournament:
         self.sanctions: list[Sanction] = []
         self.conflicts: list[Conflict] = []
         self.audit: list[AuditEntry] = []
+        # Entrants left out of the group draw as absent (undoing the draw brings them back).
+        self.left_out: list[Entrant] = []
         self._standings: dict[int, GroupStandings] = {}
         self._by_group: dict[int, list[str]] | None = None
         self._feeds: dict[str, list[str]] | None = None
@@ -398,6 +401,18 @@ class Tournament:
 
     # -- groups -------------------------------------------------------------------------------
 
+    def leave_out(self, player_ids: Sequence[str], *, actor: str = "director",
+                  now: datetime) -> None:
+        """Take the absent players out just before the group draw (one audit line); undoing
+        the draw registers them again. An empty list only forgets an earlier one."""
+        if self.phase != "registration":
+            raise PhaseError("the draw is made: withdraw the player instead")
+        for p in player_ids:
+            self._require_entrant(p)
+        self.left_out = [self.entrants.pop(p) for p in player_ids]
+        if player_ids:
+            self._log(now, actor, "leave_out", players=list(player_ids))
+
     def start_groups(
         self,
         *,
@@ -443,6 +458,51 @@ class Tournament:
         out = Outcome("start_groups")
         self._after_change(now, out)
         return self._finish(out)
+
+    def undo_groups(self, *, actor: str = "director", now: datetime,
+                    why: str = "undo") -> list[str]:
+        """Take the group draw back (before any group match is played): registration again.
+
+        Returns the tables the drawn matches were assigned to (the caller tells them). The
+        audit keeps the draw that was taken back, with its seed. Refused with ``draw_locked``
+        once a group match has started or has a result, or a player has withdrawn.
+
+        >>> from datetime import date, datetime
+        >>> from mesa.tournament.players import PlayerRegistry
+        >>> reg, now = PlayerRegistry(), datetime(2025, 3, 7, 20, 0)
+        >>> t = Tournament("T", "T", date(2025, 3, 7))
+        >>> for n in ("ANA", "BEA", "EVA"):
+        ...     _ = t.register(reg, reg.add_new(n).id, now=now)
+        >>> _ = t.start_groups(ranking={}, seed=7, now=now)
+        >>> t.undo_groups(now=now), t.phase, len(t.matches), t.audit[-1].details["seed"]
+        ([], 'registration', 0, 7)
+        """
+        if self.phase != "groups" or self.knockout is not None:
+            raise PhaseError(f"no group draw to take back in {self.id} (phase {self.phase})")
+        played = sorted(m.id for m in self.matches.values()
+                        if m.status in ("playing", "done"))
+        if played or self.withdrawals:
+            raise DrawLockedError(
+                f"the group draw of {self.id} counts already: "
+                f"{', '.join(played) or 'a player withdrew'}")
+        tables = sorted({m.table for m in self.matches.values() if m.table})
+        self._log(now, actor, "undo_groups", seed=self.seed, why=why,
+                  groups=[list(g) for g in self.groups], tables=tables)
+        self.phase = "registration"
+        if why != "redraw":  # the same players are drawn again on a redraw
+            for e in self.left_out:
+                self.entrants.setdefault(e.player_id, e)
+            self.left_out = []
+        self.seed = None
+        self.seeding = None
+        self.groups = []
+        self.matches = {}
+        self.dice_entered = {}
+        self._standings.clear()
+        self._by_group = None
+        self._feeds = None
+        self._before = {}
+        return tables
 
     def group_results(self, group: int) -> list[GroupResult]:
         """The decided matches of a group, as the standings read them."""
@@ -1477,6 +1537,7 @@ class Tournament:
             "sanctions": [s.to_dict() for s in self.sanctions],
             "conflicts": [c.to_dict() for c in self.conflicts],
             "audit": [a.to_dict() for a in self.audit],
+            "left_out": [e.to_dict() for e in self.left_out],
         }
 
     @classmethod
@@ -1504,6 +1565,7 @@ class Tournament:
         t.sanctions = [Sanction.from_dict(s) for s in d["sanctions"]]
         t.conflicts = [Conflict.from_dict(c) for c in d["conflicts"]]
         t.audit = [AuditEntry.from_dict(a) for a in d["audit"]]
+        t.left_out = [Entrant.from_dict(e) for e in d.get("left_out", [])]
         return t
 
 

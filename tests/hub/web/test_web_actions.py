@@ -77,6 +77,10 @@ async def test_from_creation_to_the_first_result(
     page = (await client.get("/director/tournament")).text
     assert f'data-player="{ids["ALBA"]}" data-present="1"' in page
     assert "1 de 6 presentes" in page
+    # Five are not here: the draw refuses until they are left out knowingly (or arrive).
+    r = await act(client, csrf, "start_groups", seed=11, groups=2)
+    assert r.status_code == 409 and r.json()["error"] == "preview_stale"
+    assert (await act(client, csrf, "check_in_many", all=1)).status_code == 200
     r = await act(client, csrf, "start_groups", seed=11, groups=2)
     assert r.status_code == 200
     # The ranking seeded the draw: ALBA (2,30) and BRUNO (1,34) head the two groups.
