@@ -38,7 +38,8 @@ from mesa.hub.web.i18n import Translator, t
 from mesa.hub.web.paths import path_for
 from mesa.hub.web.site import Site
 from mesa.tournament.club import Club
-from mesa.tournament.errors import RankingCSVError, TournamentError
+from mesa.tournament.errors import TournamentError
+from mesa.tournament.i18n import refusal_of
 from mesa.tournament.settings import TournamentSettings
 from mesa.tournament.tournament import Tournament
 
@@ -57,13 +58,22 @@ class Refused(MesaError):
     """The action was refused; nothing changed. ``message`` is already in the user's language."""
 
     def __init__(
-        self, message: str, *, code: str = "refused", status: int = 409, detail: str = ""
+        self,
+        message: str,
+        *,
+        code: str = "refused",
+        status: int = 409,
+        detail: str = "",
+        said: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.code = code
         self.status = status
         self.detail = detail
+        # What was refused, language-free ({"code", "reason", "params"}), so the audit log can
+        # say it again in whichever language its reader chose.
+        self.said = said or {"code": code}
 
 
 @dataclass(frozen=True)
@@ -149,17 +159,23 @@ def _convert(f: Field, raw: Any) -> Any:
 
 # ── turning engine and table errors into the director's language ───────────
 def refusal_from(e: Exception, lang: str) -> Refused:
-    code = getattr(e, "code", "other")
+    """An engine or rule refusal said in ``lang``: the kind (``err.<code>``) and, for the
+    engine, exactly what (its ``reason`` and ``params``); never the English ``str(e)``."""
+    code = str(getattr(e, "code", "other"))
     head = t(f"err.{code}", lang) if f"err.{code}" in _known_errors() else t("err.other", lang)
-    detail = str(e)
-    if isinstance(e, RankingCSVError):
-        detail = "; ".join(str(x) for x in e.errors)
+    detail = refusal_of(e, lang) if isinstance(e, TournamentError) else ""
+    why = f"{head} ({detail})" if detail and detail != head else head
+    said: dict[str, Any] = {"code": code}
+    if isinstance(e, TournamentError):
+        said |= {"reason": e.reason, "params": _plain(e.params)}
     return Refused(
-        t("flash.refused", lang, why=f"{head} ({detail})"),
-        code=str(code),
-        status=409,
-        detail=detail,
+        t("flash.refused", lang, why=why), code=code, status=409, detail=detail, said=said
     )
+
+
+def _plain(params: dict[str, object]) -> dict[str, Any]:
+    """Params as JSON can keep them (numbers and strings)."""
+    return {k: v if isinstance(v, (int, float, str)) else str(v) for k, v in params.items()}
 
 
 def _known_errors() -> set[str]:
@@ -176,7 +192,8 @@ async def _desk(ctx: Context, fn: Callable[[Club, datetime], Any]) -> Any:
         raise refusal_from(e, ctx.lang) from None
     except KeyError as e:
         raise Refused(
-            t("flash.refused", ctx.lang, why=t("err.other", ctx.lang) + f" ({e})"), code="unknown"
+            t("flash.refused", ctx.lang, why=t("err.other", ctx.lang) + f" ({e.args[0]})"),
+            code="unknown",
         ) from None
 
 
@@ -223,8 +240,9 @@ async def table_command(ctx: Context, table: str, name: str, args: dict[str, Any
         txn = web.hub.command(table, name, args)
     except MesaError as e:
         raise Refused(
-            t("flash.refused", lang, why=f"{t('err.bad_input', lang)} ({e})"),
+            t("flash.refused", lang, why=t("err.bad_input", lang)),
             code=getattr(e, "code", "bad_input"),
+            detail=str(e),
         ) from None
     deadline = time.monotonic() + web.settings.command_wait
     while time.monotonic() < deadline:
@@ -235,7 +253,8 @@ async def table_command(ctx: Context, table: str, name: str, args: dict[str, Any
                 return
             code = status.get("code") or "other"
             key = f"err.{code}" if f"err.{code}" in _known_errors() else "err.other"
-            why = f"{t(key, lang)} ({status.get('reason') or code})"
+            # The table's ``reason`` is English prose for its log; the director reads the code.
+            why = t(key, lang)
             raise Refused(
                 t("flash.refused", lang, why=why), code=code, detail=status.get("reason") or ""
             )
@@ -816,7 +835,7 @@ class ActionEndpoint:
                 name,
                 target=target,
                 reason=values.get("reason", ""),
-                params=params,
+                params=params | {"refused": r.said},
                 outcome="refused",
                 detail=r.detail or r.message,
                 address=ctx.address,

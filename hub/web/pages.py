@@ -37,6 +37,7 @@ from mesa.hub.web.views import (
 )
 from mesa.tournament.club import Club
 from mesa.tournament.errors import TournamentError
+from mesa.tournament.players import name_key
 
 
 class Pages:
@@ -303,7 +304,7 @@ class Pages:
                         "present": checkins.get(e.player_id, False),
                         "group": t.group_of(e.player_id),
                     }
-                    for e in sorted(t.entrants.values(), key=lambda e: e.name.casefold())
+                    for e in sorted(t.entrants.values(), key=lambda e: name_key(e.name))
                 ]
             )
             others = (
@@ -311,7 +312,7 @@ class Pages:
                 if t is None
                 else [
                     {"id": p.id, "name": p.name}
-                    for p in sorted(club.registry, key=lambda p: p.name.casefold())
+                    for p in sorted(club.registry, key=lambda p: name_key(p.name))
                     if p.id not in t.entrants
                 ]
             )

@@ -59,7 +59,7 @@ async def test_from_creation_to_the_first_result(
     assert r.status_code == 200, r.text
     bad = "nombre;puntos\nALBA;2,30\nBRUNO;x\n"
     r = await act(client, csrf, "import_ranking", csv=bad, year=2024, create_missing=True)
-    assert r.status_code == 409 and "line 3" in r.json()["message"]
+    assert r.status_code == 409 and "línea 3" in r.json()["message"]
     assert web.desk.read(lambda club: len(club.registry)) == 0  # nothing imported
     good = "nombre;puntos\nALBA;2,30\nBRUNO;1,34\nCARMEN;0,50\n"
     r = await act(client, csrf, "import_ranking", csv=good, year=2024, create_missing=True)
