@@ -15,6 +15,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from mesa.hub.web.actions import ActionEndpoint
+from mesa.hub.web.callpages import CallPages
 from mesa.hub.web.exports import Exports
 from mesa.hub.web.login import Login
 from mesa.hub.web.pages import Pages
@@ -41,6 +42,8 @@ def routes(
     pages: Pages, login: Login, actions: ActionEndpoint, exports: Exports
 ) -> list[BaseRoute]:
     return [
+        # The call pages first: ``/players/qr`` must not be taken for a player's id.
+        *page_routes(CallPages(pages.site).table(), pages.endpoint),
         *page_routes(pages.table(), pages.endpoint),
         Route("/login", login.form, methods=["GET"], name="login"),
         Route("/login.json", login.form, methods=["GET"], name="login_json"),

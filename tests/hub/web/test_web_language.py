@@ -74,7 +74,7 @@ def visible_text(page: str) -> str:
     page = re.sub(r"(?s)<(script|style)\b.*?</\1>", " ", page)
     page = re.sub(r"(?s)<!--.*?-->", " ", page)
     page = re.sub(r"(?s)<[^>]+>", " ", page)
-    return html.unescape(page)
+    return re.sub(r"https?://\S+", " ", html.unescape(page))  # addresses are no language
 
 
 # ── every reason the engine raises has both texts ─────────────────────────────
@@ -188,6 +188,9 @@ PAGES = [
     "/director/audit",
     "/director/tables/3",
     "/director/matches/G1-1",
+    "/llamadas",
+    "/players/qr",
+    "/players/P0001/next",
 ]
 
 
