@@ -146,7 +146,7 @@ def import_ranking(
             errors.append(RowError(line, f"expected {len(header)} fields, found {len(row)}",
                                    "csv_fields", (("want", len(header)), ("got", len(row)))))
             continue
-        problems: list[Problem] = []
+        problems = []
 
         def get(field: str, row: list[str] = row) -> str:
             return row[cols[field]].strip() if field in cols else ""

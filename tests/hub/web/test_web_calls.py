@@ -16,7 +16,7 @@ from mesa.hub.settings import HubSettings
 from mesa.hub.web.app import WebApp
 from mesa.hub.web.server import BackgroundServer
 from support.browser import chromium, chromium_path
-from support.hubkit import make_tournament
+from support.hubkit import FakeTable, make_tournament
 
 SHOTS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
 
@@ -57,6 +57,30 @@ async def test_the_call_board_and_a_players_next_match(
     qr = (await client.get("/players/qr")).text
     assert qr.count("<svg") == 6 and f"/players/{ids[0]}/next" in qr
     assert "<script>" not in qr and "onclick" not in qr
+
+
+@pytest.mark.anyio
+async def test_the_next_match_shows_the_live_score_from_the_table(
+    client: httpx.AsyncClient, web: WebApp, fake_table: FakeTable
+) -> None:
+    ids = make_tournament(web, 6)
+
+    def put_on_table(club: Any, now: datetime) -> tuple[str, str, str]:
+        t = club.tournament("2025-03")
+        m = next(m for m in t.ready_matches() if ids[0] in m.players)
+        t.assign_match(m.id, "3", now=now)
+        return m.id, t.name_of(m.a), t.name_of(m.b)
+
+    match_id, a, b = web.desk.call(put_on_table)
+    fake_table.play_to_running(match=match_id, names=(a, b))
+    web.poller.poll()
+    mine = (await client.get(f"/players/{ids[0]}/next.json")).json()
+    assert mine["match"]["table"] == "3"
+    assert mine["match"]["live"] == {**mine["match"]["live"], "a": 0, "b": 0, "state": "running"}
+    page = (await client.get(f"/players/{ids[0]}/next")).text
+    assert 'id="live-score"' in page and "0–0" in page and "jugando" in page
+    board = (await client.get("/llamadas.json")).json()
+    assert [c["live"]["state"] for c in board["calls"]] == ["running"]
 
 
 @pytest.fixture(scope="module")

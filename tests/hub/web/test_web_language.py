@@ -7,7 +7,9 @@ from __future__ import annotations
 import ast
 import html
 import re
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -275,7 +277,7 @@ def test_names_sort_with_spanish_collation() -> None:
 async def test_the_players_page_lists_names_in_spanish_order(
     client: httpx.AsyncClient, web: WebApp
 ) -> None:
-    def run(club, now):  # type: ignore[no-untyped-def]
+    def run(club: Any, now: datetime) -> None:
         for name in ("MARYORI", "MARÍA", "ÑANDÚ", "NURIA", "ÓSCAR"):
             club.registry.add_new(name)
 
