@@ -178,6 +178,20 @@ def _plain(params: dict[str, object]) -> dict[str, Any]:
     return {k: v if isinstance(v, (int, float, str)) else str(v) for k, v in params.items()}
 
 
+# A form field's name as the director reads it in a refusal (the form's own label).
+FIELD_LABELS = {"player_id": "form.player", "match_id": "col.match", "group": "col.group",
+                "new_name": "form.name", "a": "form.score_a", "b": "form.score_b",
+                "preset": "form.clock_preset"}  # fmt: skip
+
+
+def field_label(field: str, lang: str) -> str:
+    """``match_id`` → «Partida»; a field without a label keeps its name."""
+    from mesa.hub.web.i18n import STRINGS
+
+    key = FIELD_LABELS.get(field, f"form.{field}")
+    return t(key, lang) if key in STRINGS else field
+
+
 def _known_errors() -> set[str]:
     from mesa.hub.web.i18n import STRINGS
 
@@ -817,7 +831,7 @@ class ActionEndpoint:
         except BadField as e:
             field = str(e)
             key = "flash.reason_required" if field == "reason" else "flash.bad_value"
-            return refuse(request, lang, "bad_value", tr(key, field=field), 400)
+            return refuse(request, lang, "bad_value", tr(key, field=field_label(field, lang)), 400)
         ctx = Context(
             self.site, session.user, lang, address(request), publish_static=self.publish_static
         )
@@ -828,7 +842,10 @@ class ActionEndpoint:
         try:
             detail = await spec.run(ctx, values)
         except BadField as e:
-            return refuse(request, lang, "bad_value", tr("flash.bad_value", field=str(e)), 400)
+            return refuse(
+                request, lang, "bad_value",
+                tr("flash.bad_value", field=field_label(str(e), lang)), 400,
+            )  # fmt: skip
         except Refused as r:
             self.site.store.audit(
                 session.user,

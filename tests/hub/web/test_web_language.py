@@ -216,6 +216,8 @@ async def test_every_page_and_refusal_speaks_one_language(
             await act(client, csrf, "resolve_conflict", conflict_id="C9", resolution="keep"),
             await act(client, csrf, "clear_call", table="3"),
             await act(client, csrf, "assign", match_id="G1-1", table="99"),
+            await act(client, csrf, "adjust_clock", table="3", side="c", seconds="x", reason="r"),
+            await act(client, csrf, "correct_result", match_id="G1-1", score_a="x", reason="r"),
         ]
         for r in answers:
             assert r.status_code >= 400, r.text
