@@ -302,7 +302,7 @@ async def test_bad_values_are_named(client: httpx.AsyncClient, web: WebApp) -> N
     r = await act(client, csrf, "nonsense")
     assert r.status_code == 404
     r = await act(client, csrf, "create_tournament", name="X", date="31/12/2025")
-    assert r.status_code == 400 and "date" in r.json()["message"]
+    assert r.status_code == 400 and "«Fecha»" in r.json()["message"]
 
 
 async def test_the_tie_break_dice(client: httpx.AsyncClient, web: WebApp) -> None:
