@@ -41,7 +41,8 @@ from mesa.hub.web.i18n import Translator, t
 from mesa.hub.web.paths import path_for
 from mesa.hub.web.site import Site
 from mesa.tournament.club import Club
-from mesa.tournament.errors import RankingCSVError, TournamentError
+from mesa.tournament.errors import TournamentError
+from mesa.tournament.i18n import refusal_of
 from mesa.tournament.settings import TournamentSettings
 from mesa.tournament.tournament import Tournament
 
@@ -60,13 +61,22 @@ class Refused(MesaError):
     """The action was refused; nothing changed. ``message`` is already in the user's language."""
 
     def __init__(
-        self, message: str, *, code: str = "refused", status: int = 409, detail: str = ""
+        self,
+        message: str,
+        *,
+        code: str = "refused",
+        status: int = 409,
+        detail: str = "",
+        said: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.code = code
         self.status = status
         self.detail = detail
+        # What was refused, language-free ({"code", "reason", "params"}), so the audit log can
+        # say it again in whichever language its reader chose.
+        self.said = said or {"code": code}
 
 
 @dataclass(frozen=True)
@@ -161,17 +171,37 @@ def _convert(f: Field, raw: Any) -> Any:
 
 # ── turning engine and table errors into the director's language ───────────
 def refusal_from(e: Exception, lang: str) -> Refused:
-    code = getattr(e, "code", "other")
+    """An engine or rule refusal said in ``lang``: the kind (``err.<code>``) and, for the
+    engine, exactly what (its ``reason`` and ``params``); never the English ``str(e)``."""
+    code = str(getattr(e, "code", "other"))
     head = t(f"err.{code}", lang) if f"err.{code}" in _known_errors() else t("err.other", lang)
-    detail = str(e)
-    if isinstance(e, RankingCSVError):
-        detail = "; ".join(str(x) for x in e.errors)
+    detail = refusal_of(e, lang) if isinstance(e, TournamentError) else ""
+    why = f"{head} ({detail})" if detail and detail != head else head
+    said: dict[str, Any] = {"code": code}
+    if isinstance(e, TournamentError):
+        said |= {"reason": e.reason, "params": _plain(e.params)}
     return Refused(
-        t("flash.refused", lang, why=f"{head} ({detail})"),
-        code=str(code),
-        status=409,
-        detail=detail,
+        t("flash.refused", lang, why=why), code=code, status=409, detail=detail, said=said
     )
+
+
+def _plain(params: dict[str, object]) -> dict[str, Any]:
+    """Params as JSON can keep them (numbers and strings)."""
+    return {k: v if isinstance(v, (int, float, str)) else str(v) for k, v in params.items()}
+
+
+# A form field's name as the director reads it in a refusal (the form's own label).
+FIELD_LABELS = {"player_id": "form.player", "match_id": "col.match", "group": "col.group",
+                "new_name": "form.name", "a": "form.score_a", "b": "form.score_b",
+                "preset": "form.clock_preset"}  # fmt: skip
+
+
+def field_label(field: str, lang: str) -> str:
+    """``match_id`` → «Partida»; a field without a label keeps its name."""
+    from mesa.hub.web.i18n import STRINGS
+
+    key = FIELD_LABELS.get(field, f"form.{field}")
+    return t(key, lang) if key in STRINGS else field
 
 
 def _known_errors() -> set[str]:
@@ -188,7 +218,8 @@ async def _desk(ctx: Context, fn: Callable[[Club, datetime], Any]) -> Any:
         raise refusal_from(e, ctx.lang) from None
     except KeyError as e:
         raise Refused(
-            t("flash.refused", ctx.lang, why=t("err.other", ctx.lang) + f" ({e})"), code="unknown"
+            t("flash.refused", ctx.lang, why=t("err.other", ctx.lang) + f" ({e.args[0]})"),
+            code="unknown",
         ) from None
 
 
@@ -243,8 +274,9 @@ async def table_command(ctx: Context, table: str, name: str, args: dict[str, Any
         txn = web.hub.command(table, name, args)
     except MesaError as e:
         raise Refused(
-            t("flash.refused", lang, why=f"{t('err.bad_input', lang)} ({e})"),
+            t("flash.refused", lang, why=t("err.bad_input", lang)),
             code=getattr(e, "code", "bad_input"),
+            detail=str(e),
         ) from None
     deadline = time.monotonic() + web.settings.command_wait
     while time.monotonic() < deadline:
@@ -255,7 +287,8 @@ async def table_command(ctx: Context, table: str, name: str, args: dict[str, Any
                 return
             code = status.get("code") or "other"
             key = f"err.{code}" if f"err.{code}" in _known_errors() else "err.other"
-            why = f"{t(key, lang)} ({status.get('reason') or code})"
+            # The table's ``reason`` is English prose for its log; the director reads the code.
+            why = t(key, lang)
             raise Refused(
                 t("flash.refused", lang, why=why), code=code, detail=status.get("reason") or ""
             )
@@ -892,7 +925,7 @@ class ActionEndpoint:
         except BadField as e:
             field = str(e)
             key = "flash.reason_required" if field == "reason" else "flash.bad_value"
-            return refuse(request, lang, "bad_value", tr(key, field=field), 400)
+            return refuse(request, lang, "bad_value", tr(key, field=field_label(field, lang)), 400)
         ctx = Context(
             self.site, session.user, lang, address(request), publish_static=self.publish_static
         )
@@ -904,7 +937,10 @@ class ActionEndpoint:
         try:
             detail = await spec.run(ctx, values)
         except BadField as e:
-            return refuse(request, lang, "bad_value", tr("flash.bad_value", field=str(e)), 400)
+            return refuse(
+                request, lang, "bad_value",
+                tr("flash.bad_value", field=field_label(str(e), lang)), 400,
+            )  # fmt: skip
         except (Refused, TournamentError, RuleError) as e:
             # an engine refusal outside _desk (e.g. a read of an unknown match) is a refusal too
             r = e if isinstance(e, Refused) else refusal_from(e, lang)
@@ -913,7 +949,7 @@ class ActionEndpoint:
                 name,
                 target=target,
                 reason=values.get("reason", ""),
-                params=params,
+                params=params | {"refused": r.said},
                 outcome="refused",
                 detail=r.detail or r.message,
                 address=ctx.address,

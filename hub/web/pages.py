@@ -46,7 +46,7 @@ from mesa.hub.web.views import (
 )
 from mesa.tournament.club import Club
 from mesa.tournament.errors import TournamentError
-from mesa.tournament.players import normalize_name
+from mesa.tournament.players import name_key
 
 
 class Pages:
@@ -318,7 +318,7 @@ class Pages:
                         "present": checkins.get(e.player_id, False),
                         "group": t.group_of(e.player_id),
                     }
-                    for e in sorted(t.entrants.values(), key=lambda e: normalize_name(e.name))
+                    for e in sorted(t.entrants.values(), key=lambda e: name_key(e.name))
                 ]
             )
             others = (
@@ -326,7 +326,7 @@ class Pages:
                 if t is None
                 else [
                     {"id": p.id, "name": p.name, "ranked": p.id in ranked}
-                    for p in sorted(club.registry, key=lambda p: normalize_name(p.name))
+                    for p in sorted(club.registry, key=lambda p: name_key(p.name))
                     if p.id not in t.entrants
                 ]
             )

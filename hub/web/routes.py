@@ -15,6 +15,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from mesa.hub.web.actions import ActionEndpoint
+from mesa.hub.web.callpages import CallPages
 from mesa.hub.web.exports import Exports
 from mesa.hub.web.first_run import FirstRun
 from mesa.hub.web.login import Login
@@ -42,6 +43,8 @@ def routes(
     pages: Pages, login: Login, actions: ActionEndpoint, exports: Exports, first_run: FirstRun
 ) -> list[BaseRoute]:
     return [
+        # The call pages first: ``/players/qr`` must not be taken for a player's id.
+        *page_routes(CallPages(pages.site).table(), pages.endpoint),
         Route(ROUTE_PATHS["first_run"], first_run.form, methods=["GET"], name="first_run"),
         Route(ROUTE_PATHS["first_run"], first_run.post, methods=["POST"]),
         *page_routes(pages.table(), pages.endpoint),

@@ -33,7 +33,7 @@ from mesa.tournament.explain import group_place_lines, points_lines, step_line
 from mesa.tournament.i18n import place_label, round_name
 from mesa.tournament.i18n import text as engine_text
 from mesa.tournament.matches import Match
-from mesa.tournament.players import Category
+from mesa.tournament.players import Category, name_key
 from mesa.tournament.rating import START_RATING
 from mesa.tournament.tournament import Conflict, Tournament
 
@@ -376,7 +376,7 @@ def players_view(club: Club, t: Tournament | None, lang: str) -> list[dict[str, 
             }
             for p in club.registry
         ),
-        key=lambda d: d["name"].casefold(),
+        key=lambda d: name_key(d["name"]),
     )
 
 

@@ -35,13 +35,15 @@ def group_count(n_players: int, requested: int | None = None) -> int:
     (13, 1, 2)
     """
     if n_players < 2:
-        raise NotEnoughPlayersError(f"a tournament needs at least 2 players, got {n_players}")
+        raise NotEnoughPlayersError(f"a tournament needs at least 2 players, got {n_players}",
+                                    reason="too_few_players", n=n_players)
     if requested is None:
         return max(1, n_players // 3)
     if not 1 <= requested <= n_players // 2:
         raise TournamentError(
             f"{requested} groups for {n_players} players: choose 1 to {n_players // 2} "
-            "so that every group has at least 2 players", code="bad_group_count")
+            "so that every group has at least 2 players", code="bad_group_count",
+            reason="bad_group_count", groups=requested, n=n_players, most=n_players // 2)
     return requested
 
 
@@ -299,7 +301,8 @@ def group_standings(
             if set(rolls) != tied_set:
                 raise TournamentError(
                     f"dice for group {group} must be given for exactly {sorted(tied)}",
-                    code="bad_dice")
+                    code="bad_dice", reason="dice_for_whom", group=group,
+                    players=", ".join(sorted(tied)))
             step = TieStep("dice", among, dict(rolls), len(set(rolls.values())) > 1, attempt)
             dice_log.append(step)
             for p in tied:

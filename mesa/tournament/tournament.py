@@ -86,7 +86,8 @@ STATE_VERSION = 1
 
 def _dt(value: datetime | None) -> datetime:
     if value is None:
-        raise TournamentError("this action needs the current time (now=...)", code="no_time")
+        raise TournamentError("this action needs the current time (now=...)", code="no_time",
+                              reason="no_time")
     return value
 
 
@@ -324,7 +325,8 @@ class Tournament:
         try:
             return self.matches[match_id]
         except KeyError:
-            raise UnknownMatchError(f"no match {match_id!r} in tournament {self.id}") from None
+            raise UnknownMatchError(f"no match {match_id!r} in tournament {self.id}",
+                                    reason="unknown_match", match=match_id) from None
 
     def name_of(self, player_id: str) -> str:
         e = self.entrants.get(player_id)
@@ -363,26 +365,33 @@ class Tournament:
                  actor: str = "director", now: datetime) -> Entrant:
         """Register a player, enforcing sanctions and category (a director may override)."""
         if self.phase != "registration":
-            raise PhaseError(f"registration for {self.id} is closed (phase {self.phase})")
+            raise PhaseError(f"registration for {self.id} is closed (phase {self.phase})",
+                             reason="registration_closed", phase=self.phase)
         player = registry.get(player_id)
         if player_id in self.entrants:
-            raise DuplicatePlayerError(f"{player.name} ({player_id}) is already registered")
+            raise DuplicatePlayerError(f"{player.name} ({player_id}) is already registered",
+                                       reason="already_registered", name=player.name)
         if any(e.name == player.name for e in self.entrants.values()):
-            raise DuplicatePlayerError(f"another entrant is already named {player.name!r}")
+            raise DuplicatePlayerError(f"another entrant is already named {player.name!r}",
+                                       reason="entrant_same_name", name=player.name)
         problems: list[TournamentError] = []
         pending = registry.pending_sanctions(player_id, self.id)
         if pending:
             rules = ", ".join(sorted({s.rule for s in pending}))
             problems.append(SanctionedError(
                 f"{player.name} is barred from this tournament ({rules}, incurred in "
-                f"{', '.join(s.incurred_in for s in pending)})"))
+                f"{', '.join(s.incurred_in for s in pending)})", reason="sanctioned",
+                name=player.name, rules=rules,
+                tournaments=", ".join(s.incurred_in for s in pending)))
         if player.category != self.category:
             problems.append(CategoryError(
                 f"{player.name} plays in category {player.category!r}, this tournament is "
-                f"{self.category!r}"))
+                f"{self.category!r}", reason="wrong_category", name=player.name,
+                category=player.category, wanted=self.category))
         if self.official and not player.member:
             problems.append(CategoryError(
-                f"{player.name} is not a member: official tournaments are for members (HGV 1.4)"))
+                f"{player.name} is not a member: official tournaments are for members (HGV 1.4)",
+                reason="not_member", name=player.name))
         if problems and not override:
             raise problems[0]
         entrant = Entrant(player_id, player.name, now, override=bool(problems))
@@ -394,7 +403,7 @@ class Tournament:
 
     def unregister(self, player_id: str, *, actor: str = "director", now: datetime) -> None:
         if self.phase != "registration":
-            raise PhaseError("the draw is made: withdraw the player instead")
+            raise PhaseError("the draw is made: withdraw the player instead", reason="draw_made")
         self._require_entrant(player_id)
         del self.entrants[player_id]
         self._log(now, actor, "unregister", player_id=player_id)
@@ -406,7 +415,7 @@ class Tournament:
         """Take the absent players out just before the group draw (one audit line); undoing
         the draw registers them again. An empty list only forgets an earlier one."""
         if self.phase != "registration":
-            raise PhaseError("the draw is made: withdraw the player instead")
+            raise PhaseError("the draw is made: withdraw the player instead", reason="draw_made")
         for p in player_ids:
             self._require_entrant(p)
         self.left_out = [self.entrants.pop(p) for p in player_ids]
@@ -425,7 +434,7 @@ class Tournament:
     ) -> Outcome:
         """Seed by ``ranking`` (hundredths; missing players 0), fill groups, build calendars."""
         if self.phase != "registration":
-            raise PhaseError(f"groups already started for {self.id}")
+            raise PhaseError(f"groups already started for {self.id}", reason="already_started")
         self._begin()
         n = len(self.entrants)
         g = group_count(n, n_groups)  # refuses fewer than 2 players
@@ -478,13 +487,17 @@ class Tournament:
         ([], 'registration', 0, 7)
         """
         if self.phase != "groups" or self.knockout is not None:
-            raise PhaseError(f"no group draw to take back in {self.id} (phase {self.phase})")
+            raise PhaseError(f"no group draw to take back in {self.id} (phase {self.phase})",
+                             reason="no_draw_to_undo", phase=self.phase)
         played = sorted(m.id for m in self.matches.values()
                         if m.status in ("playing", "done"))
-        if played or self.withdrawals:
-            raise DrawLockedError(
-                f"the group draw of {self.id} counts already: "
-                f"{', '.join(played) or 'a player withdrew'}")
+        if played:
+            raise DrawLockedError(f"the group draw of {self.id} counts already: "
+                                  f"{', '.join(played)}", reason="draw_locked",
+                                  matches=", ".join(played))
+        if self.withdrawals:
+            raise DrawLockedError(f"the group draw of {self.id} counts already: a player withdrew",
+                                  reason="draw_locked_withdrawal")
         tables = sorted({m.table for m in self.matches.values() if m.table})
         self._log(now, actor, "undo_groups", seed=self.seed, why=why,
                   groups=[list(g) for g in self.groups], tables=tables)
@@ -535,7 +548,8 @@ class Tournament:
     def standings(self, group: int) -> GroupStandings:
         """The group's table, with the tie-break steps behind every place."""
         if not 1 <= group <= len(self.groups):
-            raise TournamentError(f"no group {group} in {self.id}", code="unknown_group")
+            raise TournamentError(f"no group {group} in {self.id}", code="unknown_group",
+                                  reason="unknown_group", group=group)
         cached = self._standings.get(group)
         if cached is None:
             complete = self._group_complete(group)
@@ -573,17 +587,20 @@ class Tournament:
                    now: datetime) -> Outcome:
         """The director enters the dice rolled for a group tie (HGV 7.2.3, criterion 4)."""
         if self.knockout is not None:
-            raise PhaseError("the knockout is drawn: group dice can no longer change")
+            raise PhaseError("the knockout is drawn: group dice can no longer change",
+                             reason="dice_too_late")
         members = set(self.groups[group - 1]) if 1 <= group <= len(self.groups) else set()
         if not members:
-            raise TournamentError(f"no group {group}", code="unknown_group")
+            raise TournamentError(f"no group {group}", code="unknown_group", reason="unknown_group",
+                                  group=group)
         if len(values) < 2 or not set(values) <= members:
             raise TournamentError("dice need two or more players of the group",
-                                  code="bad_dice")
+                                  code="bad_dice", reason="dice_players")
         if any(not isinstance(v, int) or not 1 <= v <= 6 for v in values.values()):
-            raise TournamentError("each die shows 1 to 6", code="bad_dice")
+            raise TournamentError("each die shows 1 to 6", code="bad_dice", reason="dice_range")
         if len(set(values.values())) == 1:
-            raise TournamentError("equal dice break nothing: roll again", code="bad_dice")
+            raise TournamentError("equal dice break nothing: roll again", code="bad_dice",
+                                  reason="dice_equal")
         self._begin()
         key = ",".join(sorted(values))
         self.dice_entered.setdefault(str(group), {})[key] = dict(values)
@@ -764,30 +781,35 @@ class Tournament:
         """Draw Último Chance. Without ``entrants``, every eligible player once the first
         knockout matches are over; with them, any eligible players (it is optional)."""
         if not self.settings.consolation:
-            raise PhaseError("this tournament has no Último Chance")
+            raise PhaseError("this tournament has no Último Chance", reason="no_consolation")
         if self.knockout is None or self.phase == "closed":
-            raise PhaseError("Último Chance starts once the knockout is drawn")
+            raise PhaseError("Último Chance starts once the knockout is drawn",
+                             reason="consolation_too_early")
         if self.consolation is not None:
-            raise PhaseError("Último Chance is already drawn")
+            raise PhaseError("Último Chance is already drawn", reason="consolation_drawn")
         eligible = self.consolation_eligible()
         if entrants is None:
             if not self.first_knockout_round_done():
                 raise PhaseError("first knockout matches are not all decided: "
-                                 "wait, or name the entrants")
+                                 "wait, or name the entrants", reason="first_round_open")
             chosen = eligible
         else:
             chosen = list(entrants)
             dupes = sorted({p for p in chosen if chosen.count(p) > 1})
             if dupes:
-                raise DuplicatePlayerError(f"entered twice: {', '.join(dupes)}")
+                raise DuplicatePlayerError(f"entered twice: {', '.join(dupes)}",
+                                           reason="entered_twice", players=", ".join(dupes))
             bad = [p for p in chosen if p not in eligible]
             if bad:
                 raise TournamentError(
                     "not eligible for Último Chance: " + ", ".join(
-                        f"{self.name_of(p)} ({p})" for p in bad), code="not_eligible")
+                        f"{self.name_of(p)} ({p})" for p in bad), code="not_eligible",
+                    reason="not_eligible",
+                    players=", ".join(f"{self.name_of(p)} ({p})" for p in bad))
             chosen = uc_rules.consolation_seeds(chosen, self.seeding_rank())
         if len(chosen) < 2:
-            raise NotEnoughPlayersError("Último Chance needs at least 2 players")
+            raise NotEnoughPlayersError("Último Chance needs at least 2 players",
+                                        reason="consolation_too_few")
         plan = uc_rules.plan_consolation(len(chosen))
         ranks = self.seeding_rank()
         seeds = [QualifiedSeed(i + 1, p, ranks.get(p, 0), self.group_of(p) or 0)
@@ -808,7 +830,8 @@ class Tournament:
                           now: datetime) -> Outcome:
         """A player drops out of Último Chance only (it is optional; no sanction)."""
         if self.consolation is None or player_id not in self.consolation.players:
-            raise TournamentError(f"{player_id} is not in Último Chance", code="not_eligible")
+            raise TournamentError(f"{player_id} is not in Último Chance", code="not_eligible",
+                                  reason="not_in_consolation", player=player_id)
         self._begin()
         self.withdrawals.setdefault(player_id, Withdrawal(player_id, "consolation", now, actor))
         self._log(now, actor, "leave_consolation", player_id=player_id)
@@ -924,11 +947,13 @@ class Tournament:
         if m.result is not None:
             raise AlreadyDecidedError(
                 f"{match_id} is already decided ({m.result.score_a}–{m.result.score_b}): "
-                "a director can correct it with correct_result")
+                "a director can correct it with correct_result", reason="already_decided",
+                match=match_id, score=f"{m.result.score_a}–{m.result.score_b}")
         if m.a is None or m.b is None:
-            raise MatchNotReadyError(f"{match_id} is not ready: its players are not known yet")
+            raise MatchNotReadyError(f"{match_id} is not ready: its players are not known yet",
+                                     reason="players_unknown", match=match_id)
         if self.phase == "closed":
-            raise PhaseError(f"{self.id} is closed")
+            raise PhaseError(f"{self.id} is closed", reason="closed")
         validate_score(m.length, score_a, score_b)
         self._begin()
         out = Outcome("record_result", match_id)
@@ -950,7 +975,8 @@ class Tournament:
         """The table reports the first game under way (both players checked in)."""
         m = self.match(match_id)
         if m.status not in ("ready", "assigned"):
-            raise MatchNotReadyError(f"{match_id} cannot start: it is {m.status}")
+            raise MatchNotReadyError(f"{match_id} cannot start: it is {m.status}",
+                                     reason="cannot_start", match=match_id, status=m.status)
         assert m.a is not None and m.b is not None
         self._begin()
         self._mark(m)
@@ -965,12 +991,15 @@ class Tournament:
         (``no_show``): every match counts as lost. Both are barred from the next tournament."""
         self._require_entrant(player_id)
         if self.phase in ("registration", "closed"):
-            raise PhaseError("withdraw applies while the tournament is played")
+            raise PhaseError("withdraw applies while the tournament is played",
+                             reason="withdraw_when")
         if kind not in ("left", "no_show"):
-            raise TournamentError(f"unknown withdrawal {kind!r}", code="bad_withdrawal")
+            raise TournamentError(f"unknown withdrawal {kind!r}", code="bad_withdrawal",
+                                  reason="withdrawal_kind", kind=kind)
         existing = self.withdrawals.get(player_id)
         if existing is not None and existing.kind != "consolation":
-            raise TournamentError(f"{player_id} has already withdrawn", code="bad_withdrawal")
+            raise TournamentError(f"{player_id} has already withdrawn", code="bad_withdrawal",
+                                  reason="already_withdrawn", player=player_id)
         self._begin()
         out = Outcome("withdraw")
         self.withdrawals[player_id] = Withdrawal(player_id, kind, now, actor)
@@ -1039,7 +1068,8 @@ class Tournament:
         changes: a :class:`Conflict` is opened for :meth:`resolve_conflict`."""
         m = self.match(match_id)
         if m.result is None:
-            raise MatchNotReadyError(f"{match_id} has no result to correct: record it instead")
+            raise MatchNotReadyError(f"{match_id} has no result to correct: record it instead",
+                                     reason="nothing_to_correct", match=match_id)
         validate_score(m.length, score_a, score_b)
         old = m.result
         new = Result(old.a, old.b, score_a, score_b, forfeit, "director", actor, now)
@@ -1095,7 +1125,8 @@ class Tournament:
         :meth:`resolve_conflict`. Nothing is opened when the report agrees with the record."""
         m = self.match(match_id)
         if m.a is None or m.b is None:
-            raise MatchNotReadyError(f"{match_id} is not ready: its players are not known yet")
+            raise MatchNotReadyError(f"{match_id} is not ready: its players are not known yet",
+                                     reason="players_unknown", match=match_id)
         validate_score(m.length, score_a, score_b)
         out = Outcome("table_conflict", match_id)
         old = m.result
@@ -1140,7 +1171,8 @@ class Tournament:
         """The matches ``apply`` would annul (or take off their table) if chosen now."""
         c = next((c for c in self.conflicts if c.id == conflict_id), None)
         if c is None or c.status != "open":
-            raise ConflictError(f"no open conflict {conflict_id!r}")
+            raise ConflictError(f"no open conflict {conflict_id!r}", reason="no_conflict",
+                                conflict=conflict_id)
         try:
             return self._annuls_of(c, now or c.at, c.actor)
         except TournamentError:
@@ -1159,13 +1191,16 @@ class Tournament:
         annul anything else, nothing changes."""
         c = next((c for c in self.conflicts if c.id == conflict_id), None)
         if c is None or c.status != "open":
-            raise ConflictError(f"no open conflict {conflict_id!r}")
+            raise ConflictError(f"no open conflict {conflict_id!r}", reason="no_conflict",
+                                conflict=conflict_id)
         if resolution == "apply" and expected is not None:
             would = self._annuls_of(c, now, actor)
             if sorted(would) != sorted(expected):
                 raise ConflictError(
                     f"applying {conflict_id} would now annul {', '.join(would) or 'nothing'}, "
-                    f"not {', '.join(expected) or 'nothing'}: look at it again")
+                    f"not {', '.join(expected) or 'nothing'}: look at it again",
+                    reason="conflict_annuls_changed", conflict=conflict_id,
+                    annuls=", ".join(would) or "—")
         out = Outcome("resolve_conflict", c.match_id, conflict=c)
         self._begin()
         if resolution == "keep":
@@ -1173,12 +1208,13 @@ class Tournament:
         elif resolution in ("apply", "apply_keep_draw"):
             if resolution == "apply_keep_draw" and c.kinds != ["draw"]:
                 raise ConflictError("apply_keep_draw is only for a group correction whose "
-                                    "sole effect is on the draw")
+                                    "sole effect is on the draw", reason="keep_draw_only")
             m = self.match(c.match_id)
             if "table" in c.kinds and m.result is None:
                 # A table's result for a match still undecided: the director records it.
                 if (m.a, m.b) != (c.new["a"], c.new["b"]):
-                    raise ConflictError(f"{c.match_id} changed since the conflict was opened")
+                    raise ConflictError(f"{c.match_id} changed since the conflict was opened",
+                                    reason="conflict_stale", match=c.match_id)
                 out = self.record_result(c.match_id, c.new["score_a"], c.new["score_b"],
                                          forfeit=c.new["forfeit"], source="director",
                                          actor=actor, now=now)
@@ -1190,7 +1226,8 @@ class Tournament:
                 return out
             players = c.old if c.old is not None else c.new
             if m.result is None or (m.result.a, m.result.b) != (players["a"], players["b"]):
-                raise ConflictError(f"{c.match_id} changed since the conflict was opened")
+                raise ConflictError(f"{c.match_id} changed since the conflict was opened",
+                                    reason="conflict_stale", match=c.match_id)
             new = Result.from_dict(c.new)
             new = Result(new.a, new.b, new.score_a, new.score_b, new.forfeit, "director", actor,
                          now) if "table" in c.kinds else new
@@ -1209,7 +1246,8 @@ class Tournament:
                 self.phase = "knockout"
                 self._log(now, actor, "reopen", conflict=c.id)
         else:
-            raise ConflictError(f"unknown resolution {resolution!r}")
+            raise ConflictError(f"unknown resolution {resolution!r}", reason="bad_resolution",
+                                resolution=resolution)
         c.resolved_by, c.resolved_at = actor, now
         self._log(now, actor, "resolve_conflict", conflict=c.id, resolution=resolution,
                   annulled=list(c.annulled))
@@ -1323,10 +1361,12 @@ class Tournament:
         m = self.match(match_id)
         if m.status != "ready":
             raise MatchNotReadyError(f"{match_id} is {m.status}: only a ready match can be "
-                                     "assigned (move an assigned one instead)")
+                                     "assigned (move an assigned one instead)", reason="assign_not_ready",
+                                     match=match_id, status=m.status)
         for other in self.matches.values():
             if other.table == table and other.status in ("assigned", "playing"):
-                raise TableError(f"table {table} is busy with {other.id}")
+                raise TableError(f"table {table} is busy with {other.id}", reason="table_busy",
+                                 table=table, match=other.id)
         others = [x for x in self.matches.values() if x.id == match_id or x.status != "ready"]
         plan = plan_assignments(others, [table], now, play_early=True)
         if not plan:
@@ -1335,7 +1375,8 @@ class Tournament:
                 if x.status in ("assigned", "playing"))]
             raise TableError(f"{match_id} cannot start now: "
                              f"{', '.join(self.name_of(p) for p in busy)} still playing",
-                             code="players_busy")
+                             code="players_busy", reason="players_busy",
+                             players=", ".join(self.name_of(p) for p in busy))
         a = plan[0]
         m.table, m.assigned_at, m.scheduled_start = a.table, now, a.scheduled_start
         self._log(now, actor, "assign", match_id=a.match_id, table=a.table,
@@ -1350,7 +1391,7 @@ class Tournament:
     def assignment(self, match_id: str) -> Assignment:
         m = self.match(match_id)
         if m.table is None or m.a is None or m.b is None or m.scheduled_start is None:
-            raise TableError(f"{match_id} has no table")
+            raise TableError(f"{match_id} has no table", reason="no_table", match=match_id)
         return Assignment(m.id, m.table, m.a, m.b, m.length, m.clock, m.scheduled_start)
 
     def move_match(self, match_id: str, table: str, *, actor: str = "director",
@@ -1358,11 +1399,13 @@ class Tournament:
         """The director moves a match to another table (HGV 3.3, 7.4.7)."""
         m = self.match(match_id)
         if m.status not in ("assigned", "playing"):
-            raise TableError(f"{match_id} is {m.status}: only a match with a table can move")
+            raise TableError(f"{match_id} is {m.status}: only a match with a table can move",
+                             reason="move_no_table", match=match_id, status=m.status)
         for other in self.matches.values():
             if other.id != match_id and other.table == table and other.status in (
                     "assigned", "playing"):
-                raise TableError(f"table {table} is busy with {other.id}")
+                raise TableError(f"table {table} is busy with {other.id}", reason="table_busy",
+                                 table=table, match=other.id)
         old = m.table
         m.table = table
         m.history.append({"at": iso(now), "actor": actor, "action": "move", "from": old,
@@ -1374,7 +1417,8 @@ class Tournament:
         """Take an assigned match off its table (a broken table); it waits for another."""
         m = self.match(match_id)
         if m.status != "assigned":
-            raise TableError(f"{match_id} is {m.status}: only an assigned match can be unassigned")
+            raise TableError(f"{match_id} is {m.status}: only an assigned match can be unassigned",
+                             reason="unassign_not_assigned", match=match_id, status=m.status)
         old, m.table, m.assigned_at, m.scheduled_start = m.table, None, None, None
         self._log(now, actor, "unassign", match_id=match_id, table=old)
 
@@ -1384,10 +1428,12 @@ class Tournament:
         """Change one match's length or clock before it starts (RULES: every default)."""
         m = self.match(match_id)
         if m.status in ("playing", "done"):
-            raise PhaseError(f"{match_id} is {m.status}: its format can no longer change")
+            raise PhaseError(f"{match_id} is {m.status}: its format can no longer change",
+                             reason="format_fixed", match=match_id, status=m.status)
         if length is not None:
             if length < 1:
-                raise TournamentError("a match is at least 1 point", code="bad_setting")
+                raise TournamentError("a match is at least 1 point", code="bad_setting",
+                                      reason="length_min")
             m.length = length
         if clock is not None:
             m.clock = clock
@@ -1415,9 +1461,9 @@ class Tournament:
     def close(self, *, actor: str = "director", now: datetime) -> Outcome:
         """Close the tournament once the knockout (and Último Chance, if drawn) is over."""
         if self.phase == "closed":
-            raise PhaseError(f"{self.id} is already closed")
+            raise PhaseError(f"{self.id} is already closed", reason="already_closed")
         if not self.is_finished():
-            raise PhaseError("the knockout or Último Chance is not finished")
+            raise PhaseError("the knockout or Último Chance is not finished", reason="not_finished")
         self.phase = "closed"
         self._log(now, actor, "close", champion=self.champion)
         return Outcome("close", champion=self.champion)
@@ -1544,7 +1590,8 @@ class Tournament:
     def from_dict(cls, d: dict[str, Any]) -> Tournament:
         if d.get("version") != STATE_VERSION:
             raise TournamentError(f"unknown tournament state version {d.get('version')!r}",
-                                  code="bad_state")
+                                  code="bad_state", reason="bad_state",
+                                  version=str(d.get("version")))
         t = cls(d["id"], d["name"], date.fromisoformat(d["held_on"]), category=d["category"],
                 official=bool(d["official"]),
                 settings=TournamentSettings.from_dict(d["settings"]))
