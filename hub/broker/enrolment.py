@@ -38,12 +38,14 @@ from paho.mqtt.enums import CallbackAPIVersion
 from mesa.errors import MesaError
 from mesa.hub.broker.mosquitto import ENROL_DESK_USERNAME, ENROL_USERNAME, set_password
 from mesa.hub.broker.provision import link_config, reload_broker, write_private
-from mesa.protocol import NAMESPACE, ProtocolError, check_table_id
+from mesa.protocol import HUB_USERNAME, NAMESPACE, ProtocolError, check_table_id
 
 log = logging.getLogger(__name__)
 
 SERIAL_RE = re.compile(r"[0-9a-z][0-9a-z_-]{0,63}")
 MAX_HELLO_BYTES = 4096
+# Broker accounts a table may never take: the hub's own, the desk's, the shared enrolment one.
+RESERVED_USERNAMES = frozenset({HUB_USERNAME, ENROL_DESK_USERNAME, ENROL_USERNAME})
 # A venue has tens of tables: more Pis waiting than this is someone flooding the enrolment port.
 MAX_PENDING = 200
 KINDS = ("hello", "answer")
@@ -58,6 +60,25 @@ def check_serial(serial: Any) -> str:
     if not isinstance(serial, str) or not SERIAL_RE.fullmatch(serial):
         raise EnrolmentError(f"serial {serial!r} must be 1-64 of a-z 0-9 _ -")
     return serial
+
+
+def check_adoptable_table(table_id: Any) -> str:
+    """A table id a new Pi may be given: the protocol's rule, and never a reserved account.
+
+    >>> check_adoptable_table("7")
+    '7'
+    >>> check_adoptable_table("mesa-hub")
+    Traceback (most recent call last):
+      ...
+    mesa.hub.broker.enrolment.EnrolmentError: mesa-hub is a reserved broker account
+    """
+    try:
+        check_table_id(table_id)
+    except ProtocolError as e:
+        raise EnrolmentError(str(e)) from None
+    if table_id in RESERVED_USERNAMES:
+        raise EnrolmentError(f"{table_id} is a reserved broker account")
+    return str(table_id)
 
 
 def enrol_topic(serial: str, kind: str) -> str:
@@ -105,6 +126,13 @@ CREATE TABLE IF NOT EXISTS enrol_adopted (
     table_id TEXT NOT NULL,
     adopted_at REAL NOT NULL,
     cleared_at REAL
+);
+CREATE TABLE IF NOT EXISTS enrol_requests (
+    serial TEXT PRIMARY KEY,
+    table_id TEXT NOT NULL,
+    requested_at REAL NOT NULL,
+    done_at REAL,
+    outcome TEXT
 );
 """
 
@@ -213,6 +241,38 @@ class EnrolmentStore:
                 "UPDATE enrol_adopted SET cleared_at = ? WHERE serial = ?", (now, serial)
             )
 
+    # ``mesa adopt`` asks the running hub's desk (the only client that answers Pis).
+    def request_adoption(self, serial: str, table_id: str, now: float) -> None:
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO enrol_requests VALUES (?, ?, ?, NULL, NULL)",
+                (serial, table_id, now),
+            )
+
+    def open_requests(self) -> list[tuple[str, str]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT serial, table_id FROM enrol_requests WHERE done_at IS NULL"
+                " ORDER BY requested_at"
+            ).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    def finish_request(self, serial: str, outcome: str, now: float) -> None:
+        with self._lock, self._db:
+            self._db.execute(
+                "UPDATE enrol_requests SET done_at = ?, outcome = ? WHERE serial = ?",
+                (now, outcome, serial),
+            )
+
+    def request_outcome(self, serial: str) -> str | None:
+        """``"ok"``, the reason it was refused, or None while the desk has not taken it."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT outcome FROM enrol_requests WHERE serial = ? AND done_at IS NOT NULL",
+                (serial,),
+            ).fetchone()
+        return None if row is None else str(row[0])
+
 
 # ── adopting ────────────────────────────────────────────────────────────────────────────
 @dataclass(frozen=True)
@@ -301,10 +361,7 @@ def adopt(
     A new broker password for ``table_id`` replaces any earlier one (a replaced Pi's account
     stops working at the reload), and the answer carries the table's link file."""
     check_serial(serial)
-    try:
-        check_table_id(table_id)
-    except ProtocolError as e:
-        raise EnrolmentError(str(e)) from None
+    check_adoptable_table(table_id)
     own = store is None
     store = store or EnrolmentStore(settings.db)
     try:
@@ -330,9 +387,16 @@ def adopt(
 
 
 class EnrolmentDesk:
-    """The hub's side of enrolment, running: records announcements, clears answered adoptions.
+    """The hub's side of enrolment, running inside ``mesa hub``: records announcements, adopts
+    (from the dashboard, or ``mesa adopt``'s requests), clears answered adoptions.
 
-    ``mesa enrolment-desk`` runs one; a dashboard calls :meth:`adopt`.
+        desk = EnrolmentDesk(EnrolmentSettings.from_file("/etc/mesa/enrolment.json")).start()
+        desk.listeners.append(lambda: print("the pending list changed"))
+        desk.adopt("10000000abcdef01", "7")
+
+    It is the only client with the desk's account (the broker's client ids are the usernames:
+    a second one would take its session), so ``mesa adopt`` leaves a request in the store and
+    :meth:`serve_requests` (the hub's slow tick) carries it out.
     """
 
     def __init__(
@@ -342,8 +406,12 @@ class EnrolmentDesk:
         self.store = EnrolmentStore(settings.db)
         self.refused = 0  # malformed announcements, counted
         self.connected = threading.Event()
+        # Called (on paho's or the adopting thread) when the pending list may have changed.
+        self.listeners: list[Callable[[], None]] = []
+        self._adopting = threading.Lock()  # one adoption at a time (password file, broker)
         self._client = _connect_desk(settings, client_id)
         self._client.on_connect = self._on_connect
+        self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
 
     def start(self) -> EnrolmentDesk:
@@ -356,11 +424,49 @@ class EnrolmentDesk:
         self._client.loop_stop()
         self.store.close()
 
-    def adopt(self, serial: str, table_id: str) -> str:
-        def publish(topic: str, payload: bytes) -> None:
-            self._client.publish(topic, payload, qos=1, retain=True).wait_for_publish(10)
+    def pending(self) -> list[Pending]:
+        return self.store.pending()
 
-        return adopt(serial, table_id, self.settings, store=self.store, publish=publish)
+    def adopt(self, serial: str, table_id: str) -> str:
+        """Give ``serial`` the table ``table_id`` (see :func:`adopt`); the answer is published
+        on this desk's connection. :class:`EnrolmentError` if refused or the broker is away."""
+
+        def publish(topic: str, payload: bytes) -> None:
+            if not self.connected.is_set():
+                raise EnrolmentError("the enrolment desk is not connected to the broker")
+            info = self._client.publish(topic, payload, qos=1, retain=True)
+            try:
+                info.wait_for_publish(10)
+            except (RuntimeError, ValueError) as e:
+                raise EnrolmentError(f"the broker did not take the answer ({e})") from None
+            if not info.is_published():
+                raise EnrolmentError("the broker did not take the answer")
+
+        with self._adopting:
+            topic = adopt(serial, table_id, self.settings, store=self.store, publish=publish)
+        self._notify()
+        return topic
+
+    def serve_requests(self) -> int:
+        """Carry out the adoptions ``mesa adopt`` asked for; returns how many were taken."""
+        done = 0
+        for serial, table_id in self.store.open_requests():
+            try:
+                self.adopt(serial, table_id)
+                outcome = "ok"
+            except (EnrolmentError, OSError) as e:
+                outcome = str(e) or "refused"
+            log.info("enrolment: mesa adopt %s %s: %s", serial, table_id, outcome)
+            self.store.finish_request(serial, outcome, time.time())
+            done += 1
+        return done
+
+    def _notify(self) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener()
+            except Exception:  # a listener's failure must not stop the desk
+                log.exception("enrolment listener failed")
 
     def _on_connect(self, client: Any, ud: Any, flags: Any, reason: Any, props: Any) -> None:
         if reason.is_failure:
@@ -369,6 +475,9 @@ class EnrolmentDesk:
         client.subscribe([(f"{NAMESPACE}/enrol/+/hello", 1), (f"{NAMESPACE}/table/+/status", 1)])
         self.connected.set()
 
+    def _on_disconnect(self, client: Any, ud: Any, flags: Any, reason: Any, props: Any) -> None:
+        self.connected.clear()
+
     def _on_message(self, client: Any, ud: Any, msg: mqtt.MQTTMessage) -> None:
         try:
             if msg.topic.endswith("/hello"):
@@ -376,6 +485,7 @@ class EnrolmentDesk:
                     return
                 serial, hw = parse_hello(msg.topic, msg.payload)
                 self.store.record_hello(serial, hw, time.time())
+                self._notify()
             else:
                 self._on_status(msg)
         except (EnrolmentError, ValueError, sqlite3.Error) as e:

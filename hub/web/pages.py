@@ -19,6 +19,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
+from mesa.hub.web.enrolment import pending_view
 from mesa.hub.web.http import wants_json
 from mesa.hub.web.i18n import Translator
 from mesa.hub.web.paths import export_list, path_for
@@ -62,6 +63,7 @@ class Pages:
             ("director", self.page_director, True),
             ("director_tournament", self.page_director_tournament, True),
             ("director_audit", self.page_audit, True),
+            ("director_enrolments", self.page_enrolments, True),
             ("director_table", self.page_director_table, True),
             ("director_match", self.page_director_match, True),
         ]
@@ -284,6 +286,7 @@ class Pages:
 
         data = await self.site.read(build)
         data.update(self.site.live_data())
+        data["enrolment"] = await asyncio.to_thread(pending_view, self.site.enrolment, lang)
         return Page(
             "director/home.html", data, "director", Translator(lang)("dir.title"), refresh=""
         )
@@ -361,6 +364,17 @@ class Pages:
             await self.site.read(build),
             "director_tournament",
             Translator(lang)("nav.tournament"),
+        )
+
+    async def page_enrolments(self, request: Request, lang: str) -> Page:
+        """ "Mesa nueva" alone: the director's home refetches it when a Pi announces itself."""
+        data = {"enrolment": await asyncio.to_thread(pending_view, self.site.enrolment, lang)}
+        return Page(
+            "director/enrolments.html",
+            data,
+            "director",
+            Translator(lang)("enrol.title"),
+            refresh="",
         )
 
     async def page_audit(self, request: Request, lang: str) -> Page:

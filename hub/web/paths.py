@@ -36,6 +36,7 @@ ROUTE_PATHS: dict[str, str] = {
     "director": "/director",
     "director_tournament": "/director/tournament",
     "director_audit": "/director/audit",
+    "director_enrolments": "/director/enrolments",
     "director_table": "/director/tables/{id}",
     "director_match": "/director/matches/{id}",
     "action": "/director/actions/{name}",
