@@ -38,14 +38,12 @@ from paho.mqtt.enums import CallbackAPIVersion
 from mesa.errors import MesaError
 from mesa.hub.broker.mosquitto import ENROL_DESK_USERNAME, ENROL_USERNAME, set_password
 from mesa.hub.broker.provision import link_config, reload_broker, write_private
-from mesa.protocol import HUB_USERNAME, NAMESPACE, ProtocolError, check_table_id
+from mesa.protocol import NAMESPACE, ProtocolError, check_table_id
 
 log = logging.getLogger(__name__)
 
 SERIAL_RE = re.compile(r"[0-9a-z][0-9a-z_-]{0,63}")
 MAX_HELLO_BYTES = 4096
-# Broker accounts a table may never take: the hub's own, the desk's, the shared enrolment one.
-RESERVED_USERNAMES = frozenset({HUB_USERNAME, ENROL_DESK_USERNAME, ENROL_USERNAME})
 # A venue has tens of tables: more Pis waiting than this is someone flooding the enrolment port.
 MAX_PENDING = 200
 KINDS = ("hello", "answer")
@@ -63,21 +61,20 @@ def check_serial(serial: Any) -> str:
 
 
 def check_adoptable_table(table_id: Any) -> str:
-    """A table id a new Pi may be given: the protocol's rule, and never a reserved account.
+    """A table id a new Pi may be given (the protocol's rule: it also keeps the broker's own
+    accounts, all ``mesa*``, out of reach); :class:`EnrolmentError` if not.
 
     >>> check_adoptable_table("7")
     '7'
     >>> check_adoptable_table("mesa-hub")
     Traceback (most recent call last):
       ...
-    mesa.hub.broker.enrolment.EnrolmentError: mesa-hub is a reserved broker account
+    mesa.hub.broker.enrolment.EnrolmentError: bad_table: table id 'mesa-hub' must be 1-32 of a-z 0-9 _ - (not starting 'mesa')
     """
     try:
         check_table_id(table_id)
     except ProtocolError as e:
         raise EnrolmentError(str(e)) from None
-    if table_id in RESERVED_USERNAMES:
-        raise EnrolmentError(f"{table_id} is a reserved broker account")
     return str(table_id)
 
 
@@ -198,12 +195,13 @@ class EnrolmentStore:
 
     def pending(self) -> list[Pending]:
         """Pis that announced themselves and are not adopted, oldest first. A Pi that announces
-        itself again after its adoption (its SD card reflashed) is waiting again."""
+        itself again after its adoption came online (its SD card reflashed) is waiting again;
+        one that reconnects while its answer still waits on the broker is not."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT serial, hwcheck, first_seen, last_seen FROM enrol_pending p"
-                " WHERE NOT EXISTS (SELECT 1 FROM enrol_adopted a"
-                "   WHERE a.serial = p.serial AND a.adopted_at >= p.last_seen)"
+                " WHERE NOT EXISTS (SELECT 1 FROM enrol_adopted a WHERE a.serial = p.serial"
+                "   AND (a.adopted_at >= p.last_seen OR a.cleared_at IS NULL))"
                 " ORDER BY first_seen"
             ).fetchall()
         return [Pending(s, json.loads(h), f, last) for s, h, f, last in rows]

@@ -82,8 +82,8 @@ async def adopt_table(site: Site, lang: str, serial: str, table: str, replace: b
         raise AdoptRefused("bad_serial", tr("enrol.bad_serial"), 400) from None
     try:
         table = check_adoptable_table(table)
-    except EnrolmentError as e:
-        raise AdoptRefused("bad_table", tr("enrol.bad_table", table=table[:40], why=e), 400) from None
+    except EnrolmentError:
+        raise AdoptRefused("bad_table", tr("enrol.bad_table", table=table[:40]), 400) from None
     if not any(p.serial == serial for p in desk.pending()):
         raise AdoptRefused("not_pending", tr("enrol.not_pending", serial=serial), 404)
     online = any(c["id"] == table and c["link"] == "online" for c in site.poller.current())

@@ -582,8 +582,10 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "enrol.bad_serial": {"es": "número de serie no válido", "en": "invalid serial"},
     "enrol.bad_table": {
-        "es": "«{table}» no sirve como número de mesa ({why})",
-        "en": "“{table}” is not a valid table number ({why})",
+        "es": "«{table}» no sirve como número de mesa: use de 1 a 32 cifras, letras minúsculas,"
+        " «_» o «-», sin empezar por «mesa»",
+        "en": "“{table}” is not a valid table number: use 1 to 32 digits, lowercase letters,"
+        " “_” or “-”, not starting with “mesa”",
     },
     "enrol.not_pending": {
         "es": "ninguna mesa nueva con el número de serie {serial} está esperando",

@@ -270,8 +270,8 @@ def test_the_commands_list_and_adopt_against_the_hubs_store(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """``mesa enrolments`` reads the store; ``mesa adopt`` (no desk running) makes the account,
-    reloads the broker through its pid file and leaves the answer retained for the Pi."""
+    """``mesa enrolments`` reads the store; ``mesa adopt`` leaves the adoption there and waits
+    while the running desk (the hub's, here on its own) carries it out and answers the Pi."""
     from mesa.cli import main
     from mesa.hub.broker.enrolment import EnrolmentStore
 
@@ -282,29 +282,36 @@ def test_the_commands_list_and_adopt_against_the_hubs_store(
     assert main(["enrolments", "--db", str(settings.db)]) == 0
     listing = capsys.readouterr().out
     assert "Mesa nueva" in listing and "cafe0001" in listing and "card FAILED" in listing
-    desk_file = tmp_path / "enrolment.json"
-    desk_file.write_text(
-        json.dumps(
-            {
-                "db": str(settings.db),
-                "passwd_file": str(broker.passwd),
-                "pid_file": str(broker.pid_file),
-                "hub_host": "127.0.0.1",
-                "hub_port": broker.tls_port,
-                "tls_ca": files.ca.read_text(),
-                "broker_port": broker.port,
-                "desk_password": DESK_PASSWORD,
-            }
+    desk = EnrolmentDesk(settings).start()
+    try:
+        assert desk.connected.wait(10)
+        codes: list[int] = []
+        cli = threading.Thread(
+            target=lambda: codes.append(
+                main(["adopt", "cafe0001", "9", "--db", str(settings.db), "--wait", "30"])
+            )
         )
-    )
-    assert main(["adopt", "cafe0001", "9", "--settings", str(desk_file)]) == 0
-    link_file = tmp_path / "pi" / "table.json"
-    out = Enrolment(bundle(broker, files), "cafe0001", link_file).wait(30)
-    assert out is not None and out["table"] == "9"
-    table = go_online(LinkSettings.from_file(link_file))
-    table.close()
-    assert main(["adopt", "cafe0001", "9", "--settings", str(desk_file)]) == 1  # adopted already
-    assert "announced" in capsys.readouterr().err
+        cli.start()
+        assert wait_until(lambda: bool(desk.store.open_requests()), 10)
+        assert desk.serve_requests() == 1
+        cli.join(30)
+        assert codes == [0]
+        link_file = tmp_path / "pi" / "table.json"
+        out = Enrolment(bundle(broker, files), "cafe0001", link_file).wait(30)
+        assert out is not None and out["table"] == "9"
+        table = go_online(LinkSettings.from_file(link_file))
+        table.close()
+        capsys.readouterr()
+        # Adopted already: refused at once; a request no hub takes: said so after --wait.
+        assert main(["adopt", "cafe0001", "9", "--db", str(settings.db)]) == 1
+        assert "is waiting" in capsys.readouterr().err
+        desk.store.record_hello("cafe0002", {}, now=2e9)
+        assert main(["adopt", "cafe0002", "3", "--db", str(settings.db), "--wait", "0.3"]) == 1
+        assert "has not taken it" in capsys.readouterr().err
+        assert desk.serve_requests() == 1  # the hub takes it when it runs again
+        assert not desk.store.is_pending("cafe0002")
+    finally:
+        desk.stop()
 
 
 def test_a_rogue_taking_a_tables_client_id_hears_nothing_of_it(
@@ -418,7 +425,10 @@ def test_the_store_bounds_the_waiting_list_and_sees_a_reflashed_pi_again(tmp_pat
         store.record_hello("flood0", {"display": "ok"}, now=1e6)  # a known one still updates
         store.record_adoption("flood0", "3", now=2e6)
         assert "flood0" not in {p.serial for p in store.pending()}
-        store.record_hello("flood0", {}, now=3e6)  # announced again after its adoption
+        store.record_hello("flood0", {}, now=2.5e6)  # reconnected before it took its answer
+        assert "flood0" not in {p.serial for p in store.pending()}
+        store.mark_cleared("flood0", now=2.6e6)  # table 3 came online
+        store.record_hello("flood0", {}, now=3e6)  # announced again: its SD card reflashed
         assert "flood0" in {p.serial for p in store.pending()}
     finally:
         store.close()
