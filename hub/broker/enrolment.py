@@ -195,13 +195,13 @@ class EnrolmentStore:
 
     def pending(self) -> list[Pending]:
         """Pis that announced themselves and are not adopted, oldest first. A Pi that announces
-        itself again after its adoption came online (its SD card reflashed) is waiting again;
-        one that reconnects while its answer still waits on the broker is not."""
+        itself again after its table came online (its SD card reflashed) is waiting again; one
+        that announces itself while its answer still waits on the broker is not."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT serial, hwcheck, first_seen, last_seen FROM enrol_pending p"
                 " WHERE NOT EXISTS (SELECT 1 FROM enrol_adopted a WHERE a.serial = p.serial"
-                "   AND (a.adopted_at >= p.last_seen OR a.cleared_at IS NULL))"
+                "   AND (a.cleared_at IS NULL OR a.cleared_at >= p.last_seen))"
                 " ORDER BY first_seen"
             ).fetchall()
         return [Pending(s, json.loads(h), f, last) for s, h, f, last in rows]
