@@ -592,8 +592,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "no new table with serial {serial} is waiting",
     },
     "enrol.confirm_replace": {
-        "es": "la mesa {table} está en línea con otro Pi. ¿Reemplazar el Pi de la mesa {table}?",
-        "en": "table {table} is online with another Pi. Replace table {table}'s Pi?",
+        "es": "la mesa {table} está en línea con otro Pi; para poner este en su lugar, confirme"
+        " «Reemplazar el Pi de la mesa {table}»",
+        "en": "table {table} is online with another Pi; to put this one in its place, confirm"
+        " “Replace table {table}'s Pi”",
     },
     "enrol.failed": {"es": "no se pudo adoptar ({why})", "en": "could not adopt ({why})"},
     "side.a": {"es": "blancas", "en": "white"},

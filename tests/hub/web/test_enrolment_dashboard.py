@@ -9,6 +9,8 @@ The browser test's screenshot goes to ``docs/screenshots/enrolment.png`` (``docs
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,6 +33,7 @@ from support.mosquitto import DESK_PASSWORD, ENROL_PASSWORD, have_mosquitto, sta
 pytestmark = pytest.mark.broker
 
 PASSWORD = "clave-del-director"
+SHOTS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
 
 
 @dataclass
@@ -254,13 +257,13 @@ def test_replacing_an_online_tables_pi_asks_for_confirmation(venue: Venue) -> No
             "/director/actions/adopt_table", data={"serial": "cafe0002", "table": "7"}, headers=headers
         )
         assert r.status_code == 409 and r.json()["error"] == "confirm_replace"
-        assert "¿Reemplazar el Pi de la mesa 7?" in r.json()["message"]
+        assert "«Reemplazar el Pi de la mesa 7»" in r.json()["message"]
         assert desk.store.is_pending("cafe0002")
         client.cookies.set("mesa_lang", "en")
         en = client.post(
             "/director/actions/adopt_table", data={"serial": "cafe0002", "table": "7"}, headers=headers
         )
-        assert en.status_code == 409 and "Replace table 7's Pi?" in en.json()["message"]
+        assert en.status_code == 409 and "“Replace table 7's Pi”" in en.json()["message"]
         client.cookies.set("mesa_lang", "es")
         r = client.post(
             "/director/actions/adopt_table",
@@ -318,3 +321,105 @@ async def test_without_enrolment_credentials_the_dashboard_says_how_to_enable_it
         headers={"Accept": "application/json", "X-CSRF-Token": csrf},
     )
     assert r.status_code == 503 and "no está activada" in r.json()["message"]
+
+
+# ── the same from the director's browser ───────────────────────────────────────────────
+@pytest.mark.browser
+def test_the_director_adopts_a_table_in_the_browser(tmp_path: Path) -> None:
+    path = os.environ.get("MESA_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(path).exists():
+        pytest.skip("chromium not installed")
+    from playwright.sync_api import sync_playwright
+
+    venue = start_venue(tmp_path)
+    pis: list[Pi] = []
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=path,
+                args=["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
+                headless=True,
+            )
+            page = browser.new_page(viewport={"width": 1100, "height": 760})
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on(
+                "console",
+                lambda m: errors.append(m.text)
+                if m.type == "error" and not m.text.startswith("Failed to load resource")
+                else None,
+            )
+            failed: list[tuple[int, str]] = []
+            page.on(
+                "response",
+                lambda r: failed.append((r.status, r.url.removeprefix(venue.url)))
+                if r.status >= 400
+                else None,
+            )
+            page.goto(venue.url + "/login")
+            page.fill("input[name=user]", "director")
+            page.fill("input[name=password]", PASSWORD)
+            page.click("#login-form button[type=submit]")
+            page.wait_for_url("**/director")
+            page.wait_for_function("() => document.getElementById('conn').dataset.state === 'live'")
+            assert page.locator("#enrolment.empty").count() == 1
+            page.evaluate("() => { window.notReloaded = true; }")
+
+            # Two Pis announce themselves; the list appears without a reload.
+            pis.append(Pi(venue, "10000000abcdef05"))
+            pis.append(Pi(venue, "10000000abcdef06"))
+            pis[1].enrolment.hwcheck = {"display": "ok", "card": "FAILED not found"}
+            row = "#enrolment tr[data-serial='{}']"
+            page.wait_for_selector(row.format("10000000abcdef05"), timeout=15000)
+            page.wait_for_selector(row.format("10000000abcdef06"), timeout=15000)
+            assert page.evaluate("() => window.notReloaded === true")
+            assert "Mesa nueva" in page.inner_text("#enrolment h2")
+            assert "tarjeta SD: FAILED not found" in page.inner_text(row.format("10000000abcdef06"))
+            page.fill(row.format("10000000abcdef05") + " input[name=table]", "5")
+            shot_path = SHOTS / "enrolment.png"
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.locator("#enrolment").screenshot(path=str(shot_path))
+
+            # Adopt it as table 5: the Pi gets its link file, switches, and is table 5.
+            page.click(row.format("10000000abcdef05") + " button[type=submit]")
+            page.wait_for_function(
+                "() => (document.getElementById('action-result').textContent || '')"
+                ".includes('mesa nueva adoptada')"
+            )
+            assert "10000000abcdef05 → mesa 5" in page.inner_text("#action-result")
+            assert pis[0].adopted()["table"] == "5"
+            pis[0].come_online()
+            page.wait_for_selector("#table-5", timeout=20000)
+            page.wait_for_function(
+                "() => !document.querySelector(\"#enrolment tr[data-serial='10000000abcdef05']\")"
+            )
+
+            # The second Pi as table 5 too: table 5 is online, so the page asks first.
+            second = row.format("10000000abcdef06")
+            page.fill(second + " input[name=table]", "5")
+            page.click(second + " button[type=submit]")
+            confirm = page.wait_for_selector(second + " button[data-confirm-replace='5']")
+            assert confirm is not None
+            assert confirm.inner_text() == "Reemplazar el Pi de la mesa 5"
+            assert "«Reemplazar el Pi de la mesa 5»" in page.inner_text(second + " .result")
+            page.locator("#enrolment").screenshot(path=str(SHOTS / "enrolment-replace.png"))
+            confirm.click()
+            assert pis[1].adopted()["table"] == "5"
+            page.wait_for_selector("#enrolment.empty", state="attached", timeout=10000)
+            assert page.evaluate("() => window.notReloaded === true")
+            assert errors == [], errors
+            # The one refusal is the confirmation asked (a browser's favicon request aside).
+            assert [f for f in failed if f[1] != "/favicon.ico"] == [
+                (409, "/director/actions/adopt_table")
+            ], failed
+            browser.close()
+        audit = venue.process.web.store.audit_log(action="adopt_table")
+        assert [e.target for e in audit if e.outcome == "ok"] == [
+            "10000000abcdef06 → mesa 5",
+            "10000000abcdef05 → mesa 5",
+        ]
+    finally:
+        for pi in pis:
+            pi.stop()
+        venue.process.stop()
+        venue.broker.stop()
