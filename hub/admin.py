@@ -1,11 +1,11 @@
 """The venue's admin commands: ``mesa install``, ``mesa enrolments``, ``mesa adopt``,
-``mesa backup`` and ``mesa restore``.
+``mesa apply-accounts``, ``mesa backup`` and ``mesa restore``.
 
 >>> import argparse
 >>> sub = argparse.ArgumentParser().add_subparsers()
 >>> register(sub)
 >>> sorted(sub.choices)
-['adopt', 'backup', 'enrolments', 'install', 'restore']
+['adopt', 'apply-accounts', 'backup', 'enrolments', 'install', 'restore']
 """
 
 from __future__ import annotations
@@ -130,6 +130,25 @@ def _adopt(args: argparse.Namespace) -> int:
     return 0
 
 
+def _apply_accounts(args: argparse.Namespace) -> int:
+    """Root's side of adopting (mesa-accounts.service): queued accounts into Mosquitto."""
+    from mesa.hub.broker.accounts import apply_queued
+    from mesa.hub.broker.provision import reload_broker
+
+    try:
+        applied, refused = apply_queued(args.queue, args.passwd)
+    except (MesaError, OSError) as e:
+        print(f"mesa apply-accounts: {e}", file=sys.stderr)
+        return 1
+    if applied and not reload_broker(args.pid_file):
+        print(f"mesa apply-accounts: no broker to reload ({args.pid_file})", file=sys.stderr)
+    for name in applied:
+        print(f"  account {name}: written")
+    for name in refused:
+        print(f"  account {name}: refused (see the log)", file=sys.stderr)
+    return 1 if refused else 0
+
+
 def _backup(args: argparse.Namespace) -> int:
     from mesa.hub.backup import backup
 
@@ -187,6 +206,18 @@ def register(sub: Any) -> None:
         "--wait", type=float, default=30.0, help="seconds to wait for the running hub to adopt it"
     )
     p.set_defaults(run=_adopt)
+
+    from mesa.hub.broker.accounts import DEFAULT_QUEUE
+    from mesa.hub.broker.provision import DEFAULT_PASSWD, DEFAULT_PID_FILE
+
+    p = sub.add_parser(
+        "apply-accounts",
+        help="root: write the table accounts the hub queued into Mosquitto's (mesa-accounts.path)",
+    )
+    p.add_argument("--queue", type=Path, default=DEFAULT_QUEUE)
+    p.add_argument("--passwd", type=Path, default=DEFAULT_PASSWD)
+    p.add_argument("--pid-file", type=Path, default=DEFAULT_PID_FILE)
+    p.set_defaults(run=_apply_accounts)
 
     p = sub.add_parser("backup", help="copy the hub's store, while it runs, to a rotated set")
     p.add_argument("--db", help="the hub's store (default: the hub's setting)")

@@ -36,6 +36,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from mesa.errors import MesaError
+from mesa.hub.broker.accounts import queue_account, wait_applied
 from mesa.hub.broker.mosquitto import ENROL_DESK_USERNAME, ENROL_USERNAME, set_password
 from mesa.hub.broker.provision import link_config, reload_broker, write_private
 from mesa.protocol import NAMESPACE, ProtocolError, check_table_id
@@ -47,6 +48,8 @@ MAX_HELLO_BYTES = 4096
 # A venue has tens of tables: more Pis waiting than this is someone flooding the enrolment port.
 MAX_PENDING = 200
 KINDS = ("hello", "answer")
+# How long an adoption waits for root's `mesa apply-accounts` to take the queued account.
+ACCOUNT_WAIT_SECONDS = 15.0
 
 
 class EnrolmentError(MesaError):
@@ -287,6 +290,9 @@ class EnrolmentSettings:
     broker_port: int = 1883
     desk_password: str = ""
     reload: Callable[[], None] | None = None  # instead of pid_file (tests' private broker)
+    # Set (an installed hub, user mesa): accounts are queued here for `mesa apply-accounts`
+    # (root, mesa-accounts.path) instead of written into passwd_file (hub/broker/accounts.py).
+    accounts_dir: Path | None = None
 
     @classmethod
     def from_file(cls, path: str | Path, **overrides: Any) -> EnrolmentSettings:
@@ -303,6 +309,7 @@ class EnrolmentSettings:
                 "broker_host": str(data.get("broker_host", "127.0.0.1")),
                 "broker_port": int(data.get("broker_port", 1883)),
                 "desk_password": str(data["desk_password"]),
+                "accounts_dir": Path(data["accounts_dir"]) if data.get("accounts_dir") else None,
             }
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise EnrolmentError(f"{path}: not an enrolment settings file ({e})") from None
@@ -345,6 +352,23 @@ def _publish_once(settings: EnrolmentSettings, topic: str, payload: bytes) -> No
         client.loop_stop()
 
 
+def _make_account(settings: EnrolmentSettings, table_id: str, password: str) -> None:
+    """The table's broker account, live before the Pi hears of it."""
+    if settings.accounts_dir is not None:
+        queued = queue_account(settings.accounts_dir, table_id, password)
+        if not wait_applied(queued, ACCOUNT_WAIT_SECONDS):
+            queued.unlink(missing_ok=True)
+            raise EnrolmentError(
+                "the broker's accounts were not updated (is mesa-accounts.path enabled?)"
+            )
+        return
+    set_password(settings.passwd_file, table_id, password)
+    if settings.reload is not None:
+        settings.reload()
+    elif settings.pid_file is not None:
+        reload_broker(settings.pid_file)
+
+
 def adopt(
     serial: str,
     table_id: str,
@@ -366,11 +390,7 @@ def adopt(
         if not store.is_pending(serial):
             raise EnrolmentError(f"no new table with serial {serial!r} has announced itself")
         password = secrets.token_urlsafe(18)
-        set_password(settings.passwd_file, table_id, password)
-        if settings.reload is not None:
-            settings.reload()
-        elif settings.pid_file is not None:
-            reload_broker(settings.pid_file)
+        _make_account(settings, table_id, password)
         answer = link_config(
             table_id, settings.hub_host, settings.hub_port, password, settings.tls_ca
         )
@@ -517,9 +537,11 @@ def provision_enrolment(
     table_port: int,
     tls_ca: str | None,
     real_passwd_file: Path | None = None,
+    accounts_dir: Path | None = None,
 ) -> None:
     """The enrolment account and bundle (copied onto every new table's SD card) and the desk's
-    account and settings; kept if they exist already (idempotent)."""
+    account and settings; kept if they exist already (idempotent). ``accounts_dir``: the desk
+    queues table accounts there (the hub runs unprivileged; see hub/broker/accounts.py)."""
     if not bundle.exists():
         password = secrets.token_urlsafe(18)
         set_password(enrol_passwd_file, ENROL_USERNAME, password)
@@ -546,5 +568,12 @@ def provision_enrolment(
                 "hub_port": table_port,
                 "tls_ca": tls_ca,
                 "desk_password": password,
+                "accounts_dir": str(accounts_dir) if accounts_dir else None,
             },
         )
+    elif accounts_dir is not None:
+        # A hub installed when the desk was its own root service: the desk is now the hub's
+        # (user mesa), which queues accounts instead of writing the password file.
+        data = json.loads(desk_settings.read_text(encoding="utf-8"))
+        if data.get("accounts_dir") != str(accounts_dir):
+            write_private(desk_settings, {**data, "accounts_dir": str(accounts_dir)})

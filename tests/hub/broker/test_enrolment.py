@@ -441,3 +441,73 @@ def test_the_store_bounds_the_waiting_list_and_sees_a_reflashed_pi_again(tmp_pat
     ):
         with pytest.raises(EnrolmentError):
             parse_hello(topic, payload)
+
+
+def test_an_unprivileged_hub_queues_the_account_and_root_applies_it(
+    venue: tuple[PrivateMosquitto, TlsFiles, EnrolmentSettings],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The installed hub runs as ``mesa``: its desk queues the table's account (a hash) and
+    ``mesa apply-accounts`` (root, started by mesa-accounts.path; here a thread) writes it
+    and reloads the broker before the Pi hears its answer."""
+    import dataclasses
+
+    from mesa.cli import main
+
+    broker, files, settings = venue
+    queue = tmp_path / "accounts"
+    settings = dataclasses.replace(settings, accounts_dir=queue, reload=None)
+    done = threading.Event()
+    codes: list[int] = []
+
+    def path_unit() -> None:  # what systemd does when the folder is not empty
+        while not done.is_set():
+            if queue.is_dir() and any(queue.glob("*.json")):
+                codes.append(
+                    main(
+                        [
+                            "apply-accounts",
+                            "--queue",
+                            str(queue),
+                            "--passwd",
+                            str(broker.passwd),
+                            "--pid-file",
+                            str(broker.pid_file),
+                        ]
+                    )
+                )
+            done.wait(0.05)
+
+    helper = threading.Thread(target=path_unit, daemon=True)
+    helper.start()
+    desk = EnrolmentDesk(settings).start()
+    try:
+        assert desk.connected.wait(10)
+        link_file = tmp_path / "pi" / "table.json"
+        thread, out = run_enrolment(Enrolment(bundle(broker, files), "feed0001", link_file))
+        assert wait_until(lambda: desk.store.is_pending("feed0001"), 10)
+        desk.adopt("feed0001", "11")
+        thread.join(30)
+        assert out and out[0] is not None and out[0]["table"] == "11"
+        assert codes == [0] and list(queue.iterdir()) == []
+        assert "11:$7$" in broker.passwd.read_text()
+        go_online(LinkSettings.from_file(link_file)).close()
+        # A queued file that is not a table's account is refused and removed.
+        (queue / "mesa-hub.json").write_text(json.dumps({"username": "mesa-hub", "hash": "$7$x"}))
+        assert wait_until(lambda: len(codes) == 2, 10) and codes[1] == 1
+        assert "mesa-hub" in capsys.readouterr().err and list(queue.iterdir()) == []
+        done.set()
+        helper.join(5)
+        # No helper (mesa-accounts.path not enabled): the adoption is refused, nothing left.
+        desk.store.record_hello("feed0002", {}, now=4e9)
+        import mesa.hub.broker.enrolment as enrolment
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(enrolment, "ACCOUNT_WAIT_SECONDS", 0.3)
+            with pytest.raises(EnrolmentError, match="mesa-accounts.path"):
+                desk.adopt("feed0002", "12")
+        assert list(queue.iterdir()) == [] and desk.store.is_pending("feed0002")
+    finally:
+        done.set()
+        desk.stop()
