@@ -1,4 +1,4 @@
-""""Mesa nueva" on the director's dashboard: the Pis waiting to be adopted, and adopting one.
+""" "Mesa nueva" on the director's dashboard: the Pis waiting to be adopted, and adopting one.
 
 The list comes from the hub's enrolment desk (:class:`~mesa.hub.broker.enrolment.EnrolmentDesk`,
 running inside ``mesa hub`` when ``enrolment_credentials`` is set); adopting goes through the

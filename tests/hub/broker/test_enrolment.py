@@ -505,7 +505,7 @@ def test_an_unprivileged_hub_queues_the_account_and_root_applies_it(
 
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(enrolment, "ACCOUNT_WAIT_SECONDS", 0.3)
-            with pytest.raises(EnrolmentError, match="mesa-accounts.path"):
+            with pytest.raises(EnrolmentError, match=r"mesa-accounts\.path"):
                 desk.adopt("feed0002", "12")
         assert list(queue.iterdir()) == [] and desk.store.is_pending("feed0002")
     finally:

@@ -50,7 +50,11 @@ class Venue:
     def bundle(self) -> EnrolBundle:
         assert self.broker.enrol_port is not None
         return EnrolBundle(
-            "127.0.0.1", self.broker.enrol_port, ENROL_USERNAME, ENROL_PASSWORD, self.tls.ca.read_text()
+            "127.0.0.1",
+            self.broker.enrol_port,
+            ENROL_USERNAME,
+            ENROL_PASSWORD,
+            self.tls.ca.read_text(),
         )
 
 
@@ -244,7 +248,9 @@ def test_replacing_an_online_tables_pi_asks_for_confirmation(venue: Venue) -> No
         desk = venue.process.enrolment
         assert wait_until(lambda: desk.store.is_pending("cafe0001"), 15)
         r = client.post(
-            "/director/actions/adopt_table", data={"serial": "cafe0001", "table": "7"}, headers=headers
+            "/director/actions/adopt_table",
+            data={"serial": "cafe0001", "table": "7"},
+            headers=headers,
         )
         assert r.status_code == 200 and r.json()["ok"], r.text
         first.adopted()
@@ -254,14 +260,18 @@ def test_replacing_an_online_tables_pi_asks_for_confirmation(venue: Venue) -> No
         second = Pi(venue, "cafe0002")
         assert wait_until(lambda: desk.store.is_pending("cafe0002"), 15)
         r = client.post(
-            "/director/actions/adopt_table", data={"serial": "cafe0002", "table": "7"}, headers=headers
+            "/director/actions/adopt_table",
+            data={"serial": "cafe0002", "table": "7"},
+            headers=headers,
         )
         assert r.status_code == 409 and r.json()["error"] == "confirm_replace"
         assert "«Reemplazar el Pi de la mesa 7»" in r.json()["message"]
         assert desk.store.is_pending("cafe0002")
         client.cookies.set("mesa_lang", "en")
         en = client.post(
-            "/director/actions/adopt_table", data={"serial": "cafe0002", "table": "7"}, headers=headers
+            "/director/actions/adopt_table",
+            data={"serial": "cafe0002", "table": "7"},
+            headers=headers,
         )
         assert en.status_code == 409 and "“Replace table 7's Pi”" in en.json()["message"]
         client.cookies.set("mesa_lang", "es")
@@ -345,16 +355,20 @@ def test_the_director_adopts_a_table_in_the_browser(tmp_path: Path) -> None:
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.on(
                 "console",
-                lambda m: errors.append(m.text)
-                if m.type == "error" and not m.text.startswith("Failed to load resource")
-                else None,
+                lambda m: (
+                    errors.append(m.text)
+                    if m.type == "error" and not m.text.startswith("Failed to load resource")
+                    else None
+                ),
             )
             failed: list[tuple[int, str]] = []
             page.on(
                 "response",
-                lambda r: failed.append((r.status, r.url.removeprefix(venue.url)))
-                if r.status >= 400
-                else None,
+                lambda r: (
+                    failed.append((r.status, r.url.removeprefix(venue.url)))
+                    if r.status >= 400
+                    else None
+                ),
             )
             page.goto(venue.url + "/login")
             page.fill("input[name=user]", "director")
