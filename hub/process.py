@@ -23,6 +23,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from mesa.errors import MesaError
 from mesa.hub.desk.desk import TournamentDesk
 from mesa.hub.desk.make import make_desk
 from mesa.hub.ingest.app import Hub
@@ -79,14 +80,19 @@ class HubProcess:
         return self
 
     def _start_enrolment(self) -> Any:
-        """The enrolment desk on the hub's own store, if its credentials are configured."""
-        if self.settings.enrolment_credentials is None:
+        """The enrolment desk on the hub's own store, if its credentials are configured. A
+        file that cannot be read leaves the hub running without it (a tournament needs no new
+        tables); the error is logged and the director's home says the desk did not start."""
+        path = self.settings.enrolment_credentials
+        if path is None:
             return None
         from mesa.hub.broker.enrolment import EnrolmentDesk, EnrolmentSettings
 
-        settings = EnrolmentSettings.from_file(
-            self.settings.enrolment_credentials, db=self.settings.db
-        )
+        try:
+            settings = EnrolmentSettings.from_file(path, db=self.settings.db)
+        except MesaError as e:
+            log.error("no enrolment desk: %s", e)
+            return None
         return EnrolmentDesk(settings).start()
 
     def _committed(self, events: Sequence[Any]) -> None:

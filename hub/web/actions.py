@@ -6,7 +6,7 @@ itself accepts or refuses (its answer is awaited). Either way the audit log reco
 on what, why, and how it went.
 
 >>> sorted(ACTIONS)[:4]
-['adjust_clock', 'assign', 'check_in', 'clear_call']
+['adjust_clock', 'adopt_table', 'assign', 'check_in']
 >>> parse_fields(ACTIONS["adjust_clock"], {"table": "3", "side": "a", "seconds": "-30",
 ...                                        "reason": "reloj mal puesto"})
 {'table': '3', 'side': 'a', 'seconds': -30.0, 'reason': 'reloj mal puesto'}

@@ -16,9 +16,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from mesa.hub.broker.enrolment import EnrolmentError, check_adoptable_table, check_serial
+from mesa.errors import MesaError
 from mesa.hub.web.i18n import Translator, format_datetime
 from mesa.hub.web.site import Site
+from mesa.protocol import ProtocolError, check_table_id
 
 SETTING_HINT = "MESA_HUB_ENROLMENT_CREDENTIALS=/etc/mesa/enrolment.json"
 
@@ -44,10 +45,15 @@ def hw_summary(hwcheck: dict[str, str], lang: str) -> str:
     return " · ".join(parts) if parts else tr("enrol.no_hwcheck")
 
 
-def pending_view(desk: Any, lang: str) -> dict[str, Any]:
-    """What the section and its JSON twin show: is enrolment on, and who is waiting."""
+def pending_view(desk: Any, lang: str, configured: Any = None) -> dict[str, Any]:
+    """What the section and its JSON twin show: is enrolment on, and who is waiting.
+    ``configured`` is the enrolment_credentials setting (set while ``desk`` is None: the desk
+    could not start, and the hub's log says why)."""
     if desk is None:
-        return {"enabled": False, "pending": [], "how_to_enable": SETTING_HINT}
+        view: dict[str, Any] = {"enabled": False, "pending": [], "how_to_enable": SETTING_HINT}
+        if configured is not None:
+            view["not_started"] = str(configured)
+        return view
     return {
         "enabled": True,
         "connected": desk.connected.is_set(),
@@ -77,12 +83,9 @@ async def adopt_table(site: Site, lang: str, serial: str, table: str, replace: b
     if desk is None:
         raise AdoptRefused("enrolment_off", tr("enrol.off_refused"), 503)
     try:
-        check_serial(serial)
-    except EnrolmentError:
-        raise AdoptRefused("bad_serial", tr("enrol.bad_serial"), 400) from None
-    try:
-        table = check_adoptable_table(table)
-    except EnrolmentError:
+        # The protocol's rule also keeps the broker's own accounts (all ``mesa*``) out of reach.
+        table = check_table_id(table)
+    except ProtocolError:
         raise AdoptRefused("bad_table", tr("enrol.bad_table", table=table[:40]), 400) from None
     if not any(p.serial == serial for p in desk.pending()):
         raise AdoptRefused("not_pending", tr("enrol.not_pending", serial=serial), 404)
@@ -91,6 +94,6 @@ async def adopt_table(site: Site, lang: str, serial: str, table: str, replace: b
         raise AdoptRefused("confirm_replace", tr("enrol.confirm_replace", table=table))
     try:
         await asyncio.to_thread(desk.adopt, serial, table)
-    except (EnrolmentError, OSError) as e:
+    except (MesaError, OSError) as e:  # EnrolmentError: the broker, the accounts helper
         raise AdoptRefused("adopt_failed", tr("enrol.failed", why=e), 502) from None
     return table

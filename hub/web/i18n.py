@@ -580,7 +580,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "es": "la adopción de mesas nuevas no está activada en este hub",
         "en": "adopting new tables is not enabled on this hub",
     },
-    "enrol.bad_serial": {"es": "número de serie no válido", "en": "invalid serial"},
+    "enrol.not_started": {
+        "es": "El puesto de alta no arrancó con {path}: vea el registro del hub.",
+        "en": "The enrolment desk did not start with {path}: see the hub's log.",
+    },
     "enrol.bad_table": {
         "es": "«{table}» no sirve como número de mesa: use de 1 a 32 cifras, letras minúsculas,"
         " «_» o «-», sin empezar por «mesa»",

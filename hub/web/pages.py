@@ -286,7 +286,7 @@ class Pages:
 
         data = await self.site.read(build)
         data.update(self.site.live_data())
-        data["enrolment"] = await asyncio.to_thread(pending_view, self.site.enrolment, lang)
+        data["enrolment"] = await self._enrolment(lang)
         return Page(
             "director/home.html", data, "director", Translator(lang)("dir.title"), refresh=""
         )
@@ -366,9 +366,13 @@ class Pages:
             Translator(lang)("nav.tournament"),
         )
 
+    async def _enrolment(self, lang: str) -> dict[str, Any]:
+        configured = self.site.settings.enrolment_credentials
+        return await asyncio.to_thread(pending_view, self.site.enrolment, lang, configured)
+
     async def page_enrolments(self, request: Request, lang: str) -> Page:
         """ "Mesa nueva" alone: the director's home refetches it when a Pi announces itself."""
-        data = {"enrolment": await asyncio.to_thread(pending_view, self.site.enrolment, lang)}
+        data = {"enrolment": await self._enrolment(lang)}
         return Page(
             "director/enrolments.html",
             data,

@@ -437,3 +437,32 @@ def test_the_director_adopts_a_table_in_the_browser(tmp_path: Path) -> None:
             pi.stop()
         venue.process.stop()
         venue.broker.stop()
+
+
+def test_an_unreadable_enrolment_file_leaves_the_hub_running_and_says_so(tmp_path: Path) -> None:
+    from support.mosquitto import start_broker
+
+    if not have_mosquitto():
+        pytest.skip("mosquitto not installed")
+    broker = start_broker(tmp_path / "broker", tables=())
+    missing = tmp_path / "nowhere" / "enrolment.json"
+    settings = hub_settings(
+        tmp_path / "hub.sqlite3",
+        broker,
+        port=free_port(),
+        director_password=PASSWORD,
+        enrolment_credentials=missing,
+    )
+    process = HubProcess(settings).start()
+    try:
+        assert process.enrolment is None
+        venue = Venue(broker, None, process, tmp_path)  # type: ignore[arg-type]
+        client, _ = director(venue)
+        home = client.get("/director").text
+        assert f"El puesto de alta no arrancó con {missing}" in home
+        twin = client.get("/director/enrolments.json").json()["enrolment"]
+        assert twin["enabled"] is False and twin["not_started"] == str(missing)
+        client.close()
+    finally:
+        process.stop()
+        broker.stop()
