@@ -227,6 +227,30 @@ class EnrolmentStore:
                 (serial, table_id, now),
             )
 
+    def adoption_of(self, serial: str) -> Adoption | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT serial, table_id, adopted_at, cleared_at FROM enrol_adopted"
+                " WHERE serial = ?",
+                (serial,),
+            ).fetchone()
+        return None if row is None else Adoption(*row)
+
+    def restore_adoption(self, serial: str, previous: Adoption | None) -> None:
+        """Put back what :meth:`adoption_of` returned before a failed adoption."""
+        with self._lock, self._db:
+            self._db.execute("DELETE FROM enrol_adopted WHERE serial = ?", (serial,))
+            if previous is not None:
+                self._db.execute(
+                    "INSERT INTO enrol_adopted VALUES (?, ?, ?, ?)",
+                    (
+                        previous.serial,
+                        previous.table_id,
+                        previous.adopted_at,
+                        previous.cleared_at,
+                    ),
+                )
+
     def uncleared(self, table_id: str) -> list[str]:
         """Serials adopted as ``table_id`` whose answer is still on the broker."""
         with self._lock:
@@ -396,8 +420,15 @@ def adopt(
         )
         topic = enrol_topic(serial, "answer")
         payload = json.dumps(answer).encode()
-        (publish or (lambda t, p: _publish_once(settings, t, p)))(topic, payload)
+        # Recorded first: the Pi may come online before publish() returns, and its "online"
+        # must find the adoption to clear the answer. Undone if the broker refuses it.
+        previous = store.adoption_of(serial)
         store.record_adoption(serial, table_id, time.time() if now is None else now)
+        try:
+            (publish or (lambda t, p: _publish_once(settings, t, p)))(topic, payload)
+        except BaseException:
+            store.restore_adoption(serial, previous)
+            raise
         return topic
     finally:
         if own:

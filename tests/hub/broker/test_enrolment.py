@@ -189,6 +189,19 @@ def test_an_unknown_serial_or_a_bad_table_number_is_refused(
         adopt("Bad/Serial", "3", settings, publish=lambda t, p: None)
     with pytest.raises(EnrolmentError):
         adopt("ffff0000", "mesa-hub", settings, publish=lambda t, p: None)
+    # The broker refusing the answer leaves the Pi waiting, as if nothing had been tried.
+    from mesa.hub.broker.enrolment import EnrolmentStore
+
+    store = EnrolmentStore(settings.db)
+    store.record_hello("ffff0001", {}, now=1.0)
+
+    def refuse(topic: str, payload: bytes) -> None:
+        raise EnrolmentError("the broker did not take the answer")
+
+    with pytest.raises(EnrolmentError, match="did not take"):
+        adopt("ffff0001", "3", settings, store=store, publish=refuse)
+    assert store.is_pending("ffff0001") and store.adoptions() == []
+    store.close()
 
 
 def test_a_rogue_pi_on_the_enrolment_account_can_do_nothing_else(
