@@ -115,8 +115,8 @@ class HubProcess:
                     log.exception("enrolment requests failed")
 
     def stop(self) -> None:
-        """Dashboard first (its streams end), then the desk, then the hub (commits, says
-        offline, disconnects); each step even if one before it failed."""
+        """Dashboard first (its streams end), then the desk and the enrolment desk, then the
+        hub (commits, says offline, disconnects); each step even if one before it failed."""
         self._stop.set()
         if self._ticker is not None:
             self._ticker.join(5)  # not mid-way through an adoption when the desk stops
