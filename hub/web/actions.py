@@ -6,7 +6,7 @@ itself accepts or refuses (its answer is awaited). Either way the audit log reco
 on what, why, and how it went.
 
 >>> sorted(ACTIONS)[:4]
-['adjust_clock', 'assign', 'check_in', 'clear_call']
+['adjust_clock', 'adopt_table', 'assign', 'check_in']
 >>> parse_fields(ACTIONS["settle_game"], {"table": "3", "winner": "b", "kind": "2",
 ...                                       "reason": "disputa resuelta"})
 {'table': '3', 'winner': 'b', 'kind': '2', 'reason': 'disputa resuelta'}
@@ -35,6 +35,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from mesa.errors import MesaError, RuleError
+from mesa.hub.web import enrolment
 from mesa.hub.web.auth import csrf_ok
 from mesa.hub.web.http import address, read_form, refuse, safe_next, set_flash, wants_json
 from mesa.hub.web.i18n import Translator, t
@@ -696,6 +697,19 @@ async def close(ctx: Context, v: dict[str, Any]) -> str:
     return tid
 
 
+async def adopt_table(ctx: Context, v: dict[str, Any]) -> str:
+    """ "Mesa nueva": give a waiting Pi its table number (hub/web/enrolment.py)."""
+    try:
+        table = await enrolment.adopt_table(ctx.web, ctx.lang, v["serial"], v["table"], bool(v["replace"]))
+    except enrolment.AdoptRefused as r:
+        raise Refused(
+            t("flash.refused", ctx.lang, why=r.message), code=r.code, status=r.status
+        ) from None
+    ctx.extra["table"] = table
+    ctx.extra["serial"] = v["serial"]
+    return ""
+
+
 def _tgt(*keys: str) -> Callable[[dict[str, Any]], str]:
     def target(v: dict[str, Any]) -> str:
         return " ".join(str(v[k]) for k in keys if v.get(k) not in (None, ""))
@@ -881,6 +895,13 @@ ACTIONS: dict[str, Action] = {
             target=_tgt("table"),
         ),
         Action("close", (), close),
+        Action(
+            "adopt_table",
+            (S("serial"), S("table"), S("replace", "bool", required=False)),
+            adopt_table,
+            # The audit line reads "mesa nueva adoptada · <serial> → mesa 7".
+            target=lambda v: f"{v['serial']} → mesa {v['table']}",
+        ),
     ]
 }
 

@@ -67,7 +67,8 @@ class WebApp:
     """The dashboard around a hub. See the module docstring.
 
     ``settings`` defaults to the hub's; ``desk`` to a new desk (then the web app owns it: it
-    wakes it after each commit while serving, and closes it).
+    wakes it after each commit while serving, and closes it). ``enrolment`` is the running
+    :class:`~mesa.hub.broker.enrolment.EnrolmentDesk` (None: no "Mesa nueva"; the caller owns it).
     """
 
     site: Site
@@ -79,6 +80,7 @@ class WebApp:
         *,
         desk: TournamentDesk | None = None,
         store: WebStore | None = None,
+        enrolment: Any = None,
         clock: Callable[[], float] = time.time,
         now: Callable[[], datetime] = datetime.now,
     ) -> None:
@@ -109,6 +111,7 @@ class WebApp:
             metrics=hub.metrics
             if isinstance(getattr(hub, "metrics", None), Metrics)
             else Metrics(),
+            enrolment=enrolment,
         )
         poller.metrics = self.site.metrics
         self.pages = Pages(self.site)
@@ -187,6 +190,9 @@ class WebApp:
         self.loop = asyncio.get_running_loop()
         self.site.desk.on_change.append(self._desk_changed)
         self.hub.ingest.listeners.append(self.on_commit)
+        enrolment = self.site.enrolment
+        if enrolment is not None:
+            enrolment.listeners.append(self._enrolment_changed)
         ticker = asyncio.create_task(self._tick(TICK_SECONDS))
         self.site.refresh_live()
         if self.owns_desk:
@@ -195,6 +201,8 @@ class WebApp:
             yield
         finally:
             self.hub.ingest.listeners.remove(self.on_commit)
+            if enrolment is not None:
+                enrolment.listeners.remove(self._enrolment_changed)
             self.site.desk.on_change.remove(self._desk_changed)
             ticker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -206,6 +214,10 @@ class WebApp:
         if self.owns_desk:
             self.site.desk.wake()
         self._on_loop(self.site.refresh_live)
+
+    def _enrolment_changed(self) -> None:
+        """A new table announced itself or was adopted (paho's thread): tell the browsers."""
+        self._on_loop(self.site.publish_enrolment)
 
     def _desk_changed(self) -> None:
         self._on_loop(self.site.publish_tournament_version)

@@ -409,6 +409,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "es": "la mesa no tiene ninguna partida",
         "en": "the table holds no match",
     },
+    "act.adopt_table": {"es": "mesa nueva adoptada", "en": "new table adopted"},
     "act.auto_assign": {"es": "asignación automática", "en": "automatic assignment"},
     "act.login": {"es": "entrada", "en": "login"},
     "act.logout": {"es": "salida", "en": "logout"},
@@ -663,6 +664,65 @@ STRINGS: dict[str, dict[str, str]] = {
         "es": "Demo: usuario «{user}», contraseña «{password}».",
         "en": "Demo: user “{user}”, password “{password}”.",
     },
+    # ── "Mesa nueva": adopting a new table's Pi (director/_enrolment.html) ──
+    "enrol.title": {"es": "Mesa nueva", "en": "New table"},
+    "enrol.intro": {
+        "es": "Estos Pi se anunciaron en la red del club. Déle a cada uno su número de mesa.",
+        "en": "These Pis announced themselves on the club's network. Give each its table number.",
+    },
+    "enrol.serial": {"es": "Número de serie", "en": "Serial"},
+    "enrol.hwcheck": {"es": "Comprobación", "en": "Hardware check"},
+    "enrol.first_seen": {"es": "Primera vez", "en": "First seen"},
+    "enrol.last_seen": {"es": "Última vez", "en": "Last seen"},
+    "enrol.adopt": {"es": "Adoptar", "en": "Adopt"},
+    "enrol.table_number": {"es": "Mesa", "en": "Table"},
+    "enrol.replace_check": {
+        "es": "reemplazar el Pi si la mesa está en línea",
+        "en": "replace the Pi if the table is online",
+    },
+    "enrol.replace_button": {"es": "Reemplazar el Pi de la mesa {table}", "en": "Replace table {table}'s Pi"},
+    "enrol.none": {"es": "Ninguna mesa nueva espera.", "en": "No new table is waiting."},
+    "enrol.no_hwcheck": {"es": "sin comprobación", "en": "no hardware check"},
+    "enrol.part.display": {"es": "pantalla", "en": "display"},
+    "enrol.part.card": {"es": "tarjeta SD", "en": "SD card"},
+    "enrol.part.buttons": {"es": "botones", "en": "buttons"},
+    "enrol.part.hwcheck": {"es": "comprobación", "en": "check"},
+    "enrol.off": {"es": "desactivada", "en": "off"},
+    "enrol.how_to_enable": {
+        "es": "Para adoptar mesas nuevas desde aquí, arranque el hub con la configuración "
+        "del puesto de alta (la escribe el instalador del hub):",
+        "en": "To adopt new tables from here, start the hub with the enrolment desk's "
+        "settings (the hub's installer writes them):",
+    },
+    "enrol.disconnected": {
+        "es": "El puesto de alta no está conectado al broker: adoptar fallará hasta que vuelva.",
+        "en": "The enrolment desk is not connected to the broker: adopting fails until it is.",
+    },
+    "enrol.off_refused": {
+        "es": "la adopción de mesas nuevas no está activada en este hub",
+        "en": "adopting new tables is not enabled on this hub",
+    },
+    "enrol.not_started": {
+        "es": "El puesto de alta no arrancó con {path}: vea el registro del hub.",
+        "en": "The enrolment desk did not start with {path}: see the hub's log.",
+    },
+    "enrol.bad_table": {
+        "es": "«{table}» no sirve como número de mesa: use de 1 a 32 cifras, letras minúsculas,"
+        " «_» o «-», sin empezar por «mesa»",
+        "en": "“{table}” is not a valid table number: use 1 to 32 digits, lowercase letters,"
+        " “_” or “-”, not starting with “mesa”",
+    },
+    "enrol.not_pending": {
+        "es": "ninguna mesa nueva con el número de serie {serial} está esperando",
+        "en": "no new table with serial {serial} is waiting",
+    },
+    "enrol.confirm_replace": {
+        "es": "la mesa {table} está en línea con otro Pi; para poner este en su lugar, confirme"
+        " «Reemplazar el Pi de la mesa {table}»",
+        "en": "table {table} is online with another Pi; to put this one in its place, confirm"
+        " “Replace table {table}'s Pi”",
+    },
+    "enrol.failed": {"es": "no se pudo adoptar ({why})", "en": "could not adopt ({why})"},
     "side.a": {"es": "blancas", "en": "white"},
     "side.b": {"es": "negras", "en": "black"},
 }

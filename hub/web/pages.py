@@ -27,6 +27,7 @@ from mesa.hub.web.door_views import (
     group_preview,
     knockout_preview,
 )
+from mesa.hub.web.enrolment import pending_view
 from mesa.hub.web.http import wants_json
 from mesa.hub.web.i18n import Translator
 from mesa.hub.web.paths import export_list, path_for
@@ -73,6 +74,7 @@ class Pages:
             ("director_tournament", self.page_director_tournament, True),
             ("director_audit", self.page_audit, True),
             ("director_preview", self.page_draw_preview, True),
+            ("director_enrolments", self.page_enrolments, True),
             ("director_table", self.page_director_table, True),
             ("director_match", self.page_director_match, True),
         ]
@@ -296,6 +298,7 @@ class Pages:
         data = await self.site.read(build)
         data.update(self.site.live_data())
         data["table_warnings"] = {c["id"]: table_warning(c, lang) for c in data["tables"]}
+        data["enrolment"] = await self._enrolment(lang)
         return Page(
             "director/home.html", data, "director", Translator(lang)("dir.title"), refresh=""
         )
@@ -409,6 +412,21 @@ class Pages:
             await self.site.read(build),
             "director_tournament",
             Translator(lang)("preview.title"),
+            refresh="",
+        )
+
+    async def _enrolment(self, lang: str) -> dict[str, Any]:
+        configured = self.site.settings.enrolment_credentials
+        return await asyncio.to_thread(pending_view, self.site.enrolment, lang, configured)
+
+    async def page_enrolments(self, request: Request, lang: str) -> Page:
+        """ "Mesa nueva" alone: the director's home refetches it when a Pi announces itself."""
+        data = {"enrolment": await self._enrolment(lang)}
+        return Page(
+            "director/enrolments.html",
+            data,
+            "director",
+            Translator(lang)("enrol.title"),
             refresh="",
         )
 

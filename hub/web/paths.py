@@ -41,6 +41,7 @@ ROUTE_PATHS: dict[str, str] = {
     "director_audit": "/director/audit",
     "director_preview": "/director/draw-preview",
     "first_run": "/first-run",
+    "director_enrolments": "/director/enrolments",
     "director_table": "/director/tables/{id}",
     "director_match": "/director/matches/{id}",
     "action": "/director/actions/{name}",

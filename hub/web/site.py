@@ -90,6 +90,9 @@ class Site:
     stream_generation: int = 0  # bumped by drop_streams(): every open stream ends
     streams: StreamSlots = field(default_factory=StreamSlots)
     metrics: Metrics = field(default_factory=Metrics)
+    # The hub's EnrolmentDesk ("Mesa nueva"), None when enrolment_credentials is not set.
+    enrolment: Any = None
+    _enrolment_version: int = 0
     _bumps: int = 0
     _tv_published: int = -1
 
@@ -107,6 +110,17 @@ class Site:
         if v != self._tv_published:
             self._tv_published = v
             self.feed.publish("tournament", "current", {"version": v})
+
+    def publish_enrolment(self) -> None:
+        """The pending tables changed: the feed says how many (the director's page refetches
+        the list; the public feed learns only the count). Event loop only."""
+        if self.enrolment is None:
+            return
+        self._enrolment_version += 1
+        count = len(self.enrolment.pending())
+        self.feed.publish(
+            "enrolment", "pending", {"count": count, "version": self._enrolment_version}
+        )
 
     def refresh_live(self) -> None:
         """Publish the cards that changed and the tournament's version (event loop only)."""

@@ -175,6 +175,8 @@
       if (s && msg.html) s.innerHTML = msg.html;
     }
     if (msg.kind === "tournament") refreshMain(msg.version);
+    // Other scripts of the page (enrol.js) follow the feed without a second connection.
+    document.dispatchEvent(new CustomEvent("mesa:feed", { detail: msg }));
     tick();
   }
 
@@ -283,7 +285,7 @@
     if (!streamUrl || !window.EventSource) return;
     source = new EventSource(streamUrl);
     source.addEventListener("open", function () { setConn("live"); retryDelay = 1000; });
-    ["table", "summary", "tournament", "hello"].forEach(function (name) {
+    ["table", "summary", "tournament", "enrolment", "hello"].forEach(function (name) {
       source.addEventListener(name, onMessage);
     });
     source.addEventListener("error", function () {

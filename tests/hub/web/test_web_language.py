@@ -73,7 +73,8 @@ def other_language(text: str, lang: str) -> list[str]:
 
 
 def visible_text(page: str) -> str:
-    page = re.sub(r"(?s)<(script|style)\b.*?</\1>", " ", page)
+    # Commands and settings shown as code (``mesa install hub``) are no language either.
+    page = re.sub(r"(?s)<(script|style|code)\b.*?</\1>", " ", page)
     page = re.sub(r"(?s)<!--.*?-->", " ", page)
     page = re.sub(r"(?s)<[^>]+>", " ", page)
     return re.sub(r"https?://\S+", " ", html.unescape(page))  # addresses are no language
