@@ -29,11 +29,11 @@ from mesa.hub.broker.tls import TlsFiles, ensure_venue_tls
 from mesa.hub.process import HubProcess
 from support.harness import hub_settings, wait_until
 from support.mosquitto import DESK_PASSWORD, ENROL_PASSWORD, have_mosquitto, start_venue_broker
+from support.shots import SHOTS
 
 pytestmark = pytest.mark.broker
 
 PASSWORD = "clave-del-director"
-SHOTS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
 
 
 @dataclass

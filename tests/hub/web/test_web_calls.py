@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -17,8 +16,7 @@ from mesa.hub.web.app import WebApp
 from mesa.hub.web.server import BackgroundServer
 from support.browser import chromium, chromium_path
 from support.hubkit import FakeTable, make_tournament
-
-SHOTS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
+from support.shots import SHOTS
 
 
 def assign(web: WebApp, tables: list[str]) -> list[Any]:

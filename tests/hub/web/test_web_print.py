@@ -11,7 +11,6 @@ import io
 import random
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,11 +21,11 @@ from mesa.hub.web.app import WebApp
 from mesa.hub.web.server import BackgroundServer
 from mesa.tournament.settings import TournamentSettings
 from support.browser import chromium, chromium_path
+from support.shots import SHOTS
 
 pytestmark = [pytest.mark.browser]
 
 SIZES = (24, 31, 39, 64)
-SHOTS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
 LONG = "MARÍA DEL CARMEN FERNÁNDEZ-VILLAVERDE DE LA PEÑA"  # one long name must not break a line
 
 
