@@ -294,7 +294,11 @@ async def table_command(ctx: Context, table: str, name: str, args: dict[str, Any
                 t("flash.refused", lang, why=why), code=code, detail=status.get("reason") or ""
             )
         await asyncio.sleep(0.05)
-    raise Refused(t("flash.table_timeout", lang, table=table), code="timeout", status=504)
+    # Sent but not confirmed (the table is offline or slow): not a failure of the hub. The
+    # broker keeps the command for the table's session, so it applies when the table is back;
+    # the director is told so, and the audit line says "pending".
+    ctx.extra["txn"] = txn
+    ctx.extra["pending"] = table
 
 
 # ── the actions ─────────────────────────────────────────────────────────────
@@ -986,13 +990,16 @@ class ActionEndpoint:
             message += " " + tr("flash.released", tables=", ".join(ctx.extra["released"]))
         if ctx.extra.get("conflict"):
             message = tr("flash.conflict_opened", match=values.get("match_id", ""))
+        pending = ctx.extra.get("pending")
+        if pending:
+            message = tr("flash.table_pending", table=pending)
         self.site.store.audit(
             session.user,
             name,
             target=target,
             reason=values.get("reason", ""),
             params=params,
-            outcome="ok",
+            outcome="pending" if pending else "ok",
             detail=str(detail or "")
             + (
                 f" [released: {', '.join(ctx.extra['released'])}]"
@@ -1009,7 +1016,8 @@ class ActionEndpoint:
                     "message": message,
                     "detail": detail,
                     **{k: v for k, v in ctx.extra.items() if k != "published"},
-                }
+                },
+                status_code=202 if pending else 200,
             )
         back = (
             safe_next(form.get("next"))
@@ -1017,5 +1025,5 @@ class ActionEndpoint:
             or path_for("director")
         )
         resp = RedirectResponse(back, status_code=303)
-        set_flash(resp, "ok", message)
+        set_flash(resp, "info" if pending else "ok", message)
         return resp

@@ -341,9 +341,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "es": "La mesa {table} no existe o no está conectada. No se ha cambiado nada.",
         "en": "Table {table} does not exist or is not connected. Nothing was changed.",
     },
-    "flash.table_timeout": {
-        "es": "La mesa {table} no respondió a tiempo; compruebe su estado.",
-        "en": "Table {table} did not answer in time; check its state.",
+    "flash.table_pending": {
+        "es": "La mesa {table} aún no ha confirmado la orden (desconectada o lenta): la "
+        "aplicará al volver. Compruebe su estado.",
+        "en": "Table {table} has not confirmed the command yet (offline or slow): it applies "
+        "it when it is back. Check its state.",
     },
     "flash.reason_required": {
         "es": "Indique el motivo; queda en el registro. No se ha cambiado nada.",
@@ -460,6 +462,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "dir.audit_none": {"es": "Ninguna acción todavía.", "en": "No actions yet."},
     "dir.outcome.ok": {"es": "hecho", "en": "done"},
     "dir.outcome.refused": {"es": "rechazado", "en": "refused"},
+    "dir.outcome.pending": {"es": "enviado, sin confirmar", "en": "sent, not confirmed"},
     "dir.ties": {"es": "Empates que se deciden a los dados", "en": "Ties decided by the dice"},
     "dir.no_ties": {"es": "Ningún empate pendiente.", "en": "No tie pending."},
     "dir.tie": {"es": "Grupo {group}: {players}", "en": "Group {group}: {players}"},

@@ -289,7 +289,7 @@ async def test_a_table_that_does_not_answer(
     web.command_wait = 0.3
     csrf = await login(client)
     r = await act(client, csrf, "pause", table="3")
-    assert r.status_code == 504 and "no respondió a tiempo" in r.json()["message"]
+    assert r.status_code == 202 and "aún no ha confirmado" in r.json()["message"]
     r = await act(client, csrf, "pause", table="77")
     assert r.status_code == 404 and "no existe" in r.json()["message"]
     fake_table.online("lost")
