@@ -28,6 +28,7 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS d_tournaments (
     id TEXT PRIMARY KEY, name TEXT NOT NULL, phase TEXT NOT NULL, created REAL NOT NULL,
     state TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS d_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS d_audit (
     tournament_id TEXT NOT NULL, seq INTEGER NOT NULL, at TEXT NOT NULL, actor TEXT NOT NULL,
     action TEXT NOT NULL, details TEXT NOT NULL, PRIMARY KEY (tournament_id, seq));
@@ -101,6 +102,16 @@ class PairsStore:
         data = json.loads(row[0])
         data["audit"] = self.audit(tid)
         return PairsTournament.from_dict(data)
+
+    def get_meta(self, key: str, default: Any = None) -> Any:
+        row = self.db.execute("SELECT value FROM d_meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else json.loads(row[0])
+
+    def set_meta(self, key: str, value: Any) -> None:
+        self.db.execute(
+            "INSERT INTO d_meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, json.dumps(value))
+        )
 
     def ids(self) -> list[str]:
         """Every tournament, oldest first."""
