@@ -30,9 +30,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from mesa.hub.desk.desk import TournamentDesk
+from mesa.hub.desk.domino import DominoDesk
 from mesa.hub.desk.make import make_desk
 from mesa.hub.settings import HubSettings
 from mesa.hub.web.actions import ActionEndpoint
+from mesa.hub.web.domino import DominoPages
 from mesa.hub.web.exports import Exports
 from mesa.hub.web.live import LiveFeed, LivePoller
 from mesa.hub.web.login import Login
@@ -64,6 +66,7 @@ class WebApp:
         settings: HubSettings | None = None,
         *,
         desk: TournamentDesk | None = None,
+        domino: DominoDesk | None = None,
         store: WebStore | None = None,
         clock: Callable[[], float] = time.time,
         now: Callable[[], datetime] = datetime.now,
@@ -97,6 +100,11 @@ class WebApp:
         self.login = Login(self.site)
         self.exports = Exports(self.site, self.pages)
         self.actions = ActionEndpoint(self.site, self.exports.publish_static)
+        self.owns_domino = domino is None
+        self.domino = domino or DominoDesk(
+            hub.settings.db, hub=hub, wall=clock, now=now, language=settings.language
+        )
+        self.domino_pages = DominoPages(self.site, self.domino)
         if settings.director_password:
             store.set_password(settings.director, settings.director_password)
         self._app: Starlette | None = None
@@ -142,7 +150,10 @@ class WebApp:
     def asgi(self) -> Starlette:
         if self._app is None:
             self._app = Starlette(
-                routes=routes(self.pages, self.login, self.actions, self.exports),
+                routes=[
+                    *self.domino_pages.routes(),
+                    *routes(self.pages, self.login, self.actions, self.exports),
+                ],
                 lifespan=self.lifespan,
                 exception_handlers={404: self._not_found},
             )
@@ -161,6 +172,8 @@ class WebApp:
         self.site.refresh_live()
         if self.owns_desk:
             self.site.desk.wake()  # events committed before the server started
+        if self.owns_domino:
+            self.domino.wake()
         try:
             yield
         finally:
@@ -175,6 +188,8 @@ class WebApp:
         """The ingest committed (any thread): wake the desk, refresh the grid on the loop."""
         if self.owns_desk:
             self.site.desk.wake()
+        if self.owns_domino:
+            self.domino.wake()
         self._on_loop(self.site.refresh_live)
 
     def _desk_changed(self) -> None:
@@ -205,6 +220,8 @@ class WebApp:
         self.site.stopping.set()
         if self.owns_desk:
             self.site.desk.close()
+        if self.owns_domino:
+            self.domino.close()
         self.site.store.close()
 
     def drop_streams(self) -> None:

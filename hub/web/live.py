@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import re
 import time
 from collections.abc import Callable
@@ -36,6 +37,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mesa.core.sides import SIDES
+from mesa.domino.machine import DominoTable
+from mesa.domino.view import domino_view
 from mesa.errors import MesaError
 from mesa.table.machine import Table
 from mesa.table.view import table_view
@@ -119,10 +122,58 @@ def build_card(
     )
     if heard is not None:
         card["silent_for"] = max(0.0, now - heard)
+    card["kind"] = live.get("kind", "backgammon")
+    if isinstance(snapshot, dict) and "game_id" in snapshot:  # a domino table's snapshot
+        card["kind"] = "domino"
+        card["domino"] = domino_card(snapshot, _table_now(snapshot, row.get("state_ts"), now,
+                                                          rate), now)
+        if _snapshot_is_current(live, row) and card["domino"]:
+            card["state"] = card["domino"]["state"]
+        card["badges"] = badges(card, low_time=low_time)
+        return card
     if isinstance(snapshot, dict) and _snapshot_is_current(live, row):
         _from_snapshot(card, snapshot, row.get("state_ts"), now, rate)
     card["badges"] = badges(card, low_time=low_time)
     return card
+
+
+# Players have this long from "TIEMPO" to reach their table (the grid counts it down).
+REACH_SECONDS = 120.0
+
+
+def domino_card(snapshot: dict[str, Any], table_now: float, now: float) -> dict[str, Any] | None:
+    """A domino table's figures for the grid, read through the table's own view code: the
+    pairs and their points, the hand, the game's time left, the play timer, the warnings."""
+    try:
+        view = domino_view(DominoTable.restore(snapshot), table_now)
+    except (MesaError, TypeError, KeyError, ValueError):
+        return None
+    start = snapshot.get("start_wall")
+    reach = None
+    if isinstance(start, int | float) and view.hand == 0 and now < start + REACH_SECONDS:
+        reach = start + REACH_SECONDS - now
+    timer = view.timer
+    return {
+        "state": view.state,
+        "game_id": view.game_id,
+        "players": dict(view.players),
+        "score": dict(view.score),
+        "hand": view.hand,
+        "time_left": view.game_time_left,
+        "clock_running": view.game_time_left is not None and view.state != "game_over",
+        "time_called": view.time_called,
+        "last_hand": view.last_hand,
+        "on_turn": view.on_turn,
+        "timer": None if timer is None else {
+            "seat": timer.seat, "left": timer.left, "over": timer.over, "warned": timer.warned,
+        },
+        "warnings": {s: n for s, n in view.warnings.items() if n},
+        "penalties": [dataclasses.asdict(p) for p in view.penalties],
+        "winner": view.winner,
+        "ended_by": view.ended_by,
+        "start_wall": start,
+        "reach_left": reach,
+    }
 
 
 def _snapshot_is_current(live: dict[str, Any], row: dict[str, Any]) -> bool:

@@ -3,7 +3,7 @@
 A pair's points are the scores its games ended with at the tables (the table's score already
 holds the hands, the penalties given during the game, absences and forfeits) plus the penalties
 the judge recorded on the hub after a game had ended, plus the award of a bye. Ties on both are
-broken by fewer penalty points lost, then by the pair's id (stable, never random).
+broken by fewer penalty points lost, then by registration order (stable, never random).
 
 >>> rows = standings({"P1": "Ana / Beto", "P2": "Carla / Dani"},
 ...                  [GameLine("P1", "P2", won=(1, 0), points=(205, 130))],
@@ -41,9 +41,10 @@ class StandingRow:
     byes: int = 0
     opponents: list[str] = field(default_factory=list)
     rank: int = 0
+    order: int = 0  # registration order: the last tie-break (never random)
 
-    def key(self) -> tuple[int, int, int, str]:
-        return (-self.won, -self.points, -self.penalties, self.pair)
+    def key(self) -> tuple[int, int, int, int]:
+        return (-self.won, -self.points, -self.penalties, self.order)
 
 
 def standings(
@@ -54,8 +55,8 @@ def standings(
     byes: Iterable[str] = (),
     bye_points: int = 100,
 ) -> list[StandingRow]:
-    """Every pair of ``pairs`` (id → name), ranked; equal keys share nothing (ids break ties)."""
-    rows = {pid: StandingRow(pid, name) for pid, name in pairs.items()}
+    """Every pair of ``pairs`` (id → name, in registration order), ranked."""
+    rows = {pid: StandingRow(pid, name, order=i) for i, (pid, name) in enumerate(pairs.items())}
     for g in games:
         for pid, opp, won, pts in ((g.a, g.b, g.won[0], g.points[0]),
                                    (g.b, g.a, g.won[1], g.points[1])):
