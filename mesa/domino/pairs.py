@@ -319,7 +319,7 @@ class PairsTournament:
         return {s: self.player_at(g, s) for s in SEATS}
 
     def seat_names(self, g: PairsGame) -> dict[str, str]:
-        out = {}
+        out: dict[str, str] = {}
         for s in SEATS:
             pair = self.pairs[g.pair_at(s)]
             out[s] = pair.names[0] if s in ("n", "e") else pair.names[1]
@@ -364,7 +364,7 @@ class PairsTournament:
         t = cls(d["id"], d["name"], settings=d.get("settings") or {})
         t.phase = d["phase"]
         for p in d["pairs"]:
-            pair = DominoPair(p["id"], tuple(p["players"]), tuple(p["names"]), p["withdrawn"])  # type: ignore[arg-type]
+            pair = DominoPair(p["id"], tuple(p["players"]), tuple(p["names"]), p["withdrawn"])
             t.pairs[pair.id] = pair
         for g in d["games"]:
             t.games[g["id"]] = PairsGame(**g)
