@@ -37,8 +37,6 @@ T = TypeVar("T")
 
 # A domino table can take the next game in these states.
 FREE_STATES = ("idle", "game_over")
-# Players have two minutes from "TIEMPO" to reach their table (shown on the grid).
-REACH_SECONDS = 120.0
 
 
 def game_key(t: PairsTournament, g: PairsGame) -> str:

@@ -126,7 +126,7 @@ def build_card(
     if isinstance(snapshot, dict) and "game_id" in snapshot:  # a domino table's snapshot
         card["kind"] = "domino"
         card["domino"] = domino_card(snapshot, _table_now(snapshot, row.get("state_ts"), now,
-                                                          rate), now)
+                                                          rate))
         if _snapshot_is_current(live, row) and card["domino"]:
             card["state"] = card["domino"]["state"]
         card["badges"] = badges(card, low_time=low_time)
@@ -137,21 +137,14 @@ def build_card(
     return card
 
 
-# Players have this long from "TIEMPO" to reach their table (the grid counts it down).
-REACH_SECONDS = 120.0
-
-
-def domino_card(snapshot: dict[str, Any], table_now: float, now: float) -> dict[str, Any] | None:
+def domino_card(snapshot: dict[str, Any], table_now: float) -> dict[str, Any] | None:
     """A domino table's figures for the grid, read through the table's own view code: the
-    pairs and their points, the hand, the game's time left, the play timer, the warnings."""
+    pairs and their points, the hand, the game's time left, the two minutes to reach the table,
+    the play timer, the warnings."""
     try:
         view = domino_view(DominoTable.restore(snapshot), table_now)
     except (MesaError, TypeError, KeyError, ValueError):
         return None
-    start = snapshot.get("start_wall")
-    reach = None
-    if isinstance(start, int | float) and view.hand == 0 and now < start + REACH_SECONDS:
-        reach = start + REACH_SECONDS - now
     timer = view.timer
     return {
         "state": view.state,
@@ -171,8 +164,8 @@ def domino_card(snapshot: dict[str, Any], table_now: float, now: float) -> dict[
         "penalties": [dataclasses.asdict(p) for p in view.penalties],
         "winner": view.winner,
         "ended_by": view.ended_by,
-        "start_wall": start,
-        "reach_left": reach,
+        "start_wall": snapshot.get("start_wall"),
+        "reach_left": view.reach_left,
     }
 
 
