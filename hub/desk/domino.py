@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from mesa.domino.pairs import PairsError, PairsGame, PairsTournament
+from mesa.domino.penalties import DIRECTOR_REASONS
 from mesa.domino.store import PairsStore
 
 log = logging.getLogger("mesa.web.domino")
@@ -55,8 +56,10 @@ class DominoDesk:
         wall: Callable[[], float] = time.time,
         now: Callable[[], datetime] = datetime.now,
         language: str = "es",
+        command_wait: float = 5.0,
     ) -> None:
         self.hub = hub
+        self.command_wait = command_wait
         self._wall = wall
         self._now = now
         self.language = language
@@ -185,19 +188,44 @@ class DominoDesk:
     def penalty(
         self, game_id: str, player: str, reason: str, points: int | None, *, actor: str
     ) -> Any:
-        """The judge's penalty: sent to the table while the game runs, else recorded here."""
-        entry = self.call(
+        """The judge's penalty. While the game runs it is the table's: the command is sent and
+        the table's answer awaited (``command_wait`` seconds) before the tournament records it,
+        so the record never claims a penalty the table refused. After the game it is recorded
+        here at once."""
+
+        def check(t: PairsTournament | None) -> tuple[str, str, bool]:
+            if t is None:
+                raise PairsError("no_tournament", "create a domino tournament first")
+            g = t.games.get(game_id)
+            if g is None:
+                raise PairsError("no_game", f"no game {game_id[:40]}")
+            if reason not in DIRECTOR_REASONS:
+                raise PairsError("bad_reason", f"{reason[:40]!r} is not a director's reason")
+            return g.table, t.seat_of(g, player), g.status != "ended"
+
+        table, seat, in_play = self.read(check)
+        if in_play and self.hub is not None:
+            args: dict[str, Any] = {"seat": seat, "reason": reason}
+            if points is not None:
+                args["points"] = points
+            txn = self.hub.domino_command(table, "penalty", args)
+            self._await_answer(table, txn)
+        return self.call(
             lambda t: t.penalty(game_id, player, reason, points=points, actor=actor,
                                 at=self._at())
         )
-        if entry.at_table and self.hub is not None:
-            t = self.t
-            assert t is not None
-            args: dict[str, Any] = {"seat": entry.seat, "reason": reason}
-            if points is not None:
-                args["points"] = points
-            self.hub.domino_command(t.games[game_id].table, "penalty", args)
-        return entry
+
+    def _await_answer(self, table: str, txn: str) -> None:
+        deadline = time.monotonic() + self.command_wait
+        while time.monotonic() < deadline:
+            status = self.hub.command_status(txn)
+            if status is not None and status.get("accepted") is not None:
+                if status["accepted"]:
+                    return
+                raise PairsError("table_refused", f"table {table}: "
+                                 f"{status.get('code')} {status.get('reason') or ''}".strip())
+            time.sleep(0.05)
+        raise PairsError("table_timeout", f"table {table} did not answer")
 
     def close_tournament(self, *, actor: str) -> None:
         self.call(lambda t: t.close(actor=actor, at=self._at()))

@@ -102,7 +102,8 @@ class WebApp:
         self.actions = ActionEndpoint(self.site, self.exports.publish_static)
         self.owns_domino = domino is None
         self.domino = domino or DominoDesk(
-            hub.settings.db, hub=hub, wall=clock, now=now, language=settings.language
+            hub.settings.db, hub=hub, wall=clock, now=now, language=settings.language,
+            command_wait=settings.command_wait,
         )
         self.domino_pages = DominoPages(self.site, self.domino)
         if settings.director_password:

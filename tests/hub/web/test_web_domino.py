@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import threading
 from datetime import datetime
 from typing import Any
 
@@ -86,10 +87,25 @@ async def test_a_round_from_pairs_to_the_final_list(
 
     # the judge's penalty while the game runs goes to the table
     gp = f"R1-M2|{ids[4]}"
-    r = await _act(client, csrf, "penalty", gp=gp, reason_code="chivo", points="")
+    serving = threading.Event()
+
+    def serve() -> None:  # the table answers while the action waits for it
+        while not serving.wait(0.05):
+            tables[1].serve()
+
+    server = threading.Thread(target=serve)
+    server.start()
+    try:
+        r = await _act(client, csrf, "penalty", gp=gp, reason_code="chivo", points="")
+    finally:
+        serving.set()
+        server.join()
     assert r.json()["ok"], r.text
-    tables[1].serve()
     assert tables[1].table.s.game.penalties[-1].reason == "chivo"
+    # a table that does not answer: refused, and nothing recorded
+    r = await _act(client, csrf, "penalty", gp=gp, reason_code="talking", points="-30")
+    assert r.status_code == 409 and r.json()["error"] == "table_timeout"
+    tables[1].applied.update(c["txn"] for c in hub.store.commands("2"))  # lost on the way
     r = await _act(client, csrf, "penalty", gp=gp, reason_code="slow_play")
     assert r.status_code == 409
 
