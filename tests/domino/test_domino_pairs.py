@@ -187,3 +187,19 @@ def test_final_list_csv_neutralises_formulas_and_json_has_every_game() -> None:
     data = final_json(t)
     assert [s["pair"] for s in data["standings"]] == ["P2", "P1"]
     assert data["games"][0]["score"] == {"P1": -25, "P2": 200}
+
+
+# ── the two minutes to reach the table ──
+def test_the_view_counts_the_two_minutes_to_reach_the_table_until_the_first_hand() -> None:
+    from mesa.domino.machine import DominoTable
+    from mesa.domino.view import REACH_SECONDS, domino_view
+
+    t = DominoTable()
+    t.apply("assign", {"game_id": "R1", "players": {"n": "A", "e": "B", "s": "C", "w": "D"}},
+            now=0.0)
+    assert domino_view(t, 1.0).reach_left is None  # no "TIEMPO" yet
+    t.apply("tiempo", {"start_wall": 1000.0, "wall": 1030.0}, now=10.0)  # joined 30 s late
+    assert domino_view(t, 10.0).reach_left == REACH_SECONDS - 30.0
+    assert domino_view(t, 110.0).reach_left is None  # the two minutes are over
+    t.apply("press", {"seat": "n"}, now=20.0)  # the first hand started
+    assert domino_view(t, 21.0).reach_left is None
