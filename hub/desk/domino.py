@@ -215,6 +215,28 @@ class DominoDesk:
                                 at=self._at())
         )
 
+    def absence(self, game_id: str, players: list[str], *, actor: str) -> list[str]:
+        """Players absent at the start of a game: the table's ``absence`` command (its answer
+        awaited), then the tournament's audit line; the result arrives as the table's
+        ``domino.game.ended``."""
+
+        def check(t: PairsTournament | None) -> tuple[str, list[str]]:
+            if t is None:
+                raise PairsError("no_tournament", "create a domino tournament first")
+            g = t.games.get(game_id)
+            if g is None:
+                raise PairsError("no_game", f"no game {game_id[:40]}")
+            if g.status == "ended":
+                raise PairsError("game_ended", f"game {game_id} is already recorded")
+            return g.table, [t.seat_of(g, p) for p in dict.fromkeys(players)]
+
+        table, seats = self.read(check)
+        if not seats:
+            raise PairsError("no_players", "name at least one absent player")
+        if self.hub is not None:
+            self._await_answer(table, self.hub.domino_command(table, "absence", {"seats": seats}))
+        return list(self.call(lambda t: t.absence(game_id, players, actor=actor, at=self._at())))
+
     def _await_answer(self, table: str, txn: str) -> None:
         deadline = time.monotonic() + self.command_wait
         while time.monotonic() < deadline:

@@ -35,7 +35,9 @@ from mesa.hub.web.i18n import Translator, t
 from mesa.hub.web.site import Page, Site
 from mesa.tournament.club import Club
 
-ACTION_NAMES = ("create", "register_pair", "start_round", "tiempo", "penalty", "close")
+ACTION_NAMES = (
+    "create", "register_pair", "start_round", "tiempo", "penalty", "absence", "close"
+)
 MAX_NAME = 80
 
 
@@ -191,6 +193,11 @@ class DominoPages:
             game, player = game or v.get("game", ""), player or v.get("player", "")
             e = d.penalty(game, player, reason, points, actor=actor)
             return f"{e.player} {e.points} {e.reason}"
+        if name == "absence":
+            game, _, listed = v.get("gp", "").partition("|")
+            players = [p for p in listed.split(",") if p][:4]
+            seats = d.absence(game, players, actor=actor)
+            return f"{game} {' '.join(seats)}"
         d.close_tournament(actor=actor)
         return ""
 
@@ -199,6 +206,18 @@ class BadValue(MesaError):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
+
+
+def _absence_options(tour: PairsTournament, g: Any) -> list[dict[str, str]]:
+    """Who can be declared absent at once: one player, a whole pair, one of each pair."""
+    seat, name = tour.seating(g), tour.seat_names(g)
+    groups = [(s,) for s in ("n", "s", "e", "w")] + [("n", "s"), ("e", "w")]
+    groups += [(a, b) for a in ("n", "s") for b in ("e", "w")]
+    return [
+        {"value": f"{g.id}|{','.join(seat[s] for s in grp)}",
+         "label": f"{g.id} · " + " + ".join(f"{s.upper()} {name[s]}" for s in grp)}
+        for grp in groups
+    ]
 
 
 def _audit(tour: PairsTournament | None) -> list[dict[str, Any]]:
@@ -241,6 +260,7 @@ def tournament_view(tour: PairsTournament | None) -> dict[str, Any]:
                 "seats": [{"seat": s, "player": pid, "name": nm}
                           for (s, pid), nm in zip(tour.seating(g).items(),
                                                   tour.seat_names(g).values(), strict=True)],
+                "absence_options": _absence_options(tour, g),
             })
         bye = tour.byes[n - 1]
         at = tour.tiempo.get(n)

@@ -74,6 +74,8 @@ _OWN: dict[str, dict[str, str]] = {
     "act.domino_start_round": {"es": "Empezar ronda de dominó", "en": "Start domino round"},
     "act.domino_tiempo": {"es": "TIEMPO (dominó)", "en": "TIEMPO (domino)"},
     "act.domino_penalty": {"es": "Penalización de dominó", "en": "Domino penalty"},
+    "act.domino_absence": {"es": "Ausencia (dominó)", "en": "Absence (domino)"},
+    "dom.absence": {"es": "Ausentes al empezar", "en": "Absent at the start"},
     "act.domino_close": {"es": "Cerrar torneo de dominó", "en": "Close domino tournament"},
     "dom.done": {"es": "Hecho: {what}", "en": "Done: {what}"},
     "dom.refused": {"es": "Rechazado: {why}", "en": "Refused: {why}"},

@@ -304,6 +304,21 @@ class PairsTournament:
                   records=[list(r) for r in entry.records])
         return entry
 
+    def absence(self, game_id: str, players: list[str], *, actor: str, at: str) -> list[Seat]:
+        """The director declared ``players`` absent at the start of ``game_id`` (the table
+        applies it: −100 each, the complete present pair wins with +100); the audit line."""
+        g = self.games.get(game_id)
+        if g is None:
+            raise PairsError("no_game", f"no game {game_id}")
+        if g.status == "ended":
+            raise PairsError("game_ended", f"game {game_id} is already recorded")
+        if not players:
+            raise PairsError("no_players", "name at least one absent player")
+        seats = [self.seat_of(g, p) for p in dict.fromkeys(players)]
+        self._log(actor, at, "absence", game=game_id, players=list(dict.fromkeys(players)),
+                  seats=list(seats))
+        return seats
+
     def seat_of(self, g: PairsGame, player: str) -> Seat:
         for seat in SEATS:
             if self.player_at(g, seat) == player:

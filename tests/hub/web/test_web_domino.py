@@ -140,13 +140,41 @@ async def test_a_round_from_pairs_to_the_final_list(
     page = (await client.get("/domino/final/print")).text
     assert "domino-standings" in page and "ANA / BETO" in page
 
-    # the next round: no rematch
+    # absence in the next round: a whole pair missing, the present pair wins with +100
     r = await _act(client, csrf, "start_round")
     assert r.json()["ok"], r.text
+    for t in tables:
+        t.serve()
     data = (await client.get("/domino.json")).json()
-    first = {frozenset((g["ns"], g["ew"])) for g in data["rounds"][0]["games"]}
-    second = {frozenset((g["ns"], g["ew"])) for g in data["rounds"][1]["games"]}
-    assert not first & second
+    g = data["rounds"][1]["games"][0]
+    table = next(t for t in tables if t.id == g["table"])
+    absent = [s["player"] for s in g["seats"] if s["seat"] in ("e", "w")]
+    stop = threading.Event()
+
+    def answer() -> None:
+        while not stop.wait(0.05):
+            table.serve()
+
+    helper = threading.Thread(target=answer)
+    helper.start()
+    try:
+        r = await _act(client, csrf, "absence", gp=f"{g['id']}|{','.join(absent)}")
+    finally:
+        stop.set()
+        helper.join()
+    assert r.json()["ok"], r.text
+    web.domino.sync()
+    data = (await client.get("/domino.json")).json()
+    g = data["rounds"][1]["games"][0]
+    assert g["status"] == "ended" and g["how"] == "absence" and g["winner"] == g["ns"]
+    assert g["score"] == [100, -200]
+    director = (await client.get("/director/domino.json")).json()
+    assert director["audit"][0]["action"] in ("record_game", "absence")
+    assert any(a["action"] == "absence" and a["details"]["seats"] == ["e", "w"]
+               for a in director["audit"])
+    first = {frozenset((x["ns"], x["ew"])) for x in data["rounds"][0]["games"]}
+    second = {frozenset((x["ns"], x["ew"])) for x in data["rounds"][1]["games"]}
+    assert not first & second  # no rematch
 
 
 async def _wait_sync(web: WebApp) -> None:
