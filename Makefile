@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 BOOTSTRAP := python3 tools/bootstrap.py --stamp $(STAMP)
 
-.PHONY: venv test lint demo bench docs clean hub table
+.PHONY: venv test lint demo bench docs screenshots clean hub table
 
 venv: $(STAMP)
 
@@ -41,8 +41,14 @@ demo:
 docs: venv
 	$(PY) -m mesa docs
 
+# The browser tests, writing their screenshots and printed PDFs into docs/screenshots/ (a plain
+# test run writes them to test-artifacts/ instead, so it never rewrites committed files).
+screenshots: venv
+	MESA_SCREENSHOTS=1 $(PY) -m pytest -q -m browser tests/hub
+
 bench: venv
-	for b in bench/*.py; do $(PY) $$b || exit 1; done
+	for b in bench/*.py; do [ $$b = bench/evening.py ] || $(PY) $$b || exit 1; done
+	$(PY) bench/evening.py  # last: it fails while any invariant is violated
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache build *.egg-info

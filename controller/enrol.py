@@ -224,7 +224,10 @@ def _enrol(args: Any) -> int:
     except ConfigError as e:
         print(f"mesa enrol: {e}", file=sys.stderr)
         return 2
-    print(f"mesa enrol: this table is {serial}; adopt it on the hub (mesa adopt {serial} N)")
+    print(
+        f"mesa enrol: this table is {serial}; adopt it on the hub's dashboard (Mesa nueva)"
+        f" or with mesa adopt {serial} N"
+    )
     result = enrolment.wait(args.timeout)
     if result is None:
         print("mesa enrol: not adopted yet", file=sys.stderr)

@@ -161,7 +161,10 @@ class TableLink:
         self._stored_snapshot = self._snapshot
         # Events not in the outbox yet (a full disk): appended in order, under the numbers they
         # get then, before anything newer; the sequence never skips and nothing is dropped.
-        self._unstored: deque[tuple[list[tuple[str, dict[str, Any], float]], float, Any]] = deque()
+        # (events, wall time, snapshot, assignment epoch) waiting for room in the outbox, oldest first.
+        self._unstored: deque[
+            tuple[list[tuple[str, dict[str, Any], float]], float, Any, int | None]
+        ] = deque()
         self.storage_error: str | None = None  # why the last append failed, while it lasts
         self.disk_full = False
         self._queue: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
@@ -180,7 +183,12 @@ class TableLink:
             # Tell the hub first thing on the new stream why there is a new stream.
             rebuilt = ev.OutboxRebuilt(**outbox.rebuilt)
             self._unstored.append(
-                ([(rebuilt.TYPE, rebuilt.to_data(), self._clock())], self._wall(), self._snapshot)
+                (
+                    [(rebuilt.TYPE, rebuilt.to_data(), self._clock())],
+                    self._wall(),
+                    self._snapshot,
+                    None,  # not a match's event: no assignment token
+                )
             )
             self._store()
 
@@ -363,7 +371,12 @@ class TableLink:
             self._snapshot = snapshot
             if outcome.events:
                 self._unstored.append(
-                    ([(e.TYPE, e.to_data(), now) for e in outcome.events], wall, snapshot)
+                    (
+                        [(e.TYPE, e.to_data(), now) for e in outcome.events],
+                        wall,
+                        snapshot,
+                        outcome.epoch,
+                    )
                 )
                 self._store()
             if outcome.events or (outcome.accepted and outcome.input.name != "tick"):
@@ -379,9 +392,9 @@ class TableLink:
         :meth:`_tick` every second and at every new outcome)."""
         stored = False
         while self._unstored:
-            events, wall, snapshot = self._unstored[0]
+            events, wall, snapshot, epoch = self._unstored[0]
             try:
-                self.outbox.append(events, ts=wall, snapshot=snapshot)
+                self.outbox.append(events, ts=wall, snapshot=snapshot, epoch=epoch)
             except STORAGE_ERRORS as e:
                 self._storage_failed(e)
                 break
@@ -413,7 +426,7 @@ class TableLink:
     @property
     def unstored(self) -> int:
         """Events waiting for room in the outbox."""
-        return sum(len(events) for events, _, _ in self._unstored)
+        return sum(len(events) for events, _, _, _ in self._unstored)
 
     def _publish(self, kind: str, payload: bytes, retain: bool = False) -> None:
         self._client.publish(table_topic(self.table, kind), payload, qos=1, retain=retain)

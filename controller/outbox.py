@@ -195,16 +195,20 @@ class Outbox:
         *,
         ts: float,
         snapshot: dict[str, Any] | None = None,
+        epoch: int | None = None,
     ) -> list[EventEnvelope]:
         """Number and store ``(type, data, t)`` events (and the snapshot after them) in one
-        transaction; return their envelopes, ready to publish."""
+        transaction; return their envelopes, ready to publish. ``epoch`` is the fencing token
+        of the assignment they belong to, carried on each envelope."""
         with self._lock:
             seq = self._last_seq
             out = []
             for type_name, data, t in events:
                 seq += 1
                 out.append(
-                    EventEnvelope.build(self.table, self.stream, seq, type_name, data, ts=ts, t=t)
+                    EventEnvelope.build(
+                        self.table, self.stream, seq, type_name, data, ts=ts, t=t, epoch=epoch
+                    )
                 )
             # All or nothing: on failure (a full disk) the sequence does not advance, and the
             # caller appends the same events again later under the same numbers.

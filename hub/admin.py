@@ -1,20 +1,19 @@
 """The venue's admin commands: ``mesa install``, ``mesa enrolments``, ``mesa adopt``,
-``mesa enrolment-desk``, ``mesa backup`` and ``mesa restore``.
+``mesa apply-accounts``, ``mesa backup`` and ``mesa restore``.
 
 >>> import argparse
 >>> sub = argparse.ArgumentParser().add_subparsers()
 >>> register(sub)
 >>> sorted(sub.choices)
-['adopt', 'backup', 'enrolment-desk', 'enrolments', 'install', 'restore']
+['adopt', 'apply-accounts', 'backup', 'enrolments', 'install', 'restore']
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
-import signal
 import sys
-import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -87,36 +86,67 @@ def _enrolments(args: argparse.Namespace) -> int:
 
 
 def _adopt(args: argparse.Namespace) -> int:
-    from mesa.hub.broker.enrolment import EnrolmentSettings, adopt
+    """Leave the adoption in the store for the running hub's enrolment desk (the only client
+    that answers Pis) and wait for its outcome."""
+    from mesa.hub.broker.enrolment import (
+        EnrolmentError,
+        EnrolmentStore,
+        check_adoptable_table,
+        check_serial,
+    )
 
     try:
-        settings = EnrolmentSettings.from_file(args.settings, db=Path(args.db) if args.db else None)
-        adopt(args.serial, args.table, settings)
+        check_serial(args.serial)
+        check_adoptable_table(args.table)
+        store = EnrolmentStore(_enrolment_db(args))
     except (MesaError, OSError) as e:
         print(f"mesa adopt: {e}", file=sys.stderr)
         return 1
-    print(f"{args.serial} is table {args.table}: its account is made and its answer is waiting")
-    return 0
-
-
-def _enrolment_desk(args: argparse.Namespace) -> int:
-    import logging
-
-    from mesa.hub.broker.enrolment import EnrolmentDesk, EnrolmentSettings
-
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
-        settings = EnrolmentSettings.from_file(args.settings, db=Path(args.db) if args.db else None)
-        desk = EnrolmentDesk(settings).start()
+        if not store.is_pending(args.serial):
+            raise EnrolmentError(f"no new table with serial {args.serial!r} is waiting")
+        store.request_adoption(args.serial, args.table, time.time())
+        deadline = time.monotonic() + args.wait
+        outcome = store.request_outcome(args.serial)
+        while outcome is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+            outcome = store.request_outcome(args.serial)
     except (MesaError, OSError) as e:
-        print(f"mesa enrolment-desk: {e}", file=sys.stderr)
+        print(f"mesa adopt: {e}", file=sys.stderr)
         return 1
-    done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    signal.signal(signal.SIGINT, lambda *_: done.set())
-    done.wait()
-    desk.stop()
+    finally:
+        store.close()
+    if outcome is None:
+        print(
+            f"mesa adopt: asked; the hub has not taken it within {args.wait:g} s (is `mesa hub`"
+            " running with enrolment_credentials?). It will when it does.",
+            file=sys.stderr,
+        )
+        return 1
+    if outcome != "ok":
+        print(f"mesa adopt: the hub refused: {outcome}", file=sys.stderr)
+        return 1
+    print(f"{args.serial} is table {args.table}: its account is made and its answer is sent")
     return 0
+
+
+def _apply_accounts(args: argparse.Namespace) -> int:
+    """Root's side of adopting (mesa-accounts.service): queued accounts into Mosquitto."""
+    from mesa.hub.broker.accounts import apply_queued
+    from mesa.hub.broker.provision import reload_broker
+
+    try:
+        applied, refused = apply_queued(args.queue, args.passwd)
+    except (MesaError, OSError) as e:
+        print(f"mesa apply-accounts: {e}", file=sys.stderr)
+        return 1
+    if applied and not reload_broker(args.pid_file):
+        print(f"mesa apply-accounts: no broker to reload ({args.pid_file})", file=sys.stderr)
+    for name in applied:
+        print(f"  account {name}: written")
+    for name in refused:
+        print(f"  account {name}: refused (see the log)", file=sys.stderr)
+    return 1 if refused else 0
 
 
 def _backup(args: argparse.Namespace) -> int:
@@ -165,19 +195,29 @@ def register(sub: Any) -> None:
     p.add_argument("--all", action="store_true", help="the adopted ones too")
     p.set_defaults(run=_enrolments)
 
-    p = sub.add_parser("adopt", help="give a new table (by its serial) its table number")
+    p = sub.add_parser(
+        "adopt", help="give a new table (by its serial) its table number (the hub carries it out)"
+    )
     p.add_argument("serial")
     p.add_argument("table", help="the table id (1-32 of a-z 0-9 _ -)")
     p.add_argument("--settings", type=Path, default=DESK_SETTINGS)
     p.add_argument("--db", help="the hub's store (default: the one in --settings)")
+    p.add_argument(
+        "--wait", type=float, default=30.0, help="seconds to wait for the running hub to adopt it"
+    )
     p.set_defaults(run=_adopt)
 
+    from mesa.hub.broker.accounts import DEFAULT_QUEUE
+    from mesa.hub.broker.provision import DEFAULT_PASSWD, DEFAULT_PID_FILE
+
     p = sub.add_parser(
-        "enrolment-desk", help="run the hub's enrolment desk (mesa-enrolment.service)"
+        "apply-accounts",
+        help="root: write the table accounts the hub queued into Mosquitto's (mesa-accounts.path)",
     )
-    p.add_argument("--settings", type=Path, default=DESK_SETTINGS)
-    p.add_argument("--db", help="the hub's store (default: the one in --settings)")
-    p.set_defaults(run=_enrolment_desk)
+    p.add_argument("--queue", type=Path, default=DEFAULT_QUEUE)
+    p.add_argument("--passwd", type=Path, default=DEFAULT_PASSWD)
+    p.add_argument("--pid-file", type=Path, default=DEFAULT_PID_FILE)
+    p.set_defaults(run=_apply_accounts)
 
     p = sub.add_parser("backup", help="copy the hub's store, while it runs, to a rotated set")
     p.add_argument("--db", help="the hub's store (default: the hub's setting)")

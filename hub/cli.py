@@ -66,9 +66,28 @@ def _hub(args: argparse.Namespace) -> int:
         f"mesa hub: online, broker mqtt://{host}:{port}, store {settings.db}{dashboard}",
         flush=True,
     )
+    if process.web is not None and process.web.first_run.open():
+        print(first_run_notice(process.url, process.web.first_run.code, settings.db), flush=True)
     done.wait()
     process.stop()
     return 0
+
+
+def first_run_notice(url: str, code: str | None, db: object) -> str:
+    """What the console says while the store has no director account.
+
+    >>> print(first_run_notice("http://127.0.0.1:8080/", "ab12cd34", "hub.sqlite3"))
+    mesa hub: no director account yet. Create one:
+      - in a browser on this machine: http://127.0.0.1:8080/first-run
+      - from another machine: the same page, with the one-time code ab12cd34
+      - or here: mesa director-password director --db hub.sqlite3
+    """
+    return (
+        "mesa hub: no director account yet. Create one:\n"
+        f"  - in a browser on this machine: {url.rstrip('/')}/first-run\n"
+        f"  - from another machine: the same page, with the one-time code {code}\n"
+        f"  - or here: mesa director-password director --db {db}"
+    )
 
 
 def add_hub_arguments(p: argparse.ArgumentParser) -> None:

@@ -29,10 +29,13 @@ SOURCE = Path(__file__).resolve().parents[1]  # the checkout: systemd/, hardware
 UNIT_DIR = Path("etc/systemd/system")
 HUB_UNITS: dict[str, str] = {
     "mesa-hub.service": "multi-user.target",
-    "mesa-enrolment.service": "multi-user.target",
+    "mesa-accounts.path": "paths.target",
+    "mesa-accounts.service": "",
     "mesa-backup.service": "",
     "mesa-backup.timer": "timers.target",
 }
+# Units of earlier versions, removed on an upgrade (the enrolment desk now runs in mesa hub).
+RETIRED_HUB_UNITS: tuple[str, ...] = ("mesa-enrolment.service",)
 TABLE_UNITS: dict[str, str] = {
     "mesa-enrol.service": "multi-user.target",
     "mesa-table.service": "multi-user.target",
@@ -88,6 +91,20 @@ def _enable(root: Path, units: dict[str, str], report: Report) -> None:
         report.changed.append(str(link.relative_to(root)))
 
 
+def _retire(root: Path, units: Iterable[str], report: Report) -> None:
+    """Remove units an earlier version installed (their files and ``*.wants`` links)."""
+    for unit in units:
+        found = [root / UNIT_DIR / unit, *(d / unit for d in (root / UNIT_DIR).glob("*.wants"))]
+        present = [p for p in found if p.is_symlink() or p.exists()]  # links may dangle
+        if not present:
+            continue
+        if _live(root):
+            subprocess.run(["systemctl", "disable", "--now", unit], capture_output=True)
+        for p in present:
+            p.unlink()
+            report.notes.append(f"removed {p.relative_to(root)} (retired)")
+
+
 def _units(root: Path, units: Iterable[str], source: Path, report: Report) -> None:
     for unit in units:
         src = source / "systemd" / unit
@@ -141,9 +158,10 @@ def install_hub(
     source: Path = SOURCE,
     start: bool = True,
 ) -> Report:
-    """The hub: units (hub, enrolment desk, nightly backup), its user, /var/lib/mesa, the
+    """The hub: units (hub, table accounts, nightly backup), its user, /var/lib/mesa, the
     broker's Mesa settings, ACLs and accounts, the venue CA and certificate, the hub's
     credentials and the enrolment bundle for new tables (``/etc/mesa/enrol.json``)."""
+    from mesa.hub.broker.accounts import DEFAULT_QUEUE
     from mesa.hub.broker.enrolment import provision_enrolment
     from mesa.hub.broker.mosquitto import (
         ENROL_PORT,
@@ -159,6 +177,7 @@ def install_hub(
     root = Path(root)
     report = Report()
     hosts = list(hub_hosts) or [f"{socket.gethostname()}.local"]
+    _retire(root, RETIRED_HUB_UNITS, report)
     _units(root, HUB_UNITS, source, report)
     _place(
         root,
@@ -167,7 +186,15 @@ def install_hub(
         0o644,
         report,
     )
-    _dirs(root, [("var/lib/mesa", 0o750), ("var/lib/mesa/backups", 0o750), ("etc/mesa", 0o755)])
+    _dirs(
+        root,
+        [
+            ("var/lib/mesa", 0o750),
+            ("var/lib/mesa/backups", 0o750),
+            ("var/lib/mesa/accounts", 0o750),
+            ("etc/mesa", 0o755),
+        ],
+    )
     real = BrokerPaths()  # the paths as the installed system sees them
     here = BrokerPaths.under(root)
     _place(root, "etc/mosquitto/conf.d/mesa.conf", production_conf(real).encode(), 0o644, report)
@@ -190,6 +217,7 @@ def install_hub(
         db=Path("/var/lib/mesa/hub.sqlite3"),
         pid_file=DEFAULT_PID_FILE,
         real_passwd_file=real.passwd,
+        accounts_dir=DEFAULT_QUEUE,
         hub_host=hosts[0],
         enrol_port=ENROL_PORT,
         table_port=LAN_PORT,
@@ -207,10 +235,17 @@ def install_hub(
         for p in (here.passwd, here.enrol_passwd, tls.key):
             _chown(p, "root", "mosquitto")
         chgrp_for(tls, "mosquitto")
-        for rel in ("etc/mesa/hub-credentials.json", "var/lib/mesa", "var/lib/mesa/backups"):
+        # The hub runs the enrolment desk: it reads enrolment.json, queues accounts.
+        for rel in (
+            "etc/mesa/hub-credentials.json",
+            "etc/mesa/enrolment.json",
+            "var/lib/mesa",
+            "var/lib/mesa/backups",
+            "var/lib/mesa/accounts",
+        ):
             _chown(root / rel, "mesa", "mesa")
         _chown(web_key, "mesa", "mesa")
-        _systemctl(HUB_UNITS, start, report, extra=["mosquitto"])
+        _systemctl(HUB_UNITS, start, report, extra=["mosquitto", "mesa-hub"])
     report.notes.append(
         f"copy {root / 'etc/mesa/enrol.json'} to each new table (mesa install table --bundle)"
     )

@@ -9,21 +9,31 @@ ingest's listeners; the desk's listener only queues a sync on the desk's own thr
 (:meth:`~mesa.hub.desk.desk.TournamentDesk.wake`), and the dashboard's listener only schedules a
 refresh of the live feed on the event loop (``call_soon_threadsafe``). A committed result thus
 reaches the standings and the browsers without a fixed sleep in between.
+
+With ``enrolment_credentials`` set the process also runs the enrolment desk
+(:class:`~mesa.hub.broker.enrolment.EnrolmentDesk`, its own broker connection): new tables
+announce themselves, the dashboard lists them ("Mesa nueva") and the director adopts them; the
+slow tick carries out the adoptions ``mesa adopt`` left in the store.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from typing import Any
 
+from mesa.errors import MesaError
 from mesa.hub.desk.desk import TournamentDesk
 from mesa.hub.desk.make import make_desk
 from mesa.hub.ingest.app import Hub
 from mesa.hub.settings import HubSettings
 
+log = logging.getLogger(__name__)
+
 # The desk has nothing that changes with time alone today; this slow wake is the safety net for
 # scheduled work (a match start planned for a time), never the path of an event.
+# It also carries out `mesa adopt`'s requests (the command waits for it).
 DESK_TICK_SECONDS = 5.0
 
 
@@ -34,6 +44,7 @@ class HubProcess:
         self.settings = settings
         self.hub: Hub | None = None
         self.desk: TournamentDesk | None = None
+        self.enrolment: Any = None  # mesa.hub.broker.enrolment.EnrolmentDesk when configured
         self.web: Any = None  # mesa.hub.web.app.WebApp when the dashboard runs
         self.server: Any = None  # mesa.hub.web.server.BackgroundServer
         self.url = ""
@@ -46,12 +57,15 @@ class HubProcess:
             self.desk = make_desk(self.hub, self.settings)
             self.hub.ingest.listeners.append(self._committed)
             self.desk.wake()  # what was committed while the hub was down
+            self.enrolment = self._start_enrolment()
             if self.settings.web:
                 from mesa.hub.broker.tls import uvicorn_tls_options
                 from mesa.hub.web.app import WebApp
                 from mesa.hub.web.server import BackgroundServer
 
-                self.web = WebApp(self.hub, self.settings, desk=self.desk)
+                self.web = WebApp(
+                    self.hub, self.settings, desk=self.desk, enrolment=self.enrolment
+                )
                 # HTTPS when the venue's certificate is configured (docs/install.md).
                 tls = uvicorn_tls_options(self.settings.tls_cert, self.settings.tls_key)
                 self.server = BackgroundServer(
@@ -65,6 +79,22 @@ class HubProcess:
             raise
         return self
 
+    def _start_enrolment(self) -> Any:
+        """The enrolment desk on the hub's own store, if its credentials are configured. A
+        file that cannot be read leaves the hub running without it (a tournament needs no new
+        tables); the error is logged and the director's home says the desk did not start."""
+        path = self.settings.enrolment_credentials
+        if path is None:
+            return None
+        from mesa.hub.broker.enrolment import EnrolmentDesk, EnrolmentSettings
+
+        try:
+            settings = EnrolmentSettings.from_file(path, db=self.settings.db)
+        except MesaError as e:
+            log.error("no enrolment desk: %s", e)
+            return None
+        return EnrolmentDesk(settings).start()
+
     def _committed(self, events: Sequence[Any]) -> None:
         if self.desk is not None:
             self.desk.wake()
@@ -77,11 +107,19 @@ class HubProcess:
         while not self._stop.wait(DESK_TICK_SECONDS):
             if self.desk is not None:
                 self.desk.wake()
+            enrolment = self.enrolment
+            if enrolment is not None:
+                try:
+                    enrolment.serve_requests()
+                except Exception:  # the tick must keep running
+                    log.exception("enrolment requests failed")
 
     def stop(self) -> None:
-        """Dashboard first (its streams end), then the desk, then the hub (commits, says
-        offline, disconnects); each step even if one before it failed."""
+        """Dashboard first (its streams end), then the desk and the enrolment desk, then the
+        hub (commits, says offline, disconnects); each step even if one before it failed."""
         self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join(5)  # not mid-way through an adoption when the desk stops
         steps = []
         if self.server is not None:
             steps.append(self.server.stop)
@@ -91,6 +129,8 @@ class HubProcess:
             steps.append(self._unlisten)
         if self.desk is not None:
             steps.append(self.desk.close)
+        if self.enrolment is not None:
+            steps.append(self.enrolment.stop)
         if self.hub is not None:
             steps.append(self.hub.stop)
         errors: list[BaseException] = []
@@ -99,8 +139,6 @@ class HubProcess:
                 step()
             except Exception as e:  # keep stopping the rest
                 errors.append(e)
-        if self._ticker is not None:
-            self._ticker.join(1)
-        self.server = self.web = self.desk = None
+        self.server = self.web = self.desk = self.enrolment = None
         if errors:
             raise errors[0]

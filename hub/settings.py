@@ -78,6 +78,13 @@ SETTINGS: tuple[Setting, ...] = (
     _hub("web", True, "0: no dashboard (ingest and tournament desk only)"),
     _hub("tls_cert", None, "the dashboard's HTTPS certificate (PEM; the venue CA's)", kind=Path),
     _hub("tls_key", None, "the key of tls_cert (both set: the dashboard is HTTPS)", kind=Path),
+    _hub(
+        "enrolment_credentials",
+        None,
+        "the enrolment desk's JSON (`mesa install hub` writes /etc/mesa/enrolment.json): "
+        "set, the hub lists new tables and the director adopts them; unset, no enrolment desk",
+        kind=Path,
+    ),
     _hub("backup_dir", Path("var/backups"), "where `mesa backup` and the after-tournament backup go"),
     _hub("backup_keep", 14, "how many backups are kept (the newest)"),
     # ── dashboard and tournament desk (docs/dashboard.md) ──

@@ -41,7 +41,7 @@ COMMANDS: dict[str, str] = {
     "install": "mesa.hub.admin",
     "enrolments": "mesa.hub.admin",
     "adopt": "mesa.hub.admin",
-    "enrolment-desk": "mesa.hub.admin",
+    "apply-accounts": "mesa.hub.admin",
     "backup": "mesa.hub.admin",
     "restore": "mesa.hub.admin",
     "enrol": "mesa.controller.enrol",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mesa.domino.transitions import transition_table_markdown as domino_transitions_markdown
-from mesa.events import EVENT_TYPES, SCHEMA_VERSION, describe
+from mesa.events import EVENT_TYPES, FENCED_TYPES, SCHEMA_VERSION, describe
 from mesa.table.transitions import transition_table_markdown
 
 
@@ -22,6 +22,12 @@ def events_markdown() -> str:
         'as `{"type": ..., "data": {...}}` inside the envelope described in `docs/protocol.md`;',
         "the hub validates `data` against the fields below and stores it.",
         "",
+        "Events marked **fenced** claim or change a match's result. The envelope carries the",
+        "`epoch` of the assignment the event belongs to (the fencing token of the `assign`",
+        "input); the hub applies a fenced event only when its epoch is the table's current one,",
+        "and counts the others (`fenced{reason=...}`). A stale table's result, or a second",
+        "result for a decided match, becomes a conflict for the director.",
+        "",
     ]
     by_category: dict[str, list[str]] = {}
     for name, cls in EVENT_TYPES.items():
@@ -31,6 +37,8 @@ def events_markdown() -> str:
         for name in names:
             cls = EVENT_TYPES[name]
             doc = " ".join((cls.__doc__ or "").split())
+            if name in FENCED_TYPES:
+                doc += " **Fenced.**"
             lines += [f"### `{name}`", "", doc, ""]
             fields = describe(cls)
             if fields:

@@ -545,6 +545,15 @@ class OutboxRebuilt(Event):
     moved_to: str
 
 
+# ── fencing ─────────────────────────────────────────────────────────────────
+# Events that claim or change a match's result. Each carries (in its envelope) the epoch of the
+# assignment it belongs to; the hub applies one only from the table holding the match's current
+# assignment, and counts the others as fenced (a stale table's result becomes a conflict).
+FENCED_TYPES: frozenset[str] = frozenset(
+    {"table.assigned", "match.started", "game.ended", "match.ended", "score.corrected"}
+)
+
+
 # ── parsing and validation ──────────────────────────────────────────────────
 @functools.cache
 def _hints(type_name: str) -> dict[str, Any]:

@@ -20,6 +20,7 @@ mesa.protocol.ProtocolError: table_mismatch: the payload names table '3' but the
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import math
@@ -37,6 +38,7 @@ from mesa.domino.inputs import parse_input as parse_domino_input
 from mesa.errors import MesaError
 from mesa.events import EVENT_TYPES, SCHEMA_VERSION, Event, EventError
 from mesa.table.inputs import INPUT_SPECS, InputError, parse_input
+from mesa.table.machine import TableState
 from mesa.validation import ValidationError, check_value
 
 PROTOCOL_VERSION = 1
@@ -242,12 +244,18 @@ class Message:
 
     VERSION: ClassVar[int] = PROTOCOL_VERSION
     KIND: ClassVar[str] = ""
+    # Fields added after the first version: absent means this default (older senders), and
+    # ``to_dict`` leaves them out while they hold it, so older readers see what they know.
+    OPTIONAL: ClassVar[dict[str, Any]] = {}
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "v": self.VERSION,
-            **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)},
-        }
+        out = {"v": self.VERSION}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name in self.OPTIONAL and value == self.OPTIONAL[f.name]:
+                continue
+            out[f.name] = value
+        return out
 
     def to_payload(self) -> bytes:
         return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False).encode()
@@ -265,14 +273,52 @@ _DECODER = json.JSONDecoder(parse_constant=_no_constants)
 
 
 def loads(payload: bytes | str) -> Any:
-    """Parse JSON strictly (no NaN/Infinity), refusing payloads over the size limit."""
+    """Parse JSON strictly (no NaN/Infinity, no lone UTF-16 surrogates), refusing payloads over
+    the size limit.
+
+    >>> loads(b'{"id": "\\\\ud83d\\\\ude00"}')["id"] == "\U0001f600"   # a pair: a character
+    True
+    >>> loads(b'{"id": "\\\\ud800"}')
+    Traceback (most recent call last):
+      ...
+    mesa.protocol.ProtocolError: bad_string: a string holds a lone UTF-16 surrogate (no store can encode it)
+    """
     if len(payload) > MAX_PAYLOAD_BYTES:
         raise ProtocolError("too_large", f"{len(payload)} bytes > {MAX_PAYLOAD_BYTES}")
     try:
         text = payload.decode("utf-8") if isinstance(payload, bytes | bytearray) else payload
-        return _DECODER.decode(text)
+        obj = _DECODER.decode(text)
     except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise ProtocolError("bad_json", f"not JSON: {str(e)[:80]}") from None
+    # A lone surrogate can only come from a \uD800-\uDFFF escape (raw UTF-8 cannot hold one,
+    # and a str argument is checked whole): SQLite cannot encode it, and one such string in a
+    # batch used to roll back every other table's events with it.
+    if (isinstance(payload, str) or _SURROGATE_ESCAPE.search(text)) and _lone_surrogate(obj):
+        raise ProtocolError(
+            "bad_string", "a string holds a lone UTF-16 surrogate (no store can encode it)"
+        )
+    return obj
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _lone_surrogate(obj: Any) -> bool:
+    """Whether any string (or key) in a parsed JSON value cannot be encoded as UTF-8."""
+    stack = [obj]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            try:
+                x.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(x, dict):
+            stack.extend(x.keys())
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+    return False
 
 
 def _message_checks(cls: type) -> tuple[frozenset[str], list[tuple[str, Any, Check]]]:
@@ -305,7 +351,10 @@ def from_obj(cls: type[M], obj: Any, table: str | None = None) -> M:
         unknown = obj.keys() - names
         if unknown:
             raise ProtocolError("bad_field", f"unknown fields {sorted(map(str, unknown))[:5]}")
-        raise ProtocolError("bad_field", f"missing fields {sorted(names - obj.keys())}")
+        missing = names - obj.keys() - cls.OPTIONAL.keys()
+        if missing:
+            raise ProtocolError("bad_field", f"missing fields {sorted(missing)}")
+        obj = {**cls.OPTIONAL, **obj}
     for name, hint, ok in checks:
         value = obj[name]
         if not ok(value):
@@ -351,8 +400,18 @@ def _envelope_fast(obj: Any, table: str | None) -> EventEnvelope | None:
     """The hub's hot path: an envelope that is plainly well-formed, checked field by field
     without the generic machinery. Anything unusual returns None and takes the generic path
     (which then refuses it with the right reason); a test holds the two to the same verdict."""
-    # Nine keys, the nine names all present: the same as comparing the key sets, cheaper.
-    if type(obj) is not dict or len(obj) != 9:
+    # Nine keys (ten with the epoch), the names all present: the same as comparing the key
+    # sets, cheaper.
+    if type(obj) is not dict:
+        return None
+    n = len(obj)
+    if n == 9:
+        epoch = None
+    elif n == 10:
+        epoch = obj.get("epoch")
+        if type(epoch) is not int or not 0 <= epoch <= MAX_INT:
+            return None
+    else:
         return None
     try:
         v, eid, tb, stream, seq = obj["v"], obj["id"], obj["table"], obj["stream"], obj["seq"]
@@ -385,7 +444,7 @@ def _envelope_fast(obj: Any, table: str | None) -> EventEnvelope | None:
         validate_event(type_name, data)
     env = _new(EventEnvelope)
     fields = {"id": eid, "table": tb, "stream": stream, "seq": seq, "ts": ts, "t": t}
-    fields["type"], fields["data"] = type_name, data
+    fields["type"], fields["data"], fields["epoch"] = type_name, data, epoch
     _setattr(env, "__dict__", fields)  # a frozen dataclass: around its __setattr__
     return env
 
@@ -457,10 +516,14 @@ def new_id() -> str:
 class EventEnvelope(Message):
     """One event from a table. ``stream`` names the table's outbox (a new SD card is a new
     stream); ``seq`` counts from 1 within it; ``ts`` is wall-clock seconds when it was handed to
-    the link; ``t`` the table's monotonic clock when it happened."""
+    the link; ``t`` the table's monotonic clock when it happened. ``epoch`` is the fencing token
+    of the assignment the table held when the event happened (null: none, or an older table);
+    the hub applies a match-affecting event (:data:`mesa.events.FENCED_TYPES`) only when it
+    carries the table's current epoch."""
 
     VERSION: ClassVar[int] = SCHEMA_VERSION
     KIND: ClassVar[str] = "event"
+    OPTIONAL: ClassVar[dict[str, Any]] = {"epoch": None}
     id: str
     table: str
     stream: str
@@ -469,6 +532,7 @@ class EventEnvelope(Message):
     t: float
     type: str
     data: dict[str, Any]
+    epoch: int | None = None
 
     @classmethod
     def build(
@@ -482,14 +546,17 @@ class EventEnvelope(Message):
         ts: float,
         t: float,
         id: str | None = None,
+        epoch: int | None = None,
     ) -> EventEnvelope:
-        return cls(id or new_id(), table, stream, seq, ts, t, type, data)
+        return cls(id or new_id(), table, stream, seq, ts, t, type, data, epoch)
 
     def check(self) -> None:
         _short_str("id", self.id)
         _short_str("stream", self.stream)
         if self.seq < 1:
             raise ProtocolError("bad_field", f"seq must be ≥ 1, not {self.seq}")
+        if self.epoch is not None and not 0 <= self.epoch <= MAX_INT:
+            raise ProtocolError("bad_field", "epoch must be ≥ 0 and within range")
         validate_event(self.type, self.data)
 
     @property
@@ -553,6 +620,158 @@ class TableStatus(Message):
             raise ProtocolError("bad_field", "bdseq must be ≥ 0")
 
 
+# ── the retained snapshot's schema ───────────────────────────────────────────
+# A snapshot is :meth:`mesa.table.machine.TableState.to_dict`: its schema is those dataclasses'
+# type hints, nested (Clock, Match, Lateness, ...). Fields with a default may be absent (a table
+# older than the field); unknown fields are refused, as ``TableState.from_dict`` refuses them.
+Node = Callable[[Any, str], str | None]  # value, path → what is wrong, or None
+
+
+def _dataclass_node(cls: type) -> Node:
+    hints = typing.get_type_hints(cls)
+    fields = dataclasses.fields(cls)
+    names = frozenset(f.name for f in fields)
+    required = frozenset(
+        f.name
+        for f in fields
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    )
+    nodes = [(f.name, _node(hints[f.name])) for f in fields]
+
+    def check(value: Any, path: str) -> str | None:
+        if type(value) is not dict:
+            return f"{path} must be an object"
+        if not value.keys() <= names:
+            return f"{path} has unknown fields {sorted(map(str, value.keys() - names))[:5]}"
+        if not required <= value.keys():
+            return f"{path} lacks {sorted(required - value.keys())}"
+        for name, node in nodes:
+            if name in value:
+                wrong = node(value[name], f"{path}.{name}")
+                if wrong is not None:
+                    return wrong
+        return None
+
+    return check
+
+
+def _node(hint: Any) -> Node:
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if dataclasses.is_dataclass(hint):
+        return _dataclass_node(hint)  # type: ignore[arg-type]
+    if origin in (typing.Union, types.UnionType):
+        parts = [_node(a) for a in args]
+
+        def either(value: Any, path: str) -> str | None:
+            wrongs = [part(value, path) for part in parts]
+            return None if None in wrongs else next(w for w in wrongs if w is not None)
+
+        return either
+    if origin is list and dataclasses.is_dataclass(args[0]):
+        item = _node(args[0])
+
+        def items(value: Any, path: str) -> str | None:
+            if type(value) is not list:
+                return f"{path} must be a list"
+            for i, x in enumerate(value):
+                wrong = item(x, f"{path}[{i}]")
+                if wrong is not None:
+                    return wrong
+            return None
+
+        return items
+    ok = _bounded_int if hint is int else compile_check(hint)
+
+    def leaf(value: Any, path: str) -> str | None:
+        if ok(value):
+            return None
+        return _fail("bad_snapshot", "", path, hint, value).reason
+
+    return leaf
+
+
+_SNAPSHOT: list[Node] = []
+
+
+# What a table's link adds to its retained snapshot while its outbox cannot be written (a full
+# disk): ``storage`` ("disk_full" or "error") and ``unstored``, the events waiting in memory.
+LINK_SNAPSHOT_KEYS = frozenset({"storage", "unstored"})
+
+
+def check_snapshot(snapshot: Any) -> None:
+    """Refuse (:class:`ProtocolError` ``bad_snapshot``) a snapshot that is not a table's state.
+
+    >>> from mesa.table.machine import Table
+    >>> check_snapshot(Table().snapshot())
+    >>> bad = Table().snapshot(); bad["match"] = {"length": 5, "score": 5}
+    >>> check_snapshot(bad)
+    Traceback (most recent call last):
+      ...
+    mesa.protocol.ProtocolError: bad_snapshot: snapshot.match.score must be an object, not 5
+    """
+    if not _SNAPSHOT:
+        _SNAPSHOT.append(_dataclass_node(TableState))
+    if isinstance(snapshot, dict) and "game_id" in snapshot and "match" not in snapshot:
+        check_domino_snapshot({k: v for k, v in snapshot.items() if k not in LINK_SNAPSHOT_KEYS})
+        return
+    if isinstance(snapshot, dict) and (snapshot.keys() & LINK_SNAPSHOT_KEYS):
+        # The link's own flags beside the machine's state, while its outbox cannot be written.
+        storage, unstored = snapshot.get("storage"), snapshot.get("unstored", 0)
+        if storage is not None and storage not in ("disk_full", "error"):
+            raise ProtocolError(
+                "bad_snapshot",
+                f"snapshot.storage must be disk_full or error, not {str(storage)[:40]!r}",
+            )
+        if type(unstored) is not int or not 0 <= unstored <= 10**9:
+            raise ProtocolError(
+                "bad_snapshot", f"snapshot.unstored must be a count, not {str(unstored)[:40]!r}"
+            )
+        snapshot = {k: v for k, v in snapshot.items() if k not in LINK_SNAPSHOT_KEYS}
+    wrong = _SNAPSHOT[0](snapshot, "snapshot")
+    if wrong is not None:
+        raise ProtocolError("bad_snapshot", wrong[:200])
+    try:
+        TableState.from_dict(snapshot)  # what the pages rebuild from it: the state name, ...
+        # ...and the view the pages draw from it (a score without its sides, say, types well
+        # but cannot be drawn).
+        from mesa.table.machine import Table
+        from mesa.table.view import table_view
+
+        last = snapshot.get("last_now")
+        table_view(
+            Table.restore(copy.deepcopy(snapshot)),
+            float(last) if isinstance(last, int | float) else 0.0,
+        )
+    except Exception as e:  # whatever the constructors refuse, the snapshot is not one
+        raise ProtocolError("bad_snapshot", f"not a table state: {str(e)[:160]}") from None
+
+
+def check_domino_snapshot(snapshot: dict[str, Any]) -> None:
+    """Refuse (``bad_snapshot``) a domino table's snapshot that its own code cannot read back:
+    restored and drawn at its instant, exactly as the hub's pages will.
+
+    >>> from mesa.domino.machine import DominoTable
+    >>> check_domino_snapshot(DominoTable().snapshot())
+    >>> check_domino_snapshot({**DominoTable().snapshot(), "players": 5})
+    Traceback (most recent call last):
+      ...
+    mesa.protocol.ProtocolError: bad_snapshot: not a domino table's state: ...
+    """
+    from mesa.domino.machine import DominoTable
+    from mesa.domino.view import domino_view
+
+    try:
+        if len(json.dumps(snapshot)) > MAX_PAYLOAD_BYTES:
+            raise ValueError("too large")
+        table = DominoTable.restore(copy.deepcopy(snapshot))
+        last = snapshot.get("last_now")
+        domino_view(table, float(last) if isinstance(last, int | float) else 0.0)
+    except Exception as e:  # whatever the table's code refuses, the snapshot is not one
+        raise ProtocolError(
+            "bad_snapshot", f"not a domino table's state: {type(e).__name__}: {str(e)[:120]}"
+        ) from None
+
+
 @dataclass(frozen=True)
 class StateReport(Message):
     """Retained snapshot. ``seq`` is the last event the snapshot includes; ``acked`` the highest
@@ -570,6 +789,7 @@ class StateReport(Message):
         _short_str("stream", self.stream)
         if self.seq < 0 or self.acked < 0:
             raise ProtocolError("bad_field", "seq and acked must be ≥ 0")
+        check_snapshot(self.snapshot)
 
 
 @dataclass(frozen=True)
@@ -586,6 +806,14 @@ class Response(Message):
 
     def check(self) -> None:
         _short_str("txn", self.txn)
+        if self.code is not None:
+            _short_str("code", self.code)
+        if self.reason is not None and len(self.reason) > MAX_REASON:
+            raise ProtocolError("bad_field", f"reason must be at most {MAX_REASON} characters")
+
+
+# A refusal's reason as a table words it: a sentence or two, never a document.
+MAX_REASON = 1000
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,8 @@ def test_install_hub_into_a_folder_twice(tmp_path: Path) -> None:
     first = tree(root)
     for rel in (
         "etc/systemd/system/mesa-hub.service",
-        "etc/systemd/system/mesa-enrolment.service",
+        "etc/systemd/system/mesa-accounts.path",
+        "etc/systemd/system/mesa-accounts.service",
         "etc/systemd/system/mesa-backup.service",
         "etc/systemd/system/mesa-backup.timer",
         "etc/sysusers.d/mesa-hub.conf",
@@ -75,7 +76,12 @@ def test_install_hub_into_a_folder_twice(tmp_path: Path) -> None:
         assert rel in first, rel
     wants = "etc/systemd/system/multi-user.target.wants"
     assert first[f"{wants}/mesa-hub.service"] == "/etc/systemd/system/mesa-hub.service"
-    assert f"{wants}/mesa-enrolment.service" in first
+    assert "etc/systemd/system/paths.target.wants/mesa-accounts.path" in first
+    assert not any("mesa-enrolment.service" in rel for rel in first)  # inside mesa hub now
+    assert "MESA_HUB_ENROLMENT_CREDENTIALS=/etc/mesa/enrolment.json" in str(
+        first["etc/systemd/system/mesa-hub.service"]
+    )
+    assert (root / "var/lib/mesa/accounts").is_dir()
     assert "etc/systemd/system/timers.target.wants/mesa-backup.timer" in first
     assert first["etc/mosquitto/conf.d/mesa.conf"] == production_conf().encode()
     assert (ROOT / "systemd/mosquitto/mesa.conf").read_bytes() == production_conf().encode()
@@ -87,6 +93,7 @@ def test_install_hub_into_a_folder_twice(tmp_path: Path) -> None:
     assert bundle["hub"]["tls_ca"] == (root / "etc/mesa/tls/ca.pem").read_text()
     desk = json.loads(first["etc/mesa/enrolment.json"])
     assert desk["passwd_file"] == "/etc/mosquitto/mesa.passwd"  # as the hub will see it
+    assert desk["accounts_dir"] == "/var/lib/mesa/accounts"  # the hub queues, root applies
     assert "mesa-hub.local" in server_names(root / "etc/mesa/tls/server.pem")
     for secret in ("etc/mesa/tls/ca.key", "etc/mesa/hub-credentials.json", "etc/mesa/enrol.json"):
         assert (root / secret).stat().st_mode & 0o077 == 0, secret
@@ -95,8 +102,37 @@ def test_install_hub_into_a_folder_twice(tmp_path: Path) -> None:
     assert tree(root) == first
     verify_units(
         root,
-        ["mesa-hub.service", "mesa-enrolment.service", "mesa-backup.service", "mesa-backup.timer"],
+        [
+            "mesa-hub.service",
+            "mesa-accounts.path",
+            "mesa-accounts.service",
+            "mesa-backup.service",
+            "mesa-backup.timer",
+        ],
     )
+
+
+def test_install_hub_retires_the_separate_enrolment_desk(tmp_path: Path) -> None:
+    """A hub installed by an earlier version had mesa-enrolment.service (root) and a desk
+    settings file without a queue: the upgrade removes the unit and adds the queue."""
+    root = tmp_path / "hub"
+    args = ["install", "hub", "--root", str(root), "--hub-host", "mesa-hub.local"]
+    assert main(args) == 0
+    desk_file = root / "etc/mesa/enrolment.json"
+    old = json.loads(desk_file.read_text())
+    del old["accounts_dir"]
+    desk_file.write_text(json.dumps(old))
+    units = root / "etc/systemd/system"
+    (units / "mesa-enrolment.service").write_text("[Service]\nExecStart=/bin/true\n")
+    (units / "multi-user.target.wants/mesa-enrolment.service").symlink_to(
+        "/etc/systemd/system/mesa-enrolment.service"
+    )
+    assert main(args) == 0
+    assert not (units / "mesa-enrolment.service").exists()
+    assert not (units / "multi-user.target.wants/mesa-enrolment.service").is_symlink()
+    desk = json.loads(desk_file.read_text())
+    assert desk["accounts_dir"] == "/var/lib/mesa/accounts"
+    assert desk["desk_password"] == old["desk_password"]  # kept
 
 
 def test_install_table_into_a_folder_twice(tmp_path: Path) -> None:

@@ -293,7 +293,11 @@ def test_doc_states_the_limits_and_versions() -> None:
 
 @settings(max_examples=400, deadline=None)
 @given(
-    st.dictionaries(st.sampled_from([*envelope().keys(), "x"]), field_values, max_size=10),
+    st.dictionaries(
+        st.sampled_from([*envelope().keys(), "epoch", "x"]),
+        field_values | st.integers(min_value=-1, max_value=2**60),
+        max_size=10,
+    ),
     st.sampled_from(["3", "4", None]),
 )
 def test_the_envelope_fast_path_agrees_with_the_generic_one(
@@ -312,3 +316,148 @@ def test_the_envelope_fast_path_agrees_with_the_generic_one(
     if fast is None:
         return  # the fast path stood aside; the generic one decides
     assert fast == generic
+
+
+# ── the trust boundary: epochs, strings SQLite cannot encode, typed snapshots ──
+def test_the_envelope_epoch_is_optional_and_round_trips() -> None:
+    old = envelope()
+    assert "epoch" not in old  # an envelope without a token looks as it always did
+    assert p.decode(p.EventEnvelope, raw(old), table="3").epoch is None
+    fenced = envelope(epoch=12)
+    env = p.decode(p.EventEnvelope, raw(fenced), table="3")
+    assert env.epoch == 12 and env.to_dict() == fenced
+    assert p.from_obj(p.EventEnvelope, fenced).epoch == 12  # the generic path agrees
+    for bad in (-1, 1.5, True, "12", 2**60):
+        with pytest.raises(p.ProtocolError) as e:
+            p.decode(p.EventEnvelope, raw(envelope(epoch=bad)), table="3")
+        assert e.value.code == "bad_field"
+
+
+text_with_surrogates = st.text(
+    st.characters(exclude_categories=()) | st.sampled_from(["\ud800", "\udfff"]), max_size=12
+)
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+@settings(max_examples=400, deadline=None)
+@given(text_with_surrogates, st.sampled_from(["id", "stream", "data", "key"]))
+def test_a_lone_surrogate_anywhere_is_refused_and_nothing_else_is(text: str, where: str) -> None:
+    obj = envelope()
+    if where in ("id", "stream"):
+        obj[where] = "x" + text
+    elif where == "data":
+        obj["data"] = dict(obj["data"], side=text)
+    else:
+        obj["data"] = {text: 1}
+    payload = json.dumps(obj).encode()  # ASCII: a surrogate travels as an escape
+    for parse in (p.loads, pipeline_loads):
+        try:
+            p.decode(p.EventEnvelope, payload, table="3", parse=parse)
+        except p.ProtocolError as e:
+            assert (e.code == "bad_string") == (not _encodable(text)), (e, text)
+        else:
+            assert _encodable(text)
+
+
+def pipeline_loads(payload: bytes | str) -> Any:
+    from mesa.hub.ingest.pipeline import fast_loads
+
+    return fast_loads(payload)
+
+
+def _snapshot() -> dict[str, Any]:
+    from mesa.table.machine import Table
+
+    t = Table()
+    t.apply(
+        "assign",
+        {
+            "match_id": "G1-1",
+            "players": {"a": "A", "b": "B"},
+            "length": 5,
+            "clock": {"preset": "singles"},
+            "scheduled_start": 0.0,
+            "epoch": 4,
+        },
+        now=1.0,
+    )
+    t.apply("press", {"side": "a"}, now=2.0)
+    t.apply("press", {"side": "b"}, now=3.0)
+    t.apply("press", {"side": "b"}, now=4.0)
+    return t.snapshot()
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix] if prefix else []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += _paths(v, (*prefix, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out += _paths(v, (*prefix, i))
+    return out
+
+
+SNAPSHOT = _snapshot()
+SNAPSHOT_PATHS = _paths(SNAPSHOT)
+
+
+def test_a_real_snapshot_passes_and_the_reported_one_is_refused() -> None:
+    p.check_snapshot(SNAPSHOT)
+    old_table = {k: v for k, v in SNAPSHOT.items() if k != "epoch"}  # before the field existed
+    p.check_snapshot(old_table)
+    bad: Any
+    for bad in (
+        {**SNAPSHOT, "match": {**SNAPSHOT["match"], "score": 5}},
+        {**SNAPSHOT, "state": "flying"},
+        {**SNAPSHOT, "extra": 1},
+        {**SNAPSHOT, "clock": {**SNAPSHOT["clock"], "reserve": {"a": "ten"}}},
+        {**SNAPSHOT, "epoch": 2**60},
+        [],
+    ):
+        with pytest.raises(p.ProtocolError) as e:
+            p.check_snapshot(bad)
+        assert e.value.code == "bad_snapshot"
+    report = p.StateReport("3", "s", 0, 0, 1.0, {**SNAPSHOT, "match": 5}).to_dict()
+    with pytest.raises(p.ProtocolError):
+        p.decode(p.StateReport, raw(report), table="3")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(SNAPSHOT_PATHS), field_values)
+def test_an_accepted_snapshot_always_rebuilds_the_table(path: tuple[Any, ...], value: Any) -> None:
+    """Whatever one field is replaced with, the hub either refuses the snapshot or can rebuild
+    the table and its view from it (what the live pages do)."""
+    from mesa.table.machine import Table
+
+    snap = json.loads(json.dumps(SNAPSHOT))
+    node = snap
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    try:
+        p.check_snapshot(snap)
+    except p.ProtocolError:
+        return
+    from mesa.table.view import table_view
+
+    table_view(Table.restore(snap), 10.0)
+
+
+def test_a_snapshot_may_carry_the_links_storage_flags_and_nothing_else_unknown() -> None:
+    """While a table's disk is full its link adds ``storage`` and ``unstored`` to the retained
+    snapshot (the director sees "disco lleno"); anything else unknown is still refused."""
+    from mesa.table.machine import Table
+
+    snap = Table().snapshot()
+    p.check_snapshot({**snap, "storage": "disk_full", "unstored": 12})
+    for bad in ({"storage": "<img>"}, {"unstored": -1}, {"unstored": "3"}, {"extra": 1}):
+        with pytest.raises(p.ProtocolError):
+            p.check_snapshot({**snap, **bad})

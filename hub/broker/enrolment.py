@@ -36,6 +36,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from mesa.errors import MesaError
+from mesa.hub.broker.accounts import queue_account, wait_applied
 from mesa.hub.broker.mosquitto import ENROL_DESK_USERNAME, ENROL_USERNAME, set_password
 from mesa.hub.broker.provision import link_config, reload_broker, write_private
 from mesa.protocol import NAMESPACE, ProtocolError, check_table_id
@@ -47,6 +48,8 @@ MAX_HELLO_BYTES = 4096
 # A venue has tens of tables: more Pis waiting than this is someone flooding the enrolment port.
 MAX_PENDING = 200
 KINDS = ("hello", "answer")
+# How long an adoption waits for root's `mesa apply-accounts` to take the queued account.
+ACCOUNT_WAIT_SECONDS = 15.0
 
 
 class EnrolmentError(MesaError):
@@ -58,6 +61,24 @@ def check_serial(serial: Any) -> str:
     if not isinstance(serial, str) or not SERIAL_RE.fullmatch(serial):
         raise EnrolmentError(f"serial {serial!r} must be 1-64 of a-z 0-9 _ -")
     return serial
+
+
+def check_adoptable_table(table_id: Any) -> str:
+    """A table id a new Pi may be given (the protocol's rule: it also keeps the broker's own
+    accounts, all ``mesa*``, out of reach); :class:`EnrolmentError` if not.
+
+    >>> check_adoptable_table("7")
+    '7'
+    >>> check_adoptable_table("mesa-hub")
+    Traceback (most recent call last):
+      ...
+    mesa.hub.broker.enrolment.EnrolmentError: bad_table: table id 'mesa-hub' must be 1-32 of a-z 0-9 _ - (not starting 'mesa')
+    """
+    try:
+        check_table_id(table_id)
+    except ProtocolError as e:
+        raise EnrolmentError(str(e)) from None
+    return str(table_id)
 
 
 def enrol_topic(serial: str, kind: str) -> str:
@@ -105,6 +126,13 @@ CREATE TABLE IF NOT EXISTS enrol_adopted (
     table_id TEXT NOT NULL,
     adopted_at REAL NOT NULL,
     cleared_at REAL
+);
+CREATE TABLE IF NOT EXISTS enrol_requests (
+    serial TEXT PRIMARY KEY,
+    table_id TEXT NOT NULL,
+    requested_at REAL NOT NULL,
+    done_at REAL,
+    outcome TEXT
 );
 """
 
@@ -170,12 +198,13 @@ class EnrolmentStore:
 
     def pending(self) -> list[Pending]:
         """Pis that announced themselves and are not adopted, oldest first. A Pi that announces
-        itself again after its adoption (its SD card reflashed) is waiting again."""
+        itself again after its table came online (its SD card reflashed) is waiting again; one
+        that announces itself while its answer still waits on the broker is not."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT serial, hwcheck, first_seen, last_seen FROM enrol_pending p"
-                " WHERE NOT EXISTS (SELECT 1 FROM enrol_adopted a"
-                "   WHERE a.serial = p.serial AND a.adopted_at >= p.last_seen)"
+                " WHERE NOT EXISTS (SELECT 1 FROM enrol_adopted a WHERE a.serial = p.serial"
+                "   AND (a.cleared_at IS NULL OR a.cleared_at >= p.last_seen))"
                 " ORDER BY first_seen"
             ).fetchall()
         return [Pending(s, json.loads(h), f, last) for s, h, f, last in rows]
@@ -198,6 +227,30 @@ class EnrolmentStore:
                 (serial, table_id, now),
             )
 
+    def adoption_of(self, serial: str) -> Adoption | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT serial, table_id, adopted_at, cleared_at FROM enrol_adopted"
+                " WHERE serial = ?",
+                (serial,),
+            ).fetchone()
+        return None if row is None else Adoption(*row)
+
+    def restore_adoption(self, serial: str, previous: Adoption | None) -> None:
+        """Put back what :meth:`adoption_of` returned before a failed adoption."""
+        with self._lock, self._db:
+            self._db.execute("DELETE FROM enrol_adopted WHERE serial = ?", (serial,))
+            if previous is not None:
+                self._db.execute(
+                    "INSERT INTO enrol_adopted VALUES (?, ?, ?, ?)",
+                    (
+                        previous.serial,
+                        previous.table_id,
+                        previous.adopted_at,
+                        previous.cleared_at,
+                    ),
+                )
+
     def uncleared(self, table_id: str) -> list[str]:
         """Serials adopted as ``table_id`` whose answer is still on the broker."""
         with self._lock:
@@ -212,6 +265,38 @@ class EnrolmentStore:
             self._db.execute(
                 "UPDATE enrol_adopted SET cleared_at = ? WHERE serial = ?", (now, serial)
             )
+
+    # ``mesa adopt`` asks the running hub's desk (the only client that answers Pis).
+    def request_adoption(self, serial: str, table_id: str, now: float) -> None:
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO enrol_requests VALUES (?, ?, ?, NULL, NULL)",
+                (serial, table_id, now),
+            )
+
+    def open_requests(self) -> list[tuple[str, str]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT serial, table_id FROM enrol_requests WHERE done_at IS NULL"
+                " ORDER BY requested_at"
+            ).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    def finish_request(self, serial: str, outcome: str, now: float) -> None:
+        with self._lock, self._db:
+            self._db.execute(
+                "UPDATE enrol_requests SET done_at = ?, outcome = ? WHERE serial = ?",
+                (now, outcome, serial),
+            )
+
+    def request_outcome(self, serial: str) -> str | None:
+        """``"ok"``, the reason it was refused, or None while the desk has not taken it."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT outcome FROM enrol_requests WHERE serial = ? AND done_at IS NOT NULL",
+                (serial,),
+            ).fetchone()
+        return None if row is None else str(row[0])
 
 
 # ── adopting ────────────────────────────────────────────────────────────────────────────
@@ -229,6 +314,9 @@ class EnrolmentSettings:
     broker_port: int = 1883
     desk_password: str = ""
     reload: Callable[[], None] | None = None  # instead of pid_file (tests' private broker)
+    # Set (an installed hub, user mesa): accounts are queued here for `mesa apply-accounts`
+    # (root, mesa-accounts.path) instead of written into passwd_file (hub/broker/accounts.py).
+    accounts_dir: Path | None = None
 
     @classmethod
     def from_file(cls, path: str | Path, **overrides: Any) -> EnrolmentSettings:
@@ -245,6 +333,7 @@ class EnrolmentSettings:
                 "broker_host": str(data.get("broker_host", "127.0.0.1")),
                 "broker_port": int(data.get("broker_port", 1883)),
                 "desk_password": str(data["desk_password"]),
+                "accounts_dir": Path(data["accounts_dir"]) if data.get("accounts_dir") else None,
             }
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise EnrolmentError(f"{path}: not an enrolment settings file ({e})") from None
@@ -287,6 +376,23 @@ def _publish_once(settings: EnrolmentSettings, topic: str, payload: bytes) -> No
         client.loop_stop()
 
 
+def _make_account(settings: EnrolmentSettings, table_id: str, password: str) -> None:
+    """The table's broker account, live before the Pi hears of it."""
+    if settings.accounts_dir is not None:
+        queued = queue_account(settings.accounts_dir, table_id, password)
+        if not wait_applied(queued, ACCOUNT_WAIT_SECONDS):
+            queued.unlink(missing_ok=True)
+            raise EnrolmentError(
+                "the broker's accounts were not updated (is mesa-accounts.path enabled?)"
+            )
+        return
+    set_password(settings.passwd_file, table_id, password)
+    if settings.reload is not None:
+        settings.reload()
+    elif settings.pid_file is not None:
+        reload_broker(settings.pid_file)
+
+
 def adopt(
     serial: str,
     table_id: str,
@@ -301,28 +407,28 @@ def adopt(
     A new broker password for ``table_id`` replaces any earlier one (a replaced Pi's account
     stops working at the reload), and the answer carries the table's link file."""
     check_serial(serial)
-    try:
-        check_table_id(table_id)
-    except ProtocolError as e:
-        raise EnrolmentError(str(e)) from None
+    check_adoptable_table(table_id)
     own = store is None
     store = store or EnrolmentStore(settings.db)
     try:
         if not store.is_pending(serial):
             raise EnrolmentError(f"no new table with serial {serial!r} has announced itself")
         password = secrets.token_urlsafe(18)
-        set_password(settings.passwd_file, table_id, password)
-        if settings.reload is not None:
-            settings.reload()
-        elif settings.pid_file is not None:
-            reload_broker(settings.pid_file)
+        _make_account(settings, table_id, password)
         answer = link_config(
             table_id, settings.hub_host, settings.hub_port, password, settings.tls_ca
         )
         topic = enrol_topic(serial, "answer")
         payload = json.dumps(answer).encode()
-        (publish or (lambda t, p: _publish_once(settings, t, p)))(topic, payload)
+        # Recorded first: the Pi may come online before publish() returns, and its "online"
+        # must find the adoption to clear the answer. Undone if the broker refuses it.
+        previous = store.adoption_of(serial)
         store.record_adoption(serial, table_id, time.time() if now is None else now)
+        try:
+            (publish or (lambda t, p: _publish_once(settings, t, p)))(topic, payload)
+        except BaseException:
+            store.restore_adoption(serial, previous)
+            raise
         return topic
     finally:
         if own:
@@ -330,9 +436,16 @@ def adopt(
 
 
 class EnrolmentDesk:
-    """The hub's side of enrolment, running: records announcements, clears answered adoptions.
+    """The hub's side of enrolment, running inside ``mesa hub``: records announcements, adopts
+    (from the dashboard, or ``mesa adopt``'s requests), clears answered adoptions.
 
-    ``mesa enrolment-desk`` runs one; a dashboard calls :meth:`adopt`.
+        desk = EnrolmentDesk(EnrolmentSettings.from_file("/etc/mesa/enrolment.json")).start()
+        desk.listeners.append(lambda: print("the pending list changed"))
+        desk.adopt("10000000abcdef01", "7")
+
+    It is the only client with the desk's account (the broker's client ids are the usernames:
+    a second one would take its session), so ``mesa adopt`` leaves a request in the store and
+    :meth:`serve_requests` (the hub's slow tick) carries it out.
     """
 
     def __init__(
@@ -342,8 +455,12 @@ class EnrolmentDesk:
         self.store = EnrolmentStore(settings.db)
         self.refused = 0  # malformed announcements, counted
         self.connected = threading.Event()
+        # Called (on paho's or the adopting thread) when the pending list may have changed.
+        self.listeners: list[Callable[[], None]] = []
+        self._adopting = threading.Lock()  # one adoption at a time (password file, broker)
         self._client = _connect_desk(settings, client_id)
         self._client.on_connect = self._on_connect
+        self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
 
     def start(self) -> EnrolmentDesk:
@@ -356,11 +473,49 @@ class EnrolmentDesk:
         self._client.loop_stop()
         self.store.close()
 
-    def adopt(self, serial: str, table_id: str) -> str:
-        def publish(topic: str, payload: bytes) -> None:
-            self._client.publish(topic, payload, qos=1, retain=True).wait_for_publish(10)
+    def pending(self) -> list[Pending]:
+        return self.store.pending()
 
-        return adopt(serial, table_id, self.settings, store=self.store, publish=publish)
+    def adopt(self, serial: str, table_id: str) -> str:
+        """Give ``serial`` the table ``table_id`` (see :func:`adopt`); the answer is published
+        on this desk's connection. :class:`EnrolmentError` if refused or the broker is away."""
+
+        def publish(topic: str, payload: bytes) -> None:
+            if not self.connected.is_set():
+                raise EnrolmentError("the enrolment desk is not connected to the broker")
+            info = self._client.publish(topic, payload, qos=1, retain=True)
+            try:
+                info.wait_for_publish(10)
+            except (RuntimeError, ValueError) as e:
+                raise EnrolmentError(f"the broker did not take the answer ({e})") from None
+            if not info.is_published():
+                raise EnrolmentError("the broker did not take the answer")
+
+        with self._adopting:
+            topic = adopt(serial, table_id, self.settings, store=self.store, publish=publish)
+        self._notify()
+        return topic
+
+    def serve_requests(self) -> int:
+        """Carry out the adoptions ``mesa adopt`` asked for; returns how many were taken."""
+        done = 0
+        for serial, table_id in self.store.open_requests():
+            try:
+                self.adopt(serial, table_id)
+                outcome = "ok"
+            except (EnrolmentError, OSError) as e:
+                outcome = str(e) or "refused"
+            log.info("enrolment: mesa adopt %s %s: %s", serial, table_id, outcome)
+            self.store.finish_request(serial, outcome, time.time())
+            done += 1
+        return done
+
+    def _notify(self) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener()
+            except Exception:  # a listener's failure must not stop the desk
+                log.exception("enrolment listener failed")
 
     def _on_connect(self, client: Any, ud: Any, flags: Any, reason: Any, props: Any) -> None:
         if reason.is_failure:
@@ -369,6 +524,9 @@ class EnrolmentDesk:
         client.subscribe([(f"{NAMESPACE}/enrol/+/hello", 1), (f"{NAMESPACE}/table/+/status", 1)])
         self.connected.set()
 
+    def _on_disconnect(self, client: Any, ud: Any, flags: Any, reason: Any, props: Any) -> None:
+        self.connected.clear()
+
     def _on_message(self, client: Any, ud: Any, msg: mqtt.MQTTMessage) -> None:
         try:
             if msg.topic.endswith("/hello"):
@@ -376,6 +534,7 @@ class EnrolmentDesk:
                     return
                 serial, hw = parse_hello(msg.topic, msg.payload)
                 self.store.record_hello(serial, hw, time.time())
+                self._notify()
             else:
                 self._on_status(msg)
         except (EnrolmentError, ValueError, sqlite3.Error) as e:
@@ -409,9 +568,11 @@ def provision_enrolment(
     table_port: int,
     tls_ca: str | None,
     real_passwd_file: Path | None = None,
+    accounts_dir: Path | None = None,
 ) -> None:
     """The enrolment account and bundle (copied onto every new table's SD card) and the desk's
-    account and settings; kept if they exist already (idempotent)."""
+    account and settings; kept if they exist already (idempotent). ``accounts_dir``: the desk
+    queues table accounts there (the hub runs unprivileged; see hub/broker/accounts.py)."""
     if not bundle.exists():
         password = secrets.token_urlsafe(18)
         set_password(enrol_passwd_file, ENROL_USERNAME, password)
@@ -438,5 +599,12 @@ def provision_enrolment(
                 "hub_port": table_port,
                 "tls_ca": tls_ca,
                 "desk_password": password,
+                "accounts_dir": str(accounts_dir) if accounts_dir else None,
             },
         )
+    elif accounts_dir is not None:
+        # A hub installed when the desk was its own root service: the desk is now the hub's
+        # (user mesa), which queues accounts instead of writing the password file.
+        data = json.loads(desk_settings.read_text(encoding="utf-8"))
+        if data.get("accounts_dir") != str(accounts_dir):
+            write_private(desk_settings, {**data, "accounts_dir": str(accounts_dir)})

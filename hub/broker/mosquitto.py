@@ -224,12 +224,19 @@ def hash_password(password: str, *, salt: bytes | None = None, iterations: int =
 
 def set_password(path: str | Path, username: str, password: str) -> None:
     """Add or replace ``username`` in a Mosquitto password file (created 0640 if missing)."""
+    set_password_hash(path, username, hash_password(password))
+
+
+def set_password_hash(path: str | Path, username: str, hashed: str) -> None:
+    """:func:`set_password` with the hash already made (``mesa apply-accounts``)."""
     if ":" in username or not username or "\n" in username:
         raise BrokerError(f"invalid broker username {username!r}")
+    if not hashed.startswith("$7$") or "\n" in hashed or ":" in hashed:
+        raise BrokerError("not a Mosquitto password hash")
     path = Path(path)
     lines = path.read_text().splitlines() if path.exists() else []
     lines = [ln for ln in lines if ln.split(":", 1)[0] != username]
-    lines.append(f"{username}:{hash_password(password)}")
+    lines.append(f"{username}:{hashed}")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text("\n".join(lines) + "\n")

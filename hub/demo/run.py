@@ -4,7 +4,10 @@ One process runs the hub (with its own private Mosquitto and SQLite), eight simu
 robot players (each a real table runtime, durable outbox and MQTT link), and the dashboard. A
 24-player tournament is created from an imported ranking (with last season already played, so
 every ranking and the rating chart have something to show), the groups are drawn, and the hub
-hands matches to the tables as they free up. It prints the address; Ctrl-C stops everything.
+hands matches to the tables as they free up. When a tournament is over it is closed and, after
+a short pause, the next one of the season starts with the same players (a week later on the
+calendar), so the demo is alive whenever someone looks. It prints the address; Ctrl-C stops
+everything.
 
 >>> cfg = DemoConfig(tables=2, players=6)
 >>> cfg.table_ids()
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import logging
 import os
 import random
@@ -26,6 +30,7 @@ import signal
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -59,6 +64,8 @@ class DemoConfig:
     history: bool = True  # play last season's tournament first (rankings and ratings)
     keep: bool = False  # keep the work directory after stopping
     language: str = "es"
+    # Real seconds a finished tournament stays on show before it is closed and the next starts.
+    pause: float = 20.0
     extra_env: dict[str, str] = field(default_factory=dict)
     game: str = "backgammon"  # backgammon, domino, or both rooms
     domino_tables: int = 4
@@ -123,6 +130,9 @@ class Demo:
         self.server: Any = None
         self.domino: Any = None
         self.url = ""
+        self.played = 0  # tournaments of this run finished and closed
+        self._season: threading.Thread | None = None
+        self._stopping = threading.Event()
 
     # ── start ───────────────────────────────────────────────────────────
     def start(self) -> Demo:
@@ -142,6 +152,7 @@ class Demo:
             if cfg.game in ("domino", "both"):
                 self._start_domino()
             self._start_server()
+            self._start_season()
         except BaseException:
             self.stop()
             raise
@@ -198,14 +209,47 @@ class Demo:
                     club.register(pid, p.id, now=now - timedelta(days=28))
                 club.start(pid, seed=cfg.seed, now=now - timedelta(days=28))
                 play_out(club, pid, rng, now - timedelta(days=28))
-            tid = today.isoformat()
-            club.create_tournament(tid, "Torneo de demostración", today)
-            for name in names:
-                player = club.registry.find_name(name)
-                club.register(tid, player.id, now=now)
-            club.start(tid, seed=cfg.seed, now=now)
+            _start_tournament(club, today, "Torneo de demostración", names, cfg.seed, now)
 
         self.web.desk.call(prepare)
+
+    def _start_season(self) -> None:
+        self._season = threading.Thread(target=self._season_loop, name="demo-season", daemon=True)
+        self._season.start()
+
+    def _season_loop(self) -> None:
+        """Watch the current tournament; once it is over (and has been on show for
+        ``pause`` seconds) close it and start the next one, until the demo stops."""
+        cfg = self.config
+        names = demo_names(cfg.players)
+        finished_at: float | None = None
+        while not self._stopping.wait(0.5):
+            try:
+                over = self.web.desk.read(_current_is_over)
+            except Exception:
+                log.exception("demo: cannot read the current tournament")
+                continue
+            if not over:
+                finished_at = None
+                continue
+            if finished_at is None:
+                finished_at = time.monotonic()
+            if time.monotonic() - finished_at < cfg.pause:
+                continue
+            number = self.played + 2
+            next_one = functools.partial(
+                _next_tournament, names=names, seed=cfg.seed + number, number=number
+            )
+            try:
+                tid = self.web.desk.call(next_one)
+            except Exception:
+                log.exception("demo: the next tournament could not start")
+                self._stopping.wait(5.0)
+                continue
+            self.played += 1
+            finished_at = None
+            log.info("demo: tournament %s started", tid)
+            self.web.desk.wake()
 
     def _start_tables(self) -> None:
         from mesa.controller.link import LinkSettings, TableLink
@@ -271,6 +315,9 @@ class Demo:
         """Stop the browser streams, the server, the tables, the hub; each step even if one
         before it failed, so nothing is left running."""
         steps = []
+        self._stopping.set()
+        if self._season is not None:
+            steps.append(self._join_season)
         if self.web is not None:
             steps.append(self.web.stopping.set)
         if self.server is not None:
@@ -299,6 +346,45 @@ class Demo:
 
     def _stop_server(self) -> None:
         self.server.stop()
+
+    def _join_season(self) -> None:
+        if self._season is not None:
+            self._season.join(10)
+            self._season = None
+
+
+def _start_tournament(
+    club: Any, held_on: date, name: str, names: list[str], seed: int, now: datetime
+) -> str:
+    """Create, fill and draw a demo tournament; its id is its date."""
+    tid = held_on.isoformat()
+    club.create_tournament(tid, name, held_on)
+    for player_name in names:
+        player = club.registry.find_name(player_name)
+        club.register(tid, player.id, now=now)
+    club.start(tid, seed=seed, now=now)
+    return tid
+
+
+def _current_is_over(club: Any) -> bool:
+    """Whether the newest tournament has nothing left to play (closed, or finished)."""
+    ts = sorted(club.tournaments.values(), key=lambda x: (x.held_on, x.id))
+    if not ts:
+        return False
+    newest = ts[-1]
+    return bool(newest.phase == "closed" or newest.is_finished())
+
+
+def _next_tournament(
+    club: Any, now: datetime, *, names: list[str], seed: int, number: int
+) -> str:
+    """Close the newest tournament if it is still open and start the next, a week later."""
+    ts = sorted(club.tournaments.values(), key=lambda x: (x.held_on, x.id))
+    newest = ts[-1]
+    if newest.phase != "closed":
+        club.close(newest.id, actor="demo", now=now)
+    held_on = max(newest.held_on, date.today()) + timedelta(days=7)
+    return _start_tournament(club, held_on, f"Torneo de demostración nº {number}", names, seed, now)
 
 
 def run(config: DemoConfig, *, stop: threading.Event | None = None) -> int:
@@ -349,6 +435,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=d.speed,
         help="how many times faster than real time the tables run",
     )
+    p.add_argument(
+        "--pause",
+        type=float,
+        default=d.pause,
+        help=f"seconds a finished tournament stays on show before the next starts "
+        f"(default {d.pause:g})",
+    )
     p.add_argument("--dir", type=Path, default=None, help="work directory (default: temporary)")
     p.add_argument("--keep", action="store_true", help="keep the work directory afterwards")
     p.add_argument("--password", default=d.password, help="the director's password")
@@ -378,6 +471,7 @@ def config_from(args: argparse.Namespace) -> DemoConfig:
         tables=args.tables,
         players=args.players,
         speed=args.speed,
+        pause=args.pause,
         host=args.host,
         port=args.port,
         workdir=args.dir,

@@ -6,8 +6,13 @@ The desk owns the :class:`~mesa.tournament.club.Club` (loaded from and saved to 
 - it applies the director's actions, one at a time, on its own thread (SQLite connections belong
   to the thread that opened them), saving after each and rolling back from the store on an error;
 - it tails the hub's committed events: ``match.started`` and ``match.ended`` at a table become
-  the tournament's ``match_started`` and ``record_result``;
-- it hands ready matches to free tables (online, idle or done) and publishes the assignments.
+  the tournament's ``match_started`` and ``record_result``, but only from the table holding the
+  match's current assignment (the event's fencing epoch); a stale table's result, or a second
+  result for a decided match, becomes a conflict for the director, never an overwrite;
+- it hands ready matches to free tables (online, idle or done) and publishes the assignments,
+  each with a new fencing epoch, never one match on two tables.
+- it takes back a match from a table that still holds it once the match is no longer that
+  table's to play (decided, annulled or moved by the director): :meth:`release_stale`.
 
 >>> import tempfile, os
 >>> from datetime import date, datetime
@@ -22,7 +27,6 @@ The desk owns the :class:`~mesa.tournament.club.Club` (loaded from and saved to 
 from __future__ import annotations
 
 import concurrent.futures
-import functools
 import json
 import logging
 import threading
@@ -34,7 +38,8 @@ from typing import Any, TypeVar
 
 from mesa.hub.backup import backup_now
 from mesa.tournament.club import Club
-from mesa.tournament.errors import TournamentError
+from mesa.tournament.errors import TableError, TournamentError
+from mesa.tournament.i18n import text
 from mesa.tournament.matches import Match
 from mesa.tournament.scheduler import Assignment
 from mesa.tournament.store import TournamentStore
@@ -142,9 +147,9 @@ class TournamentDesk:
         )
         rows = self.store.db.execute("SELECT key, value FROM web_desk").fetchall()
         # cursor: last event read; tables: what each table was last given; given: which
-        # tournament each (table, match) assignment belongs to; playing: the match each table
-        # says it has (its last table.assigned event).
-        meta: dict[str, Any] = {"cursor": 0, "tables": {}, "given": {}, "playing": {}}
+        # tournament each (table, match) assignment belongs to; epochs: the assignment behind
+        # each fencing token the desk published, epoch → [tournament, table, match].
+        meta: dict[str, Any] = {"cursor": 0, "tables": {}, "given": {}, "epochs": {}}
         for k, v in rows:
             meta[k] = json.loads(v)
         return meta
@@ -202,13 +207,32 @@ class TournamentDesk:
         return args
 
     def publish_assignment(self, t: Tournament, a: Assignment, now: datetime) -> None:
+        """Tell ``a.table`` its match, with a new fencing epoch. Only what the club holds now
+        is published, and a match is never left on two tables: another table still holding it
+        at the hub (a result annulled, a match moved) is withdrawn first."""
         if self.hub is None:
             return
+        current = self.club.tournaments.get(t.id)
+        m = None if current is None else current.matches.get(a.match_id)
+        if (
+            current is not t
+            or m is None
+            or m.table != a.table
+            or m.status not in ("assigned", "playing")
+        ):
+            # The club was reloaded after the plan was made (an action refused meanwhile):
+            # publishing it would give a table a match the tournament does not know it has.
+            raise TableError(f"{a.match_id} is not assigned to table {a.table}: not published")
+        for other, held in list(self._meta["tables"].items()):
+            if other != a.table and held == [t.id, a.match_id]:
+                log.warning("table %s: %s moves to table %s", other, a.match_id, a.table)
+                self.withdraw_assignment(other)
         args = self.assign_args(t, a, now)
         self.hub.register_table(a.table)
-        self.hub.assign(a.table, args)
+        _, epoch = self.hub.assign_fenced(a.table, args)
         self._meta["tables"][a.table] = [t.id, a.match_id]
         self._meta["given"][f"{a.table}/{a.match_id}"] = t.id
+        self._meta["epochs"][str(epoch)] = [t.id, a.table, a.match_id]
         self._save_meta()
 
     def withdraw_assignment(self, table: str) -> None:
@@ -217,6 +241,67 @@ class TournamentDesk:
         self.hub.unassign(table)
         self._meta["tables"].pop(table, None)
         self._save_meta()
+
+    def stale_hold(self, table: str) -> tuple[str, str] | None:
+        """``(match_id, why)`` when ``table`` holds a match that is no longer its to play.
+
+        ``why`` is ``decided`` (it has a result), ``annulled`` (gone from the tournament, or
+        annulled and waiting to be played again) or ``elsewhere`` (moved, or taken off it).
+        The table's own word (its state report) says what it holds.
+        """
+        if self.hub is None:
+            return None
+        live = self.hub.table(table)
+        if live is None or live.get("state") == "idle" or not live.get("match_id"):
+            return None
+        mid = str(live["match_id"])
+        why = self._not_its_own(table, mid)
+        return None if why is None else (mid, why)
+
+    def _not_its_own(self, table: str, mid: str) -> str | None:
+        tid = self._meta["given"].get(f"{table}/{mid}")
+        if tid is None:
+            return None  # not a match the desk gave this table (a friendly, a test): not ours
+        t = self.club.tournaments.get(tid)
+        m = None if t is None else t.matches.get(mid)
+        if m is None:
+            return "annulled"
+        if m.result is not None:
+            return "decided"
+        if m.table != table or m.status not in ("assigned", "playing"):
+            annulled = any(h.get("action") == "annul" for h in m.history)
+            return "annulled" if annulled and m.table is None else "elsewhere"
+        return None
+
+    def release_table(self, table: str) -> None:
+        """Withdraw the retained assignment: the table goes back to idle (the director's
+        "Liberar mesa")."""
+        self.withdraw_assignment(table)
+
+    def release_stale(self) -> list[str]:
+        """Withdraw every retained assignment of a match the tournament has since decided,
+        annulled or moved, whether the table has taken it yet or not; returns the tables.
+
+        A table showing the end of a match it finished itself (``match_over``, or idle) keeps
+        it on screen until its next match."""
+        if self.hub is None:
+            return []
+        out = []
+        for row in self.hub.store.assignments():
+            table, args = row["table"], row["args"]
+            if not args or not args.get("match_id"):
+                continue
+            mid = str(args["match_id"])
+            live = self.hub.table(table) or {}
+            if live.get("state") in FREE_STATES and live.get("match_id") == mid:
+                continue
+            why = self._not_its_own(table, mid)
+            if why is None:
+                continue
+            log.info("table %s: %s is %s; withdrawn", table, mid, why)
+            self.withdraw_assignment(table)
+            out.append(table)
+        return out
 
     def free_tables(self, t: Tournament) -> list[str]:
         """Tables the hub can give a match now: online and idle (or done), not busy here."""
@@ -286,105 +371,157 @@ class TournamentDesk:
             self._meta["cursor"] = e["rowid"]
         if events:
             self._save_meta()
-        t = self.current()
+        # Every step below names the tournament by id and looks it up in the club it runs on:
+        # a refused step reloads the club from the store, and an object taken before that
+        # would take the next step's changes with it, unsaved (matches published to a table
+        # but "ready" in the tournament, then given to a second table).
+        first = self.current()
+        if first is None:
+            return changed
+        tid = first.id
+
+        def tournament() -> Tournament:
+            return self.club.tournaments[tid]
+
+        if self.release_stale():
+            changed = True
+        t = tournament()
         if (
             self.auto_assign
-            and t is not None
             and t.knockout is not None
             and t.consolation is None
             and t.settings.consolation
             and t.phase != "closed"
+            and t.first_knockout_round_done()
         ):
-            # Último Chance starts once every first knockout match is decided; until then the
-            # engine refuses and nothing changes.
+            # Último Chance starts once every first knockout match is decided.
             try:
-                self._apply(lambda club, now: t.start_consolation(actor="auto", now=now))
+                self._apply(
+                    lambda club, now: club.tournaments[tid].start_consolation(actor="auto", now=now)
+                )
                 changed = True
-            except TournamentError:
-                pass
-        if self.auto_assign and t is not None and t.phase in ("groups", "knockout"):
+            except TournamentError as err:
+                log.warning("Último Chance not started: %s", err)
+        t = tournament()
+        if self.auto_assign and t.phase in ("groups", "knockout"):
             free = self.free_tables(t)
             if free and t.ready_matches():
                 now = self._now()
-                plan: list[Assignment] = []
 
                 def assign(club: Club, now: datetime) -> list[Assignment]:
-                    return t.assign_tables(free, now=now)
+                    return club.tournaments[tid].assign_tables(free, now=now)
 
                 plan = self._apply(assign)
                 for a in plan:
                     try:
-                        self.publish_assignment(t, a, now)
+                        self.publish_assignment(tournament(), a, now)
                     except Exception:
                         # Never leave a match "assigned" to a table that was not told.
                         log.exception("table %s: assignment of %s failed", a.table, a.match_id)
-                        self._apply(functools.partial(_unassign_auto, t, a.match_id))
+                        self._apply(self._unassign_step(tid, a.match_id))
                 changed = changed or bool(plan)
         return changed
+
+    @staticmethod
+    def _unassign_step(tid: str, match_id: str) -> Callable[[Club, datetime], None]:
+        def step(club: Club, now: datetime) -> None:
+            club.tournaments[tid].unassign(match_id, actor="auto", now=now)
+
+        return step
 
     def _on_event(self, e: dict[str, Any]) -> bool:
         kind = e["type"]
         table = e["table"]
-        if kind == "table.assigned":
-            self._meta["playing"][table] = e["data"]["match_id"]
-            return False
-        if kind == "table.unassigned":
-            self._meta["playing"].pop(table, None)
-            return False
         if kind not in ("match.started", "match.ended", "score.corrected"):
             return False
-        # The table's own word on which match it plays: a late event of its previous match
-        # must not land on the match the hub has just given it.
-        match_id = self._meta["playing"].get(table)
-        tid = self._meta["given"].get(f"{table}/{match_id}")
-        if match_id is None or tid is None:
+        # Which match the event is about is the desk's own record of the assignment behind
+        # the event's fencing epoch, never the table's word (a table.assigned naming an old
+        # match, then a score.corrected, once rewrote that old match's result).
+        epoch = e.get("epoch")
+        given = self._meta["epochs"].get(str(epoch)) if isinstance(epoch, int) else None
+        if given is None or given[1] != table:
+            why = "missing_epoch" if epoch is None else "unknown_epoch"
+            self._count("table_events_refused", reason=why)
+            log.warning(
+                "table %s: %s (epoch %s) not applied: %s", table, kind, epoch, why.replace("_", " ")
+            )
             return False
+        tid, _, match_id = given
         t = self.club.tournaments.get(tid)
         if t is None or match_id not in t.matches:
             return False
         m = t.match(match_id)
+        stale = e.get("fence") is not None  # the table no longer held it when it reported
+        if stale:
+            self._count("table_events_refused", reason=str(e.get("fence")))
         if kind == "match.started":
-            if m.status not in ("ready", "assigned"):
+            if stale or m.status not in ("ready", "assigned"):
                 return False
-            self._apply(lambda club, now: t.match_started(match_id, now=now))
+            self._apply(lambda club, now: club.tournaments[tid].match_started(match_id, now=now))
             return True
         d = e["data"]
         score_a, score_b = int(d["score"]["a"]), int(d["score"]["b"])
+        if max(score_a, score_b) < m.length:
+            return False  # a correction within the match: its match.ended decides
         if kind == "score.corrected":
-            if m.result is None or max(score_a, score_b) < m.length:
-                return False  # a match still in play (or reopened): its match.ended decides
-            forfeit = m.result.forfeit
+            forfeit = m.result.forfeit if m.result is not None else False
         else:
             forfeit = d.get("how") in ("forfeit", "lateness")
-        if m.result is None:
+        actor = f"table {table}"
+        if not stale and m.result is None:
+            if kind != "match.ended":
+                return False  # the match.ended that follows records it
             self._apply(
-                lambda club, now: t.record_result(
+                lambda club, now: club.tournaments[tid].record_result(
                     match_id,
                     score_a,
                     score_b,
                     forfeit=forfeit,
                     source="table",
-                    actor=f"table {e['table']}",
+                    actor=actor,
                     now=now,
                 )
             )
             return True
         r = m.result
-        if (r.score_a, r.score_b, r.forfeit) != (score_a, score_b, forfeit):
-            # The director corrected the score at the table after the match ended.
-            self._apply(
-                lambda club, now: t.correct_result(
-                    match_id,
-                    score_a,
-                    score_b,
-                    forfeit=forfeit,
-                    actor=f"table {e['table']}",
-                    now=now,
-                    reason="score corrected at the table",
-                )
+        if r is not None and (r.score_a, r.score_b, r.forfeit) == (score_a, score_b, forfeit):
+            return False  # the same result again
+        # A result from a table that no longer holds the match, or a second result for a
+        # decided one: a recorded result changes only by the director's decision.
+        if r is None:
+            holder = m.table if m.status in ("assigned", "playing") else None
+            reason = text("conflict_stale_table", self.language, table=table, holder=holder or "—")
+        else:
+            reason = text("conflict_second_result", self.language, table=table)
+        out = self._apply(
+            lambda club, now: club.tournaments[tid].table_conflict(
+                match_id,
+                score_a,
+                score_b,
+                forfeit=forfeit,
+                actor=actor,
+                now=now,
+                reason=reason,
             )
-            return True
-        return False
+        )
+        if out.conflict is not None:
+            self._count("table_conflicts", reason="stale" if stale else "second_result")
+            log.warning(
+                "table %s: %s %d-%d for %s not applied, conflict %s: %s",
+                table,
+                kind,
+                score_a,
+                score_b,
+                match_id,
+                out.conflict.id,
+                reason,
+            )
+        return True
+
+    def _count(self, name: str, **labels: str) -> None:
+        metrics = getattr(self.hub, "metrics", None)
+        if metrics is not None:
+            metrics.inc(name, **labels)
 
     # ── helpers for the web layer ────────────────────────────────────────
     def match_at(self, table: str) -> Match | None:
@@ -397,7 +534,3 @@ class TournamentDesk:
                 return m
         return None
 
-
-def _unassign_auto(t: Tournament, match_id: str, club: Club, now: datetime) -> Any:
-    """Take back an assignment the table was never told of (``_apply``'s signature)."""
-    return t.unassign(match_id, actor="auto", now=now)

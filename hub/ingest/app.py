@@ -55,6 +55,7 @@ from mesa.protocol import (
     StateReport,
     StatusState,
     TableStatus,
+    check_snapshot,
     check_table_id,
     hub_subscriptions,
     new_id,
@@ -124,6 +125,14 @@ class Hub:
             since = rows[-1]["rowid"]
         for row in self.store.tables():
             if row["snapshot"] is not None:
+                try:
+                    # Stored before the hub checked snapshots: one ill-typed one must not
+                    # keep failing every page after every restart.
+                    check_snapshot(row["snapshot"])
+                except ProtocolError as e:
+                    self.metrics.refuse(e.code, f"stored snapshot: {e.reason}", table=row["table"])
+                    self.store.clear_snapshot(row["table"])
+                    continue
                 self.projections.apply_state(
                     StateReport(
                         row["table"],
@@ -257,6 +266,7 @@ class Hub:
         for a in self.store.assignments():
             # The broker may have lost its retained messages (kill -9 before a save).
             payload = Assignment(a["table"], a["txn"], a["args"], a["ts"]).to_payload()
+            # (the args hold the epoch: the table learns the same token again)
             client.publish(table_topic(a["table"], "assign"), payload, 1, True)
         client.publish(HUB_STATUS_TOPIC, self._status("online"), 1, True)
         self._online.set()
@@ -331,18 +341,40 @@ class Hub:
 
     def assign(self, table: str, args: dict[str, Any] | None) -> str:
         """Publish ``table``'s assignment (retained); ``None`` withdraws it. Returns the txn."""
+        return self.assign_fenced(table, args)[0]
+
+    def assign_fenced(self, table: str, args: dict[str, Any] | None) -> tuple[str, int | None]:
+        """:meth:`assign`, returning ``(txn, epoch)``: every assignment carries a new fencing
+        token (``args["epoch"]``, larger than any before; None for a withdrawal), stored with
+        it in one transaction. From then on the hub applies this table's match-affecting
+        events only if they carry that epoch."""
         self._known(table)
         txn = new_id()
-        msg = Assignment(table, txn, args, time.time())
-        msg.check()  # validates the assign arguments with the table's own parser
+        # Validates the assign arguments with the table's own parser, before anything is kept.
+        Assignment(table, txn, args, time.time()).check()
 
-        def record() -> None:
-            self.store.set_assignment(table, txn, args)
-            self.store.record_command(txn, table, "assign", "assign" if args else "unassign", args)
+        def record() -> tuple[Assignment, int | None]:
+            epoch = None if args is None else self.store.next_epoch()
+            full = None if args is None else {**args, "epoch": epoch}
+            self.store.set_assignment(table, txn, full, epoch)
+            self.store.record_command(txn, table, "assign", "assign" if args else "unassign", full)
+            return Assignment(table, txn, full, time.time()), epoch
 
-        self.ingest.write(record)
+        before = self.ingest.epoch(table)
+
+        def record_and_fence() -> tuple[Assignment, int | None]:
+            msg, epoch = record()
+            # Under the ingest's lock: no event is judged between the commit and the new token.
+            self.ingest.set_epoch(table, epoch)
+            return msg, epoch
+
+        try:
+            msg, epoch = self.ingest.write(record_and_fence)
+        except BaseException:
+            self.ingest.set_epoch(table, before)  # nothing was committed
+            raise
         self._publish(table_topic(table, "assign"), msg.to_payload(), 1, True)
-        return txn
+        return txn, epoch
 
     def unassign(self, table: str) -> str:
         return self.assign(table, None)

@@ -5,7 +5,11 @@ one SQLite transaction; only after its commit does the hub publish, per table st
 carrying the highest contiguous seq it holds. An event is stored only if it is its stream's next
 seq: a duplicate is counted and acknowledged again, an event past a gap is refused and the ack
 asks the table to resend from the gap. Every refusal is logged with its reason and counted under
-``refused{reason=...}``; a refused message changes nothing.
+``refused{reason=...}``; a refused message changes nothing. A batch that fails to commit is
+retried message by message, so that one message the store cannot take (``unstorable``) never
+holds back the other tables'. A match-affecting event (:data:`mesa.events.FENCED_TYPES`) whose
+epoch is not its table's current assignment's is stored (the stream stays gap-free) with that
+verdict, counted under ``fenced{reason=...}``, and never applied by the desk.
 
 >>> import tempfile, pathlib
 >>> from mesa.hub.ingest.store import EventStore
@@ -31,6 +35,7 @@ from typing import Any
 
 import orjson
 
+from mesa.events import FENCED_TYPES
 from mesa.hub.ingest.projections import Projections
 from mesa.hub.ingest.store import EventStore
 from mesa.metrics import Metrics
@@ -98,10 +103,20 @@ class _Batch:
         self.rows: list[tuple[Any, ...]] = []  # events to insert, parallel to ``committed``
         # (table, stream, seq) → id of the rows above, built only when a duplicate asks
         self.ids: dict[tuple[str, str, int], str] | None = None
+        # Every message written into this transaction, to retry one by one if it fails.
+        self.messages: list[tuple[Incoming, Any]] = []
+        self.failed: BaseException | None = None
+        self.fenced: list[tuple[EventEnvelope, str]] = []  # stored, not applied: why
+
+
+class _MessageFailed(Exception):
+    """A message's store writes failed; the batch is retried message by message."""
 
 
 # Events past a gap wait (in memory, uncommitted) for the gap to fill within the batch.
 HOLD_MAX = 1000
+# Seconds between two log lines about one table's fenced events (each is counted).
+FENCE_LOG_INTERVAL = 60.0
 
 
 class Ingest:
@@ -131,6 +146,9 @@ class Ingest:
         self._bdseq = store.table_bdseqs()
         self._asked: dict[tuple[str, str], tuple[int, float]] = {}
         self._registered: set[str] = set()  # tables whose row is committed
+        # Each table's current fencing token (its assignment's epoch; None: no assignment).
+        self._epochs: dict[str, int | None] = store.assignment_epochs()
+        self._fence_log: dict[tuple[str, str], tuple[float | None, int]] = {}
         self._batch: _Batch | None = None
         self._opened = 0.0
         self.last_commit: float | None = None  # wall clock at the end of the last commit
@@ -140,6 +158,15 @@ class Ingest:
 
     def contiguous(self, table: str, stream: str) -> int:
         return self._contiguous.get((table, stream), 0)
+
+    def epoch(self, table: str) -> int | None:
+        """``table``'s current fencing token (None: it holds no assignment)."""
+        return self._epochs.get(table)
+
+    def set_epoch(self, table: str, epoch: int | None) -> None:
+        """From now on ``table``'s match-affecting events apply only with ``epoch``."""
+        with self.lock:
+            self._epochs[table] = epoch
 
     @property
     def pending(self) -> int:
@@ -173,83 +200,171 @@ class Ingest:
                 b = self._batch = _Batch(self._contiguous)
                 self._opened = time.monotonic()
             b.size += 1
-            if isinstance(decoded, EventEnvelope):
-                self._event(b, decoded, msg.payload)
-            elif isinstance(decoded, TableStatus):
-                if self._status(b, decoded):
-                    b.statuses.append(decoded)
-            elif isinstance(decoded, StateReport):
-                self._state(b, decoded)
-                b.states.append(decoded)
-            elif isinstance(decoded, Response) and not self.store.record_response(decoded):
-                self.metrics.refuse(
-                    "unknown_txn", f"response to unknown txn {decoded.txn}", table=decoded.table
-                )
+            b.messages.append((msg, decoded))
+            if b.failed is not None:
+                return  # the batch is retried message by message at flush
+            try:
+                self._write(b, decoded, msg.payload)
+            except Exception as e:
+                # One message's write failed (SQLite refused a value): isolate it at flush
+                # rather than lose the other tables' messages with it.
+                b.failed = e
+
+    def _write(self, b: _Batch, decoded: Any, payload: bytes) -> None:
+        """Write one decoded message into the open transaction."""
+        if isinstance(decoded, EventEnvelope):
+            self._event(b, decoded, payload)
+        elif isinstance(decoded, TableStatus):
+            if self._status(b, decoded):
+                b.statuses.append(decoded)
+        elif isinstance(decoded, StateReport):
+            self._state(b, decoded)
+            b.states.append(decoded)
+        elif isinstance(decoded, Response) and not self.store.record_response(decoded):
+            self.metrics.refuse(
+                "unknown_txn", f"response to unknown txn {decoded.txn}", table=decoded.table
+            )
 
     def flush(self) -> None:
-        """Commit the open transaction; then, and only then, acknowledge what it holds."""
+        """Commit the open transaction; then, and only then, acknowledge what it holds.
+
+        A batch that fails to commit is rolled back and retried message by message: the
+        message that fails alone is refused (``refused{reason=unstorable}``, logged), the
+        others are committed and acknowledged."""
         with self.lock:
             b = self._batch
             if b is None:
                 return
             try:
-                for key, held in b.held.items():
-                    for seq in sorted(held):
-                        self.metrics.refuse(
-                            "gap", f"seq {seq} of stream {key[1]}", table=key[0], level=None
-                        )
-                    have = b.cont.get(key, 0)
-                    log.info(
-                        "refused %d events of table %s stream %s past a gap (seq %d-%d after "
-                        "%d): resend asked",
-                        len(held),
-                        key[0],
-                        key[1],
-                        min(held),
-                        max(held),
-                        have,
-                    )
-                    b.touched[key] = have + 1
-                if b.rows:
-                    self._write_rows(b)
-                for key, seq in b.cont.items():
-                    if seq != self._contiguous.get(key):
-                        self.store.set_contiguous(key[0], key[1], seq)
-                self.store.commit()
+                self._commit(b)
+            except Exception as e:
+                self._batch = None
+                self.store.rollback()
+                log.warning(
+                    "a batch of %d messages failed to commit (%s): retrying one by one",
+                    len(b.messages),
+                    repr(b.failed or e)[:200],
+                )
+                self.metrics.inc("batch_retries")
+                self._retry(b.messages)
+                return
             except BaseException:
                 self._batch = None
                 self.store.rollback()
                 raise
             self._batch = None
-            # Committed: from here on the acks are true.
-            self.last_commit = self._clock()
-            self._contiguous = b.cont
-            self._registered |= b.registering
-            self._bdseq.update(b.bdseq)
-            if b.committed:
-                self.metrics.inc("events_committed", len(b.committed))
-                self.metrics.inc("batches")
-            for (table, stream), (n, lo, hi) in b.duplicates.items():
-                log.info(
-                    "refused %d duplicate events of table %s stream %s (seq %d-%d): already stored",
-                    n,
-                    table,
-                    stream,
-                    lo,
-                    hi,
+            self._committed(b)
+
+    def _retry(self, messages: list[tuple[Incoming, Any]]) -> None:
+        for msg, decoded in messages:
+            self.store.begin()
+            b = self._batch = _Batch(self._contiguous)
+            b.size = 1
+            b.messages.append((msg, decoded))
+            try:
+                self._write(b, decoded, msg.payload)
+                self._commit(b)
+            except Exception as e:
+                self._batch = None
+                self.store.rollback()
+                self.metrics.refuse(
+                    "unstorable",
+                    f"{type(decoded).__name__}: the store refused it: {repr(e)[:160]}",
+                    table=_topic_table(msg.topic),
+                    topic=msg.topic,
                 )
-            self.projections.apply_events(b.committed)
-            for st in b.statuses:
-                self.projections.apply_status(st)
-            for report in b.states:
-                self.projections.apply_state(report)
-            self._ack(b.touched)
-            if b.committed or b.statuses or b.states:
-                for listener in list(self.listeners):
-                    try:
-                        listener(b.committed)
-                    except Exception:
-                        log.exception("commit listener failed")
+                continue
+            except BaseException:
+                self._batch = None
+                self.store.rollback()
+                raise
+            self._batch = None
+            self._committed(b)
+
+    def _commit(self, b: _Batch) -> None:
+        """Write what the batch holds and commit (the caller rolls back on an exception)."""
+        if b.failed is not None:
+            raise _MessageFailed(repr(b.failed))
+        for key, held in b.held.items():
+            for seq in sorted(held):
+                self.metrics.refuse(
+                    "gap", f"seq {seq} of stream {key[1]}", table=key[0], level=None
+                )
+            have = b.cont.get(key, 0)
+            log.info(
+                "refused %d events of table %s stream %s past a gap (seq %d-%d after "
+                "%d): resend asked",
+                len(held),
+                key[0],
+                key[1],
+                min(held),
+                max(held),
+                have,
+            )
+            b.touched[key] = have + 1
+        if b.rows:
+            self._write_rows(b)
+        for key, seq in b.cont.items():
+            if seq != self._contiguous.get(key):
+                self.store.set_contiguous(key[0], key[1], seq)
+        self.store.commit()
+
+    def _committed(self, b: _Batch) -> None:
+        """After the commit: memory, projections, metrics and acks."""
+        # Committed: from here on the acks are true.
+        self.last_commit = self._clock()
+        self._contiguous = b.cont
+        self._registered |= b.registering
+        self._bdseq.update(b.bdseq)
+        if b.committed:
+            self.metrics.inc("events_committed", len(b.committed))
+            self.metrics.inc("batches")
+        for (table, stream), (n, lo, hi) in b.duplicates.items():
+            log.info(
+                "refused %d duplicate events of table %s stream %s (seq %d-%d): already stored",
+                n,
+                table,
+                stream,
+                lo,
+                hi,
+            )
+        for env, why in b.fenced:
+            self.metrics.inc("fenced", reason=why)
+            self._log_fenced(env, why)
+        self.projections.apply_events(b.committed)
+        for st in b.statuses:
+            self.projections.apply_status(st)
+        for report in b.states:
+            self.projections.apply_state(report)
+        self._ack(b.touched)
+        if b.committed or b.statuses or b.states:
+            for listener in list(self.listeners):
+                try:
+                    listener(b.committed)
+                except Exception:
+                    log.exception("commit listener failed")
+
+    def _log_fenced(self, env: EventEnvelope, why: str) -> None:
+        """One line per table and reason, then at most one a minute with the count since:
+        a table that keeps playing a match it no longer holds must not flood the log."""
+        key = (env.table, why)
+        last, skipped = self._fence_log.get(key, (None, 0))
+        now = time.monotonic()
+        if last is not None and now - last < FENCE_LOG_INTERVAL:
+            self._fence_log[key] = (last, skipped + 1)
+            return
+        self._fence_log[key] = (now, 0)
+        log.warning(
+            "table %s: %s (seq %d, epoch %s) stored but not applied: %s (the table's current "
+            "epoch is %s)%s",
+            env.table,
+            env.type,
+            env.seq,
+            env.epoch,
+            why,
+            self._epochs.get(env.table),
+            f"; {skipped} more since the last such line" if skipped else "",
+        )
 
     def _write_rows(self, b: _Batch) -> None:
         now = self._clock()  # "committed": the commit follows at once
@@ -387,7 +502,19 @@ class Ingest:
     def _insert(self, b: _Batch, key: tuple[str, str], env: EventEnvelope, payload: bytes) -> bool:
         # Written at flush, all rows in one executemany; an id already used elsewhere (only a
         # forged or broken table does that) is sorted out there, row by row.
-        b.rows.append((env.id, env.table, env.stream, env.seq, env.type, env.ts, env.t, payload))
+        fence = None
+        if env.type in FENCED_TYPES:
+            # Stored (the stream stays gap-free) but marked: the desk applies only what
+            # carries the table's current assignment epoch.
+            if env.epoch is None:
+                fence = "missing_epoch"
+            elif env.epoch != self._epochs.get(env.table):
+                fence = "stale_epoch"
+            if fence is not None:
+                b.fenced.append((env, fence))
+        b.rows.append(
+            (env.id, env.table, env.stream, env.seq, env.type, env.ts, env.t, payload, fence)
+        )
         if b.ids is not None:
             b.ids[(env.table, env.stream, env.seq)] = env.id
         if env.table not in self._registered and env.table not in b.registering:
@@ -449,7 +576,13 @@ class Ingest:
             ack = Ack(
                 table, stream, self._contiguous.get((table, stream), 0), resend_from, self._clock()
             )
-            self.publish(table_topic(table, "ack"), ack.to_payload(), 1, False)
+            try:
+                self.publish(table_topic(table, "ack"), ack.to_payload(), 1, False)
+            except Exception as e:
+                # Committed already: one ack that cannot be sent must not keep the others'.
+                log.warning("table %s: no ack for stream %r: %r", table, stream[:64], e)
+                self.metrics.inc("ack_failures")
+                continue
             self.metrics.inc("acks_sent")
 
 

@@ -49,6 +49,7 @@ CREATE TABLE IF NOT EXISTS events (
     t REAL NOT NULL,
     payload BLOB NOT NULL,
     committed REAL NOT NULL,
+    fence TEXT,
     UNIQUE (table_id, stream, seq)
 );
 CREATE TABLE IF NOT EXISTS streams (
@@ -87,9 +88,19 @@ CREATE TABLE IF NOT EXISTS assignments (
     table_id TEXT PRIMARY KEY,
     txn TEXT NOT NULL,
     args TEXT,
-    ts REAL NOT NULL
+    ts REAL NOT NULL,
+    epoch INTEGER
 );
 """
+# Columns added after the first release: (table, column, declaration).
+_ADDED_COLUMNS = [("events", "fence", "TEXT"), ("assignments", "epoch", "INTEGER")]
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    for table, column, decl in _ADDED_COLUMNS:
+        have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+        if column not in have:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
 
 
 def _connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
@@ -105,6 +116,7 @@ def _connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
 
 
 def _event_row(row: sqlite3.Row) -> dict[str, Any]:
+    envelope = json.loads(row["payload"])
     return {
         "rowid": row["rowid"],
         "id": row["id"],
@@ -114,8 +126,12 @@ def _event_row(row: sqlite3.Row) -> dict[str, Any]:
         "type": row["type"],
         "ts": row["ts"],
         "t": row["t"],
-        "data": json.loads(row["payload"])["data"],
+        "data": envelope["data"],
         "committed": row["committed"],
+        # The assignment's fencing token the table put on it, and the hub's verdict when it
+        # was committed: None (applied) or why not (stale_epoch, missing_epoch).
+        "epoch": envelope.get("epoch"),
+        "fence": row["fence"],
     }
 
 
@@ -128,6 +144,7 @@ class EventStore:
         try:
             self._db = _connect(self.path)
             self._db.executescript(_SCHEMA)
+            _migrate(self._db)
         except sqlite3.Error as e:
             raise StoreError(f"cannot open the event store {self.path}: {e}") from None
         self._lock = threading.RLock()
@@ -163,15 +180,20 @@ class EventStore:
             self._db.execute("ROLLBACK")
 
     def insert_event(
-        self, env: EventEnvelope, committed: float, payload: bytes | None = None
+        self,
+        env: EventEnvelope,
+        committed: float,
+        payload: bytes | None = None,
+        fence: str | None = None,
     ) -> bool:
         """Insert one event; False (nothing written) if its id or seq is already taken.
 
-        ``payload`` is the envelope exactly as received (kept byte for byte, for audits).
+        ``payload`` is the envelope exactly as received (kept byte for byte, for audits);
+        ``fence`` why the hub does not apply it (a stale epoch), None when it does.
         """
         cur = self._db.execute(
-            "INSERT INTO events (id, table_id, stream, seq, type, ts, t, payload, committed) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            "INSERT INTO events (id, table_id, stream, seq, type, ts, t, payload, fence, "
+            "committed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (
                 env.id,
                 env.table,
@@ -181,17 +203,18 @@ class EventStore:
                 env.ts,
                 env.t,
                 payload if payload is not None else env.to_payload(),
+                fence,
                 committed,
             ),
         )
         return cur.rowcount == 1
 
     def insert_rows(self, rows: list[tuple[Any, ...]]) -> int:
-        """Insert event rows ``(id, table, stream, seq, type, ts, t, payload, committed)``;
-        return how many went in (a row whose id or seq is taken is skipped)."""
+        """Insert event rows ``(id, table, stream, seq, type, ts, t, payload, fence,
+        committed)``; return how many went in (a row whose id or seq is taken is skipped)."""
         cur = self._db.executemany(
-            "INSERT INTO events (id, table_id, stream, seq, type, ts, t, payload, committed) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            "INSERT INTO events (id, table_id, stream, seq, type, ts, t, payload, fence, "
+            "committed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             rows,
         )
         return cur.rowcount
@@ -260,13 +283,43 @@ class EventStore:
         )
         return cur.rowcount == 1
 
-    def set_assignment(self, table: str, txn: str, args: dict[str, Any] | None) -> None:
+    def set_assignment(
+        self, table: str, txn: str, args: dict[str, Any] | None, epoch: int | None = None
+    ) -> None:
+        """Record ``table``'s current assignment and its fencing token (None: no match)."""
         self._db.execute(
-            "INSERT INTO assignments (table_id, txn, args, ts) VALUES (?, ?, ?, ?) "
+            "INSERT INTO assignments (table_id, txn, args, ts, epoch) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT (table_id) DO UPDATE SET txn = excluded.txn, args = excluded.args, "
-            "ts = excluded.ts",
-            (table, txn, json.dumps(args), time.time()),
+            "ts = excluded.ts, epoch = excluded.epoch",
+            (table, txn, json.dumps(args), time.time(), epoch),
         )
+
+    def next_epoch(self) -> int:
+        """A fencing token larger than every one given before (inside the caller's write
+        transaction, so the token and the assignment it fences commit together)."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'epoch'").fetchone()
+        value = int(row[0]) + 1 if row else 1
+        self._db.execute(
+            "INSERT INTO meta (key, value) VALUES ('epoch', ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (str(value),),
+        )
+        return value
+
+    def assignment_epochs(self) -> dict[str, int | None]:
+        """Each table's current fencing token (None: its match was withdrawn)."""
+        with self._lock:
+            rows = self._db.execute("SELECT table_id, epoch FROM assignments").fetchall()
+        return {r[0]: r[1] for r in rows}
+
+    def clear_snapshot(self, table: str) -> None:
+        """Forget a stored snapshot the hub no longer accepts (an ill-typed one)."""
+        with self.transaction():
+            self._db.execute(
+                "UPDATE tables SET snapshot = NULL, state_stream = NULL, state_seq = NULL "
+                "WHERE table_id = ?",
+                (table,),
+            )
 
     def next_session(self) -> int:
         """Count one more start of the hub (carried in its retained status)."""
@@ -387,6 +440,12 @@ class EventStore:
     def assignments(self) -> list[dict[str, Any]]:
         rows = self._reader().execute("SELECT * FROM assignments ORDER BY table_id").fetchall()
         return [
-            {"table": r["table_id"], "txn": r["txn"], "args": json.loads(r["args"]), "ts": r["ts"]}
+            {
+                "table": r["table_id"],
+                "txn": r["txn"],
+                "args": json.loads(r["args"]),
+                "ts": r["ts"],
+                "epoch": r["epoch"],
+            }
             for r in rows
         ]

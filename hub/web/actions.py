@@ -6,7 +6,10 @@ itself accepts or refuses (its answer is awaited). Either way the audit log reco
 on what, why, and how it went.
 
 >>> sorted(ACTIONS)[:4]
-['adjust_clock', 'assign', 'check_in', 'clear_call']
+['adjust_clock', 'adopt_table', 'assign', 'check_in']
+>>> parse_fields(ACTIONS["settle_game"], {"table": "3", "winner": "b", "kind": "2",
+...                                       "reason": "disputa resuelta"})
+{'table': '3', 'winner': 'b', 'kind': '2', 'reason': 'disputa resuelta'}
 >>> parse_fields(ACTIONS["adjust_clock"], {"table": "3", "side": "a", "seconds": "-30",
 ...                                        "reason": "reloj mal puesto"})
 {'table': '3', 'side': 'a', 'seconds': -30.0, 'reason': 'reloj mal puesto'}
@@ -32,13 +35,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from mesa.errors import MesaError, RuleError
+from mesa.hub.web import enrolment
 from mesa.hub.web.auth import csrf_ok
 from mesa.hub.web.http import address, read_form, refuse, safe_next, set_flash, wants_json
 from mesa.hub.web.i18n import Translator, t
 from mesa.hub.web.paths import path_for
 from mesa.hub.web.site import Site
 from mesa.tournament.club import Club
-from mesa.tournament.errors import RankingCSVError, TournamentError
+from mesa.tournament.errors import TournamentError
+from mesa.tournament.i18n import refusal_of
 from mesa.tournament.settings import TournamentSettings
 from mesa.tournament.tournament import Tournament
 
@@ -57,19 +62,28 @@ class Refused(MesaError):
     """The action was refused; nothing changed. ``message`` is already in the user's language."""
 
     def __init__(
-        self, message: str, *, code: str = "refused", status: int = 409, detail: str = ""
+        self,
+        message: str,
+        *,
+        code: str = "refused",
+        status: int = 409,
+        detail: str = "",
+        said: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.code = code
         self.status = status
         self.detail = detail
+        # What was refused, language-free ({"code", "reason", "params"}), so the audit log can
+        # say it again in whichever language its reader chose.
+        self.said = said or {"code": code}
 
 
 @dataclass(frozen=True)
 class Field:
     name: str
-    kind: str = "str"  # str, text, int, float, bool, side, choice, date
+    kind: str = "str"  # str, text, int, float, bool, side, choice, date, ids (a list of ids)
     required: bool = True
     choices: tuple[str, ...] = ()
     default: Any = None
@@ -104,7 +118,7 @@ def parse_fields(action: Action, form: dict[str, Any]) -> dict[str, Any]:
         raw = form.get(f.name)
         if isinstance(raw, str):
             raw = raw.strip()
-        if raw in (None, ""):
+        if raw in (None, "") or raw == []:
             if f.kind == "bool":
                 out[f.name] = False
                 continue
@@ -120,6 +134,15 @@ def parse_fields(action: Action, form: dict[str, Any]) -> dict[str, Any]:
 
 
 def _convert(f: Field, raw: Any) -> Any:
+    if f.kind == "ids":
+        # Repeated form fields (ticked checkboxes) or one comma/newline separated string.
+        items = raw if isinstance(raw, list) else str(raw).replace(",", "\n").splitlines()
+        ids = [str(x).strip() for x in items if str(x).strip()]
+        if len(ids) > 500 or any(len(x) > 64 for x in ids):
+            raise ValueError("too many or too long")
+        return list(dict.fromkeys(ids))
+    if isinstance(raw, list):
+        raise ValueError("repeated field")
     if f.kind in ("str", "text"):
         value = str(raw)
         if len(value) > (20000 if f.kind == "text" else 200):
@@ -149,17 +172,37 @@ def _convert(f: Field, raw: Any) -> Any:
 
 # ── turning engine and table errors into the director's language ───────────
 def refusal_from(e: Exception, lang: str) -> Refused:
-    code = getattr(e, "code", "other")
+    """An engine or rule refusal said in ``lang``: the kind (``err.<code>``) and, for the
+    engine, exactly what (its ``reason`` and ``params``); never the English ``str(e)``."""
+    code = str(getattr(e, "code", "other"))
     head = t(f"err.{code}", lang) if f"err.{code}" in _known_errors() else t("err.other", lang)
-    detail = str(e)
-    if isinstance(e, RankingCSVError):
-        detail = "; ".join(str(x) for x in e.errors)
+    detail = refusal_of(e, lang) if isinstance(e, TournamentError) else ""
+    why = f"{head} ({detail})" if detail and detail != head else head
+    said: dict[str, Any] = {"code": code}
+    if isinstance(e, TournamentError):
+        said |= {"reason": e.reason, "params": _plain(e.params)}
     return Refused(
-        t("flash.refused", lang, why=f"{head} ({detail})"),
-        code=str(code),
-        status=409,
-        detail=detail,
+        t("flash.refused", lang, why=why), code=code, status=409, detail=detail, said=said
     )
+
+
+def _plain(params: dict[str, object]) -> dict[str, Any]:
+    """Params as JSON can keep them (numbers and strings)."""
+    return {k: v if isinstance(v, (int, float, str)) else str(v) for k, v in params.items()}
+
+
+# A form field's name as the director reads it in a refusal (the form's own label).
+FIELD_LABELS = {"player_id": "form.player", "match_id": "col.match", "group": "col.group",
+                "new_name": "form.name", "a": "form.score_a", "b": "form.score_b",
+                "preset": "form.clock_preset"}  # fmt: skip
+
+
+def field_label(field: str, lang: str) -> str:
+    """``match_id`` → «Partida»; a field without a label keeps its name."""
+    from mesa.hub.web.i18n import STRINGS
+
+    key = FIELD_LABELS.get(field, f"form.{field}")
+    return t(key, lang) if key in STRINGS else field
 
 
 def _known_errors() -> set[str]:
@@ -176,7 +219,8 @@ async def _desk(ctx: Context, fn: Callable[[Club, datetime], Any]) -> Any:
         raise refusal_from(e, ctx.lang) from None
     except KeyError as e:
         raise Refused(
-            t("flash.refused", ctx.lang, why=t("err.other", ctx.lang) + f" ({e})"), code="unknown"
+            t("flash.refused", ctx.lang, why=t("err.other", ctx.lang) + f" ({e.args[0]})"),
+            code="unknown",
         ) from None
 
 
@@ -206,6 +250,14 @@ def _score_text(score_a: int, score_b: int, forfeit: bool) -> str:
     return f"{score_a}-{score_b}" + ("F" if forfeit else "")
 
 
+def _release_stale(ctx: Context) -> None:
+    """On the desk's thread, after the director decided or moved matches: a table still
+    holding one of them is told to let it go (RULES: the director can always move on)."""
+    released = ctx.web.desk.release_stale()
+    if released:
+        ctx.extra.setdefault("released", []).extend(released)
+
+
 # ── table commands ──────────────────────────────────────────────────────────
 async def table_command(ctx: Context, table: str, name: str, args: dict[str, Any]) -> None:
     """Send ``name`` to ``table`` and wait for the table's answer; refuse clearly otherwise."""
@@ -223,8 +275,9 @@ async def table_command(ctx: Context, table: str, name: str, args: dict[str, Any
         txn = web.hub.command(table, name, args)
     except MesaError as e:
         raise Refused(
-            t("flash.refused", lang, why=f"{t('err.bad_input', lang)} ({e})"),
+            t("flash.refused", lang, why=t("err.bad_input", lang)),
             code=getattr(e, "code", "bad_input"),
+            detail=str(e),
         ) from None
     deadline = time.monotonic() + web.settings.command_wait
     while time.monotonic() < deadline:
@@ -235,7 +288,8 @@ async def table_command(ctx: Context, table: str, name: str, args: dict[str, Any
                 return
             code = status.get("code") or "other"
             key = f"err.{code}" if f"err.{code}" in _known_errors() else "err.other"
-            why = f"{t(key, lang)} ({status.get('reason') or code})"
+            # The table's ``reason`` is English prose for its log; the director reads the code.
+            why = t(key, lang)
             raise Refused(
                 t("flash.refused", lang, why=why), code=code, detail=status.get("reason") or ""
             )
@@ -320,17 +374,6 @@ async def check_in(ctx: Context, v: dict[str, Any]) -> str:
     return name
 
 
-async def start_groups(ctx: Context, v: dict[str, Any]) -> str:
-    seed = v["seed"] if v["seed"] is not None else secrets.randbelow(10**6)
-
-    def run(club: Club, now: datetime) -> str:
-        tt = _open(club, ctx.lang)
-        club.start(tt.id, seed=seed, now=now, actor=ctx.user, n_groups=v["groups"])
-        return f"{len(tt.groups)}"
-
-    return await _desk(ctx, run)
-
-
 async def start_consolation(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
         tt = _open(club, ctx.lang)
@@ -342,6 +385,7 @@ async def start_consolation(ctx: Context, v: dict[str, Any]) -> str:
 
 async def assign(ctx: Context, v: dict[str, Any]) -> str:
     desk = ctx.web.desk
+    _confirm_table(ctx, v["table"], bool(v["confirm_table"]))
 
     def run(club: Club, now: datetime) -> str:
         tt = _open(club, ctx.lang)
@@ -383,6 +427,31 @@ async def unassign(ctx: Context, v: dict[str, Any]) -> str:
     return await _desk(ctx, run)
 
 
+def table_warning(card: dict[str, Any] | None, lang: str) -> str:
+    """Why a table is a bad choice for a new match ("" when it is free and connected).
+
+    >>> table_warning({"id": "4", "link": "offline", "state": "idle"}, "es")
+    'la mesa 4 está desconectada: ¿asignar igualmente?'
+    >>> table_warning({"id": "4", "link": "online", "state": "idle"}, "es")
+    ''
+    """
+    if card is None:
+        return ""
+    if card.get("link") != "online":
+        return t("assign.offline", lang, table=card["id"])
+    if card.get("state") not in ("idle", "match_over"):
+        return t("assign.busy", lang, table=card["id"])
+    return ""
+
+
+def _confirm_table(ctx: Context, table: str, confirmed: bool) -> None:
+    """An offline or busy table only with the director's confirmation."""
+    card = next((c for c in ctx.web.poller.current() if c["id"] == table), None)
+    warning = table_warning(card, ctx.lang)
+    if warning and not confirmed:
+        raise Refused(warning, code="table_not_free")
+
+
 def _require_table(ctx: Context, table: str) -> None:
     if ctx.web.hub is None or not ctx.web.hub.store.known(table):
         raise Refused(t("flash.no_table", ctx.lang, table=table), code="no_table", status=404)
@@ -419,6 +488,7 @@ async def record_result(ctx: Context, v: dict[str, Any]) -> str:
             actor=ctx.user,
             now=now,
         )
+        _release_stale(ctx)
         return _score_text(v["score_a"], v["score_b"], bool(v["forfeit"]))
 
     return await _desk(ctx, run)
@@ -453,6 +523,7 @@ async def correct_result(ctx: Context, v: dict[str, Any]) -> str:
             ctx.extra["conflict"] = out.conflict.id
         if tt.phase == "closed":
             club.refresh(tt.id)
+        _release_stale(ctx)
         return f"{now_text} → {_score_text(v['score_a'], v['score_b'], bool(v['forfeit']))}"
 
     return await _desk(ctx, run)
@@ -461,8 +532,19 @@ async def correct_result(ctx: Context, v: dict[str, Any]) -> str:
 async def resolve_conflict(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
         tt = _current(club, ctx.lang)
-        tt.resolve_conflict(v["conflict_id"], v["resolution"], actor=ctx.user, now=now)
-        return v["resolution"]
+        expected = None
+        if v["expected"] is not None:
+            expected = [x for x in v["expected"].split(",") if x]
+        tt.resolve_conflict(
+            v["conflict_id"], v["resolution"], actor=ctx.user, now=now, expected=expected
+        )
+        if tt.phase == "closed":
+            club.refresh(tt.id)
+        _release_stale(ctx)
+        c = next(x for x in tt.conflicts if x.id == v["conflict_id"])
+        annulled = [a["match_id"] for a in c.annulled if "match_id" in a]
+        ctx.extra["annulled"] = annulled
+        return v["resolution"] + (f": {', '.join(annulled)}" if annulled else "")
 
     return await _desk(ctx, run)
 
@@ -527,6 +609,7 @@ async def forfeit(ctx: Context, v: dict[str, Any]) -> str:
         m = tt.match(v["match_id"])
         score = (m.length, 0) if v["winner"] == "a" else (0, m.length)
         tt.record_result(m.id, *score, forfeit=True, source="director", actor=ctx.user, now=now)
+        _release_stale(ctx)
         return _score_text(*score, True)
 
     return await _desk(ctx, run)
@@ -536,9 +619,41 @@ async def sanction(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
         tt = _open(club, ctx.lang)
         club.withdraw(tt.id, v["player_id"], v["kind"], actor=ctx.user, now=now, note=v["reason"])
+        _release_stale(ctx)
         return f"{tt.name_of(v['player_id'])}: {v['kind']}"
 
     return await _desk(ctx, run)
+
+
+async def release_table(ctx: Context, v: dict[str, Any]) -> str:
+    """Liberar mesa: withdraw the retained assignment of a table that holds a match no longer
+    its to play (decided, annulled, moved); the table goes back to idle."""
+    desk = ctx.web.desk
+
+    def run(club: Club, now: datetime) -> str:
+        _require_table(ctx, v["table"])
+        stale = desk.stale_hold(v["table"])
+        if stale is None:
+            live = ctx.web.hub.table(v["table"]) or {}
+            held = live.get("match_id") if live.get("state") != "idle" else None
+            key, code = ("err.match_live", "match_live") if held else ("err.nothing_held", "idle")
+            raise Refused(
+                t("flash.refused", ctx.lang, why=t(key, ctx.lang) + (f" ({held})" if held else "")),
+                code=code,
+            )
+        desk.release_table(v["table"])
+        return f"{stale[0]}: {t('hold.' + stale[1], ctx.lang)}"
+
+    return await _desk(ctx, run)
+
+
+async def settle_game(ctx: Context, v: dict[str, Any]) -> str:
+    """A disputed game settled by the director: the table records it (its ``director_result``),
+    as if both players had confirmed; the match goes on (or ends) at the table as usual."""
+    await table_command(
+        ctx, v["table"], "director_result", {"winner": v["winner"], "kind": int(v["kind"])}
+    )
+    return f"{v['winner']} ×{v['kind']}"
 
 
 async def roll_dice(ctx: Context, v: dict[str, Any]) -> str:
@@ -580,6 +695,19 @@ async def close(ctx: Context, v: dict[str, Any]) -> str:
     if ctx.publish_static is not None:
         ctx.extra["published"] = await ctx.publish_static(tid)
     return tid
+
+
+async def adopt_table(ctx: Context, v: dict[str, Any]) -> str:
+    """ "Mesa nueva": give a waiting Pi its table number (hub/web/enrolment.py)."""
+    try:
+        table = await enrolment.adopt_table(ctx.web, ctx.lang, v["serial"], v["table"], bool(v["replace"]))
+    except enrolment.AdoptRefused as r:
+        raise Refused(
+            t("flash.refused", ctx.lang, why=r.message), code=r.code, status=r.status
+        ) from None
+    ctx.extra["table"] = table
+    ctx.extra["serial"] = v["serial"]
+    return ""
 
 
 def _tgt(*keys: str) -> Callable[[dict[str, Any]], str]:
@@ -646,13 +774,13 @@ ACTIONS: dict[str, Action] = {
             check_in,
             target=_tgt("player_id"),
         ),
-        Action(
-            "start_groups",
-            (S("seed", "int", required=False), S("groups", "int", required=False)),
-            start_groups,
-        ),
         Action("start_consolation", (), start_consolation),
-        Action("assign", (S("match_id"), S("table")), assign, target=_tgt("match_id", "table")),
+        Action(
+            "assign",
+            (S("match_id"), S("table"), S("confirm_table", "bool", required=False)),
+            assign,
+            target=_tgt("match_id", "table"),
+        ),
         Action(
             "move",
             (S("match_id"), S("table")),
@@ -696,6 +824,7 @@ ACTIONS: dict[str, Action] = {
             (
                 S("conflict_id"),
                 S("resolution", "choice", choices=("keep", "apply", "apply_keep_draw")),
+                S("expected", required=False),
             ),
             resolve_conflict,
             target=_tgt("conflict_id"),
@@ -757,7 +886,22 @@ ACTIONS: dict[str, Action] = {
             roll_dice,
             target=_tgt("group"),
         ),
+        Action("release_table", (S("table"),), release_table, target=_tgt("table")),
+        Action(
+            "settle_game",
+            (S("table"), S("winner", "side"), S("kind", "choice", choices=("1", "2", "3"))),
+            settle_game,
+            reason_required=True,
+            target=_tgt("table"),
+        ),
         Action("close", (), close),
+        Action(
+            "adopt_table",
+            (S("serial"), S("table"), S("replace", "bool", required=False)),
+            adopt_table,
+            # The audit line reads "mesa nueva adoptada · <serial> → mesa 7".
+            target=lambda v: f"{v['serial']} → mesa {v['table']}",
+        ),
     ]
 }
 
@@ -767,10 +911,14 @@ class ActionEndpoint:
     """``POST /director/actions/<name>``; ``publish_static`` writes the results on ``close``."""
 
     def __init__(
-        self, site: Site, publish_static: Callable[[str], Awaitable[str | None]] | None = None
+        self,
+        site: Site,
+        publish_static: Callable[[str], Awaitable[str | None]] | None = None,
+        actions: dict[str, Action] | None = None,
     ) -> None:
         self.site = site
         self.publish_static = publish_static
+        self.actions = ACTIONS if actions is None else actions
 
     async def action(self, request: Request) -> Response:
         """POST /director/actions/<name>: login, CSRF, fields, run, audit, answer."""
@@ -788,7 +936,7 @@ class ActionEndpoint:
         if not csrf_ok(session.csrf, token):
             log.warning("CSRF refused for %s on %s from %s", session.user, name, address(request))
             return refuse(request, lang, "csrf", tr("flash.csrf"), 403)
-        spec = ACTIONS.get(name)
+        spec = self.actions.get(name)
         if spec is None:
             return refuse(
                 request, lang, "unknown_action", tr("flash.unknown_action", name=name[:50]), 404
@@ -798,25 +946,31 @@ class ActionEndpoint:
         except BadField as e:
             field = str(e)
             key = "flash.reason_required" if field == "reason" else "flash.bad_value"
-            return refuse(request, lang, "bad_value", tr(key, field=field), 400)
+            return refuse(request, lang, "bad_value", tr(key, field=field_label(field, lang)), 400)
         ctx = Context(
             self.site, session.user, lang, address(request), publish_static=self.publish_static
         )
         target = spec.target(values)
-        params = {k: v for k, v in values.items() if k not in ("reason", "csv")}
-        if "csv" in values:
-            params["csv_lines"] = len(str(values["csv"]).splitlines())
+        params = {k: v for k, v in values.items() if k not in ("reason", "csv", "names")}
+        for text in ("csv", "names"):
+            if text in values:
+                params[f"{text}_lines"] = len(str(values[text] or "").splitlines())
         try:
             detail = await spec.run(ctx, values)
         except BadField as e:
-            return refuse(request, lang, "bad_value", tr("flash.bad_value", field=str(e)), 400)
-        except Refused as r:
+            return refuse(
+                request, lang, "bad_value",
+                tr("flash.bad_value", field=field_label(str(e), lang)), 400,
+            )  # fmt: skip
+        except (Refused, TournamentError, RuleError) as e:
+            # an engine refusal outside _desk (e.g. a read of an unknown match) is a refusal too
+            r = e if isinstance(e, Refused) else refusal_from(e, lang)
             self.site.store.audit(
                 session.user,
                 name,
                 target=target,
                 reason=values.get("reason", ""),
-                params=params,
+                params=params | {"refused": r.said},
                 outcome="refused",
                 detail=r.detail or r.message,
                 address=ctx.address,
@@ -828,6 +982,8 @@ class ActionEndpoint:
             + (f" ({detail})" if detail else "")
         )
         message = tr("flash.done", what=what)
+        if ctx.extra.get("released"):
+            message += " " + tr("flash.released", tables=", ".join(ctx.extra["released"]))
         if ctx.extra.get("conflict"):
             message = tr("flash.conflict_opened", match=values.get("match_id", ""))
         self.site.store.audit(
@@ -837,7 +993,12 @@ class ActionEndpoint:
             reason=values.get("reason", ""),
             params=params,
             outcome="ok",
-            detail=str(detail or ""),
+            detail=str(detail or "")
+            + (
+                f" [released: {', '.join(ctx.extra['released'])}]"
+                if ctx.extra.get("released")
+                else ""
+            ),
             address=ctx.address,
         )
         self.site.refresh_live()  # the grid shows the effect at once

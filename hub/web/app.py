@@ -26,22 +26,29 @@ from datetime import datetime
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import ASGIApp
 
 from mesa.hub.desk.desk import TournamentDesk
 from mesa.hub.desk.domino import DominoDesk
 from mesa.hub.desk.make import make_desk
 from mesa.hub.settings import HubSettings
-from mesa.hub.web.actions import ActionEndpoint
+from mesa.hub.web.actions import ACTIONS, ActionEndpoint
+from mesa.hub.web.body_limit import MAX_BODY_BYTES, BodyLimit
 from mesa.hub.web.domino import DominoPages
+from mesa.hub.web.door import DOOR_ACTIONS
 from mesa.hub.web.exports import Exports
+from mesa.hub.web.first_run import FirstRun
+from mesa.hub.web.headers import SecurityHeaders
 from mesa.hub.web.live import LiveFeed, LivePoller
 from mesa.hub.web.login import Login
 from mesa.hub.web.pages import Pages
 from mesa.hub.web.routes import routes
 from mesa.hub.web.site import Site, template_env
 from mesa.hub.web.store import WebStore
+from mesa.metrics import Metrics
 
 log = logging.getLogger("mesa.web")
 
@@ -51,11 +58,19 @@ log = logging.getLogger("mesa.web")
 TICK_SECONDS = 1.0
 
 
+class _WithSecurityHeaders(Starlette):
+    """Starlette with the security headers outside everything, its own 500 page included."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeaders(super().build_middleware_stack())
+
+
 class WebApp:
     """The dashboard around a hub. See the module docstring.
 
     ``settings`` defaults to the hub's; ``desk`` to a new desk (then the web app owns it: it
-    wakes it after each commit while serving, and closes it).
+    wakes it after each commit while serving, and closes it). ``enrolment`` is the running
+    :class:`~mesa.hub.broker.enrolment.EnrolmentDesk` (None: no "Mesa nueva"; the caller owns it).
     """
 
     site: Site
@@ -68,6 +83,7 @@ class WebApp:
         desk: TournamentDesk | None = None,
         domino: DominoDesk | None = None,
         store: WebStore | None = None,
+        enrolment: Any = None,
         clock: Callable[[], float] = time.time,
         now: Callable[[], datetime] = datetime.now,
     ) -> None:
@@ -95,11 +111,18 @@ class WebApp:
             poller=poller,
             clock=clock,
             env=template_env(settings.low_time),
+            metrics=hub.metrics
+            if isinstance(getattr(hub, "metrics", None), Metrics)
+            else Metrics(),
+            enrolment=enrolment,
         )
+        poller.metrics = self.site.metrics
         self.pages = Pages(self.site)
         self.login = Login(self.site)
         self.exports = Exports(self.site, self.pages)
-        self.actions = ActionEndpoint(self.site, self.exports.publish_static)
+        self.actions = ActionEndpoint(
+            self.site, self.exports.publish_static, actions={**ACTIONS, **DOOR_ACTIONS}
+        )
         self.owns_domino = domino is None
         self.domino = domino or DominoDesk(
             hub.settings.db, hub=hub, wall=clock, now=now, language=settings.language,
@@ -108,6 +131,7 @@ class WebApp:
         self.domino_pages = DominoPages(self.site, self.domino)
         if settings.director_password:
             store.set_password(settings.director, settings.director_password)
+        self.first_run = FirstRun(self.site)
         self._app: Starlette | None = None
         self.loop: asyncio.AbstractEventLoop | None = None  # the server's, once it runs
 
@@ -150,13 +174,20 @@ class WebApp:
     # ── lifecycle ──
     def asgi(self) -> Starlette:
         if self._app is None:
-            self._app = Starlette(
+            self._app = _WithSecurityHeaders(
                 routes=[
                     *self.domino_pages.routes(),
-                    *routes(self.pages, self.login, self.actions, self.exports),
+                    *routes(self.pages, self.login, self.actions, self.exports, self.first_run),
                 ],
                 lifespan=self.lifespan,
                 exception_handlers={404: self._not_found},
+                middleware=[
+                    Middleware(
+                        BodyLimit,
+                        max_bytes=MAX_BODY_BYTES,
+                        on_refused=lambda: self.site.metrics.inc("web_body_refused"),
+                    ),
+                ],
             )
             self._app.state.site = self.site
         return self._app
@@ -169,6 +200,9 @@ class WebApp:
         self.loop = asyncio.get_running_loop()
         self.site.desk.on_change.append(self._desk_changed)
         self.hub.ingest.listeners.append(self.on_commit)
+        enrolment = self.site.enrolment
+        if enrolment is not None:
+            enrolment.listeners.append(self._enrolment_changed)
         ticker = asyncio.create_task(self._tick(TICK_SECONDS))
         self.site.refresh_live()
         if self.owns_desk:
@@ -179,6 +213,8 @@ class WebApp:
             yield
         finally:
             self.hub.ingest.listeners.remove(self.on_commit)
+            if enrolment is not None:
+                enrolment.listeners.remove(self._enrolment_changed)
             self.site.desk.on_change.remove(self._desk_changed)
             ticker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -192,6 +228,10 @@ class WebApp:
         if self.owns_domino:
             self.domino.wake()
         self._on_loop(self.site.refresh_live)
+
+    def _enrolment_changed(self) -> None:
+        """A new table announced itself or was adopted (paho's thread): tell the browsers."""
+        self._on_loop(self.site.publish_enrolment)
 
     def _desk_changed(self) -> None:
         self._on_loop(self.site.publish_tournament_version)

@@ -10,7 +10,6 @@ links and the stylesheet, zipped for the club's website.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import zipfile
@@ -28,6 +27,7 @@ from mesa.hub.web.pages import Pages
 from mesa.hub.web.paths import EXPORTS, STATIC, STATIC_PAGES
 from mesa.hub.web.site import Page, Site, current_tournament
 from mesa.hub.web.views import match_view
+from mesa.tournament.csv_cells import csv_writer
 from mesa.tournament.exports import final_list_csv, final_list_text, standings_csv
 from mesa.tournament.exports import tournament_summary as engine_summary
 from mesa.tournament.ranking_csv import export_ranking
@@ -90,7 +90,7 @@ def matches_csv_rows(matches: list[Any], lang: str) -> list[list[Any]]:
 
 def _csv(rows: list[list[Any]], lang: str) -> str:
     buf = io.StringIO()
-    csv.writer(buf, delimiter=";" if lang == "es" else ",", lineterminator="\n").writerows(rows)
+    csv_writer(buf, ";" if lang == "es" else ",").writerows(rows)  # formulas neutralised
     return buf.getvalue()
 
 

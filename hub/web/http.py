@@ -54,7 +54,14 @@ async def read_form(request: Request) -> dict[str, Any]:
         pairs = urllib.parse.parse_qsl(body.decode("utf-8"), keep_blank_values=True)
     except UnicodeDecodeError:
         return {}
-    return dict(pairs)
+    out: dict[str, Any] = {}
+    for key, value in pairs:  # a repeated field (ticked checkboxes) becomes a list
+        if key in out:
+            before = out[key]
+            out[key] = [*before, value] if isinstance(before, list) else [before, value]
+        else:
+            out[key] = value
+    return out
 
 
 def safe_next(value: Any, host: str | None = None) -> str | None:
@@ -70,7 +77,11 @@ def safe_next(value: Any, host: str | None = None) -> str | None:
     path = parts.path or "/"
     if not path.startswith("/") or path.startswith("//"):
         return None
-    return path + ("?" + parts.query if parts.query else "")
+    return (
+        path
+        + ("?" + parts.query if parts.query else "")
+        + ("#" + parts.fragment if parts.fragment else "")
+    )
 
 
 def set_flash(resp: Response, level: str, text: str) -> None:

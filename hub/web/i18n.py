@@ -21,6 +21,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from mesa.hub.web.strings_door import DOOR_STRINGS
+from mesa.tournament.i18n import refusal
+
 LANGUAGES: tuple[str, ...] = ("es", "en")
 DEFAULT_LANGUAGE = "es"
 LANGUAGE_NAMES = {"es": "Español", "en": "English"}
@@ -35,6 +38,40 @@ STRINGS: dict[str, dict[str, str]] = {
     "nav.rankings": {"es": "Rankings", "en": "Rankings"},
     "nav.players": {"es": "Jugadores", "en": "Players"},
     "nav.final": {"es": "Así quedó", "en": "Final standings"},
+    "nav.calls": {"es": "Llamadas", "en": "Calls"},
+    # ── the call board, a player's next match, the QR list ──
+    "calls.title": {"es": "Llamadas", "en": "Calls"},
+    "calls.none": {"es": "Ninguna llamada ahora mismo.", "en": "No calls right now."},
+    "calls.called_at": {"es": "llamada a las {at}", "en": "called at {at}"},
+    "calls.playing": {"es": "En juego", "en": "In play"},
+    "calls.nobody_playing": {"es": "Nadie juega ahora.", "en": "Nobody is playing now."},
+    "calls.next": {"es": "Próximas partidas", "en": "Next matches"},
+    "calls.nothing_next": {"es": "No hay partidas esperando.", "en": "No matches waiting."},
+    "calls.more": {"es": "y {n} más", "en": "and {n} more"},
+    "calls.chime_off": {"es": "Aviso sonoro: no", "en": "Chime: off"},
+    "calls.chime_on": {"es": "Aviso sonoro: sí", "en": "Chime: on"},
+    "calls.group": {"es": "Grupo {group} · {round}", "en": "Group {group} · {round}"},
+    "next.title": {"es": "{name}: mi próxima partida", "en": "{name}: my next match"},
+    "next.go": {"es": "Vaya a su mesa: le esperan", "en": "Go to your table: you are expected"},
+    "next.playing": {"es": "Jugando ahora", "en": "Playing now"},
+    "next.no_table": {"es": "Sin mesa todavía", "en": "No table yet"},
+    "next.wait": {"es": "Le llamarán en cuanto quede una mesa libre",
+                  "en": "You will be called as soon as a table is free"},
+    "next.later": {"es": "Espera a que terminen otras partidas",
+                   "en": "Waiting for other matches to finish"},
+    "next.opponent": {"es": "Rival", "en": "Opponent"},
+    "next.round": {"es": "Ronda", "en": "Round"},
+    "next.time": {"es": "Hora", "en": "Time"},
+    "next.score": {"es": "Marcador", "en": "Score"},
+    "next.out": {"es": "No le quedan partidas en este torneo.",
+                 "en": "You have no matches left in this tournament."},
+    "next.none": {"es": "Aún no hay partidas sorteadas.", "en": "No matches drawn yet."},
+    "next.last": {"es": "Último resultado", "en": "Last result"},
+    "next.all_about": {"es": "Todo sobre {name}", "en": "All about {name}"},
+    "qr.title": {"es": "Jugadores: su próxima partida (QR)", "en": "Players: their next match (QR)"},
+    "qr.hint": {"es": "Imprima esta lista: cada código lleva a la página «mi próxima partida».",
+                "en": "Print this list: each code opens that player's “my next match” page."},
+    "qr.none": {"es": "Todavía no hay inscritos.", "en": "Nobody has registered yet."},
     "nav.exports": {"es": "Exportar", "en": "Exports"},
     "nav.director": {"es": "Dirección", "en": "Director"},
     "nav.tournament": {"es": "Torneo", "en": "Tournament"},
@@ -206,6 +243,7 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "tiebreak.dice": {"es": "4 · dados", "en": "4 · dice"},
     "tiebreak.void": {"es": "anulado (HGV 2.3.3)", "en": "removed (HGV 2.3.3)"},
+    "tiebreak.no_show": {"es": "no vino (HGV 2.3.6)", "en": "did not come (HGV 2.3.6)"},
     "tiebreak.forfeit": {"es": "incomparecencia (va detrás)", "en": "forfeit (placed below)"},
     "tiebreak.wins": {"es": "partidas ganadas", "en": "matches won"},
     "tiebreak.pending": {"es": "pendiente de dados", "en": "dice pending"},
@@ -339,6 +377,39 @@ STRINGS: dict[str, dict[str, str]] = {
     "act.sanction": {"es": "sancionar", "en": "sanction"},
     "act.roll_dice": {"es": "tirar los dados del desempate", "en": "roll the tie-break dice"},
     "act.close": {"es": "cerrar y publicar", "en": "close and publish"},
+    "act.release_table": {"es": "Liberar mesa", "en": "Free the table"},
+    "act.settle_game": {"es": "anotar el juego en disputa", "en": "settle the disputed game"},
+    "flash.released": {
+        "es": "La mesa {tables} tenía una partida ya decidida o anulada: se le ha retirado y queda libre.",
+        "en": "Table {tables} held a match already decided or annulled: it was withdrawn and the table is free.",
+    },
+    "hold.decided": {"es": "ya tiene resultado", "en": "already decided"},
+    "hold.annulled": {"es": "ha sido anulada", "en": "annulled"},
+    "hold.elsewhere": {
+        "es": "ya no está asignada a esta mesa",
+        "en": "no longer assigned to this table",
+    },
+    "dir.release_hint": {
+        "es": "Esta mesa sigue con {match}, que {why}. Libérela para que reciba la siguiente partida.",
+        "en": "This table still holds {match}, which is {why}. Free it so it can take the next match.",
+    },
+    "dir.disputed": {
+        "es": "Resultado en disputa: anote usted el juego (la mesa lo registra como confirmado).",
+        "en": "Disputed result: record the game yourself (the table records it as confirmed).",
+    },
+    "form.game_kind": {"es": "Resultado del juego", "en": "Game result"},
+    "game_kind.1": {"es": "sencillo (×1)", "en": "single (×1)"},
+    "game_kind.2": {"es": "gammon (×2)", "en": "gammon (×2)"},
+    "game_kind.3": {"es": "backgammon (×3)", "en": "backgammon (×3)"},
+    "err.match_live": {
+        "es": "la mesa juega una partida que sigue siendo suya: use incomparecencia, cambiar de mesa o retirar",
+        "en": "the table plays a match that is still its own: use forfeit, move or take off the table",
+    },
+    "err.nothing_held": {
+        "es": "la mesa no tiene ninguna partida",
+        "en": "the table holds no match",
+    },
+    "act.adopt_table": {"es": "mesa nueva adoptada", "en": "new table adopted"},
     "act.auto_assign": {"es": "asignación automática", "en": "automatic assignment"},
     "act.login": {"es": "entrada", "en": "login"},
     "act.logout": {"es": "salida", "en": "logout"},
@@ -462,6 +533,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.bad_adjustment": {"es": "ajuste de reloj imposible", "en": "impossible clock adjustment"},
     "err.bad_score": {"es": "marcador imposible", "en": "impossible score"},
     "err.bad_clock": {"es": "reloj no válido", "en": "invalid clock"},
+    "err.stale_epoch": {
+        "es": "la mesa ya tiene una asignación más reciente",
+        "en": "the table already holds a newer assignment",
+    },
     "err.no_call": {"es": "nadie ha llamado al director", "en": "nobody called the director"},
     "err.no_clock": {"es": "la partida no tiene reloj", "en": "the match has no clock"},
     "err.game_in_progress": {"es": "hay un juego en marcha", "en": "a game is in progress"},
@@ -481,6 +556,23 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "err.closed": {"es": "el torneo está cerrado", "en": "the tournament is closed"},
     "err.other": {"es": "error", "en": "error"},
+    "err.already_checked_in": {"es": "ese jugador ya se presentó", "en": "that player already checked in"},
+    "err.audit_rewrite": {"es": "el registro no se reescribe", "en": "the audit log cannot be rewritten"},
+    "err.bad_cards": {"es": "tarjetas no válidas", "en": "invalid cards"},
+    "err.bad_lang": {"es": "idioma desconocido", "en": "unknown language"},
+    "err.bad_players": {"es": "faltan los dos jugadores", "en": "both players are needed"},
+    "err.bad_schema": {"es": "base de datos de otra versión", "en": "a store of another version"},
+    "err.bad_state": {"es": "estado guardado ilegible", "en": "unreadable saved state"},
+    "err.bounce": {"es": "pulsación repetida", "en": "repeated press"},
+    "err.claim_pending": {"es": "un resultado espera confirmación", "en": "a result awaits confirmation"},
+    "err.no_claim": {"es": "ningún resultado espera confirmación", "en": "no result awaits confirmation"},
+    "err.no_double": {"es": "nadie ha doblado", "en": "nobody has doubled"},
+    "err.no_game": {"es": "ningún juego en marcha", "en": "no game in progress"},
+    "err.no_time": {"es": "falta la hora", "en": "the time is missing"},
+    "err.not_on_move": {"es": "no le toca", "en": "not on move"},
+    "err.not_responder": {"es": "responde el otro jugador", "en": "the other player answers"},
+    "err.own_claim": {"es": "confirma el rival", "en": "the opponent confirms"},
+    "err.unknown_card": {"es": "tarjeta desconocida", "en": "unknown card"},
     # ── who called the director ──
     "call.players": {"es": "los jugadores", "en": "the players"},
     "call.timeout": {"es": "tiempo agotado", "en": "time out"},
@@ -526,6 +618,37 @@ STRINGS: dict[str, dict[str, str]] = {
     "form.preset.standard": {"es": "estándar (sin retardo)", "en": "standard (no delay)"},
     "form.preset.none": {"es": "quitar el reloj", "en": "take the clock off"},
     "dir.command_log": {"es": "Órdenes enviadas a la mesa", "en": "Commands sent to the table"},
+    # ── a command sent to a table, as a sentence (Translator.command) ──
+    "cmd.assign": {"es": "asignar {match} ({a} – {b}, a {length})",
+                   "en": "assign {match} ({a} – {b}, to {length})"},
+    "cmd.unassign": {"es": "retirar la partida", "en": "withdraw the match"},
+    "cmd.director_pause": {"es": "pausar ({reason})", "en": "pause ({reason})"},
+    "cmd.director_resume": {"es": "reanudar", "en": "resume"},
+    "cmd.director_adjust": {"es": "reloj del jugador {side}: {seconds} s",
+                            "en": "player {side}'s clock: {seconds} s"},
+    "cmd.director_lose_delay": {"es": "el jugador {side} pierde el retardo",
+                                "en": "player {side} loses the delay"},
+    "cmd.director_score": {"es": "corregir marcador a {a}–{b}", "en": "correct the score to {a}–{b}"},
+    "cmd.director_result": {"es": "anotar el juego al jugador {side} ({kind})",
+                            "en": "record the game for player {side} ({kind})"},
+    "cmd.director_clock_on": {"es": "poner reloj", "en": "put a clock on"},
+    "cmd.director_clock_off": {"es": "quitar el reloj", "en": "take the clock off"},
+    "cmd.director_clear_call": {"es": "atender la llamada", "en": "answer the call"},
+    "cmd.director_forfeit": {"es": "el jugador {side} gana por incomparecencia",
+                             "en": "player {side} wins by forfeit"},
+    "cmd.other": {"es": "orden «{name}»", "en": "command “{name}”"},
+    "cmd.line": {"es": "Mesa {table}: {what}", "en": "Table {table}: {what}"},
+    "cmd.accepted": {"es": "confirmado", "en": "confirmed"},
+    "cmd.refused": {"es": "rechazado: {why}", "en": "refused: {why}"},
+    "cmd.waiting": {"es": "sin respuesta", "en": "no answer"},
+    # ── who did something (a match's history, the audit log) ──
+    "who.table": {"es": "mesa {id}", "en": "table {id}"},
+    "who.director": {"es": "director", "en": "director"},
+    "who.auto": {"es": "automático", "en": "automatic"},
+    "who.demo": {"es": "demostración", "en": "demo"},
+    "hist.correct": {"es": "corrección", "en": "correction"},
+    "hist.annul": {"es": "anulación", "en": "annulment"},
+    "hist.knockout_forfeit": {"es": "forfait en la eliminatoria", "en": "knockout forfeit"},
     "dir.accepted": {"es": "aceptada", "en": "accepted"},
     "dir.refused": {"es": "rechazada", "en": "refused"},
     "dir.waiting": {"es": "sin respuesta", "en": "no answer"},
@@ -541,9 +664,69 @@ STRINGS: dict[str, dict[str, str]] = {
         "es": "Demo: usuario «{user}», contraseña «{password}».",
         "en": "Demo: user “{user}”, password “{password}”.",
     },
+    # ── "Mesa nueva": adopting a new table's Pi (director/_enrolment.html) ──
+    "enrol.title": {"es": "Mesa nueva", "en": "New table"},
+    "enrol.intro": {
+        "es": "Estos Pi se anunciaron en la red del club. Déle a cada uno su número de mesa.",
+        "en": "These Pis announced themselves on the club's network. Give each its table number.",
+    },
+    "enrol.serial": {"es": "Número de serie", "en": "Serial"},
+    "enrol.hwcheck": {"es": "Comprobación", "en": "Hardware check"},
+    "enrol.first_seen": {"es": "Primera vez", "en": "First seen"},
+    "enrol.last_seen": {"es": "Última vez", "en": "Last seen"},
+    "enrol.adopt": {"es": "Adoptar", "en": "Adopt"},
+    "enrol.table_number": {"es": "Mesa", "en": "Table"},
+    "enrol.replace_check": {
+        "es": "reemplazar el Pi si la mesa está en línea",
+        "en": "replace the Pi if the table is online",
+    },
+    "enrol.replace_button": {"es": "Reemplazar el Pi de la mesa {table}", "en": "Replace table {table}'s Pi"},
+    "enrol.none": {"es": "Ninguna mesa nueva espera.", "en": "No new table is waiting."},
+    "enrol.no_hwcheck": {"es": "sin comprobación", "en": "no hardware check"},
+    "enrol.part.display": {"es": "pantalla", "en": "display"},
+    "enrol.part.card": {"es": "tarjeta SD", "en": "SD card"},
+    "enrol.part.buttons": {"es": "botones", "en": "buttons"},
+    "enrol.part.hwcheck": {"es": "comprobación", "en": "check"},
+    "enrol.off": {"es": "desactivada", "en": "off"},
+    "enrol.how_to_enable": {
+        "es": "Para adoptar mesas nuevas desde aquí, arranque el hub con la configuración "
+        "del puesto de alta (la escribe el instalador del hub):",
+        "en": "To adopt new tables from here, start the hub with the enrolment desk's "
+        "settings (the hub's installer writes them):",
+    },
+    "enrol.disconnected": {
+        "es": "El puesto de alta no está conectado al broker: adoptar fallará hasta que vuelva.",
+        "en": "The enrolment desk is not connected to the broker: adopting fails until it is.",
+    },
+    "enrol.off_refused": {
+        "es": "la adopción de mesas nuevas no está activada en este hub",
+        "en": "adopting new tables is not enabled on this hub",
+    },
+    "enrol.not_started": {
+        "es": "El puesto de alta no arrancó con {path}: vea el registro del hub.",
+        "en": "The enrolment desk did not start with {path}: see the hub's log.",
+    },
+    "enrol.bad_table": {
+        "es": "«{table}» no sirve como número de mesa: use de 1 a 32 cifras, letras minúsculas,"
+        " «_» o «-», sin empezar por «mesa»",
+        "en": "“{table}” is not a valid table number: use 1 to 32 digits, lowercase letters,"
+        " “_” or “-”, not starting with “mesa”",
+    },
+    "enrol.not_pending": {
+        "es": "ninguna mesa nueva con el número de serie {serial} está esperando",
+        "en": "no new table with serial {serial} is waiting",
+    },
+    "enrol.confirm_replace": {
+        "es": "la mesa {table} está en línea con otro Pi; para poner este en su lugar, confirme"
+        " «Reemplazar el Pi de la mesa {table}»",
+        "en": "table {table} is online with another Pi; to put this one in its place, confirm"
+        " “Replace table {table}'s Pi”",
+    },
+    "enrol.failed": {"es": "no se pudo adoptar ({why})", "en": "could not adopt ({why})"},
     "side.a": {"es": "blancas", "en": "white"},
     "side.b": {"es": "negras", "en": "black"},
 }
+STRINGS.update(DOOR_STRINGS)  # the door, the draw preview, the first run
 
 
 def t(key: str, lang: str = DEFAULT_LANGUAGE, /, **values: Any) -> str:
@@ -663,6 +846,71 @@ class Translator:
 
     def date(self, value: Any) -> str:
         return format_date(value, self.lang)
+
+    def actor(self, who: str | None) -> str:
+        """Who did it: ``table 4`` → «mesa 4», the automatic actors by name, a user as is."""
+        who = who or ""
+        if who.startswith("table "):
+            return self("who.table", id=who[6:])
+        return self(f"who.{who}") if f"who.{who}" in STRINGS else who
+
+    def history(self, action: str) -> str:
+        """One step of a match's history (``correct``, ``annul``…)."""
+        return self(f"hist.{action}") if f"hist.{action}" in STRINGS else action
+
+    def command(self, cmd: Mapping[str, Any]) -> str:
+        """A command sent to a table as a sentence, with how the table answered.
+
+        >>> Translator("es").command({"table": "4", "input": "director_score",
+        ...                          "args": {"a": 3, "b": 2}, "accepted": True})
+        'Mesa 4: corregir marcador a 3–2 · confirmado'
+        """
+        name = str(cmd.get("input") or "")
+        args = dict(cmd.get("args") or {})
+        side = str(args.get("side") or args.get("winner") or "").upper()
+        if name == "assign":
+            players = args.get("players") or {}
+            what = self("cmd.assign", match=args.get("match_id", ""), a=players.get("a", ""),
+                        b=players.get("b", ""), length=args.get("length", ""))
+        elif name == "director_pause":
+            reason = str(args.get("reason") or "director")
+            key = f"reason.{reason}"
+            what = self("cmd.director_pause", reason=self(key) if key in STRINGS else reason)
+        elif name == "director_adjust":
+            seconds = float(args.get("seconds") or 0)
+            sign = "+" if seconds > 0 else ""
+            what = self("cmd.director_adjust", side=side, seconds=sign + self.number(seconds, 0))
+        elif name == "director_result":
+            what = self("cmd.director_result", side=side, kind=self(f"kind.{args.get('kind')}")
+                        if f"kind.{args.get('kind')}" in STRINGS else str(args.get("kind")))
+        elif name == "director_clock":
+            what = self("cmd.director_clock_off" if args.get("clock") is None
+                        else "cmd.director_clock_on")
+        elif name == "director_score":
+            what = self("cmd.director_score", a=args.get("a"), b=args.get("b"))
+        elif f"cmd.{name}" in STRINGS:
+            what = self(f"cmd.{name}", side=side)
+        else:
+            what = self("cmd.other", name=name)
+        line = self("cmd.line", table=cmd.get("table", ""), what=what)
+        accepted = cmd.get("accepted")
+        if accepted is None:
+            return f"{line} · {self('cmd.waiting')}"
+        if accepted:
+            return f"{line} · {self('cmd.accepted')}"
+        code = str(cmd.get("code") or "other")
+        why = self(f"err.{code}") if f"err.{code}" in STRINGS else self("err.other")
+        return f"{line} · {self('cmd.refused', why=why)}"
+
+    def refused(self, said: Mapping[str, Any] | None) -> str:
+        """A refusal recorded language-free (``Refused.said``), said in this language."""
+        said = said or {}
+        code = str(said.get("code") or "other")
+        head = self(f"err.{code}") if f"err.{code}" in STRINGS else self("err.other")
+        if said.get("reason"):
+            detail = refusal(str(said["reason"]), dict(said.get("params") or {}), self.lang)
+            return head if detail == head else f"{head} ({detail})"
+        return head
 
     def strings(self, prefix: str) -> Mapping[str, str]:
         """Every string under ``prefix`` (for the browser's script), keyed without the prefix."""

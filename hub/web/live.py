@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import logging
 import re
 import time
 from collections.abc import Callable
@@ -40,8 +41,12 @@ from mesa.core.sides import SIDES
 from mesa.domino.machine import DominoTable
 from mesa.domino.view import domino_view
 from mesa.errors import MesaError
+from mesa.hub.web.card_check import check_card
+from mesa.metrics import Metrics
 from mesa.table.machine import Table
 from mesa.table.view import table_view
+
+log = logging.getLogger("mesa.web")
 
 # Reserve at or below which the dashboard warns (seconds of table time).
 LOW_TIME_SECONDS = 60.0
@@ -129,10 +134,18 @@ def build_card(
                                                           rate))
         if _snapshot_is_current(live, row) and card["domino"]:
             card["state"] = card["domino"]["state"]
+        card["degraded"] = [] if card["domino"] else ["snapshot"]
         card["badges"] = badges(card, low_time=low_time)
         return card
+    degraded: list[str] = []
     if isinstance(snapshot, dict) and _snapshot_is_current(live, row):
-        _from_snapshot(card, snapshot, row.get("state_ts"), now, rate)
+        try:
+            _from_snapshot(card, snapshot, row.get("state_ts"), now, rate)
+        except Exception:  # an ill-typed snapshot: the projection alone still shows a lot
+            degraded.append("snapshot")
+    elif snapshot is not None and not isinstance(snapshot, dict):
+        degraded.append("snapshot")
+    card["degraded"] = sorted({*degraded, *check_card(card)})
     card["badges"] = badges(card, low_time=low_time)
     return card
 
@@ -169,6 +182,17 @@ def domino_card(snapshot: dict[str, Any], table_now: float) -> dict[str, Any] | 
     }
 
 
+def fallback_card(table: Any, now: float) -> dict[str, Any]:
+    """What the grid shows of a table whose card could not be built at all.
+
+    >>> fallback_card("3", 5.0)["degraded"]
+    ['card']
+    """
+    card = build_card({"table": table if isinstance(table, str) else "?"}, None, now=now)
+    card["degraded"] = ["card"]
+    return card
+
+
 def _snapshot_is_current(live: dict[str, Any], row: dict[str, Any]) -> bool:
     """Use the snapshot unless the projection has seen newer events of the same stream."""
     seq, snap_seq = live.get("seq"), row.get("state_seq")
@@ -181,10 +205,7 @@ def _snapshot_is_current(live: dict[str, Any], row: dict[str, Any]) -> bool:
 def _from_snapshot(
     card: dict[str, Any], snapshot: dict[str, Any], state_ts: float | None, now: float, rate: float
 ) -> None:
-    try:
-        table = Table.restore(snapshot)
-    except (MesaError, TypeError, KeyError, ValueError):
-        return  # a snapshot from another version: the projection alone still shows a lot
+    table = Table.restore(snapshot)  # raises on a snapshot it cannot read (build_card catches)
     t_now = _table_now(snapshot, state_ts, now, rate)
     v = table_view(table, t_now)
     card.update(
@@ -435,6 +456,28 @@ class LivePoller:
         self._versions: dict[str, tuple[Any, ...]] = {}
         self._extra = extra
         self.cards: dict[str, dict[str, Any]] = {}
+        self.metrics = Metrics()  # the web app hands over the hub's
+        self.degraded: dict[str, list[str]] = {}  # table → the fields shown as "?"
+
+    def _card(
+        self, tid: str, live: dict[str, Any], row: dict[str, Any] | None, now: float
+    ) -> dict[str, Any]:
+        """One card; never raises: a hostile stored value degrades the card, logged and
+        counted once per table and set of fields."""
+        try:
+            card = build_card(live, row, now=now, rate=self.rate, low_time=self.low_time)
+        except Exception:
+            log.exception("table %s: its card could not be built", tid)
+            card = fallback_card(tid, now)
+        bad = card["degraded"]
+        if bad != self.degraded.get(tid, []):
+            if bad:
+                self.metrics.inc("web_card_degraded")
+                log.warning("table %s: ill-typed stored values shown as '?': %s", tid, bad)
+                self.degraded[tid] = bad
+            else:
+                self.degraded.pop(tid, None)
+        return card
 
     def poll(self) -> list[str]:
         """One round: returns the ids of the tables whose cards changed."""
@@ -458,9 +501,7 @@ class LivePoller:
             rows = {r["table"]: r for r in self.hub.store.tables()}
             now = self._clock()
             for tid in changed:
-                card = build_card(
-                    lives[tid], rows.get(tid), now=now, rate=self.rate, low_time=self.low_time
-                )
+                card = self._card(tid, lives[tid], rows.get(tid), now)
                 self.cards[tid] = card
                 self.feed.publish("table", tid, card)
             self.feed.publish("summary", "all", summarize(list(self.cards.values())))
@@ -474,12 +515,6 @@ class LivePoller:
         rows = {r["table"]: r for r in self.hub.store.tables()}
         now = self._clock()
         return [
-            build_card(
-                lives.get(tid, {"table": tid}),
-                rows.get(tid),
-                now=now,
-                rate=self.rate,
-                low_time=self.low_time,
-            )
-            for tid in sorted(set(lives) | set(rows), key=_natural)
+            self._card(tid, lives.get(tid, {"table": tid}), rows.get(tid), now)
+            for tid in sorted(set(lives) | set(rows), key=lambda k: _natural(str(k)))
         ]

@@ -47,6 +47,7 @@ class Login:
             "next": safe_next(request.query_params.get("next")),
             "error": None,
             "hint": self.login_hint(lang),
+            "first_run": not self.site.store.has_directors(),
         }
         if request.url.path.endswith(".json"):
             session = self.site.session_of(request)
@@ -90,12 +91,15 @@ class Login:
             )
             return self.site.respond(request, page, lang)
 
-        wait = self.throttle.wait_seconds(user, addr)
+        # The attempt is counted before the (slow) password check: concurrent guesses from one
+        # address cannot all reach scrypt.
+        wait = self.throttle.attempt(user, addr)
         if wait > 0:
+            self.site.metrics.inc("web_login_throttled")
             return fail(tr("flash.throttled", seconds=wait), 429)
+        self.site.metrics.inc("web_login_checks")
         ok = await asyncio.to_thread(self.site.store.check_password, user, password)
         if not ok:
-            self.throttle.failed(user, addr)
             log.warning("failed director login for %r from %s", user, addr)
             return fail(tr("flash.bad_login"), 401)
         self.throttle.succeeded(user, addr)

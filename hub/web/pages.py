@@ -12,6 +12,7 @@ table serves, each page with its ``.json`` twin.
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Callable
 from datetime import date
 from typing import Any
@@ -19,6 +20,14 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
+from mesa.hub.web.actions import table_warning
+from mesa.hub.web.door_views import (
+    door_counts,
+    draw_undo_state,
+    group_preview,
+    knockout_preview,
+)
+from mesa.hub.web.enrolment import pending_view
 from mesa.hub.web.http import wants_json
 from mesa.hub.web.i18n import Translator
 from mesa.hub.web.paths import export_list, path_for
@@ -26,6 +35,7 @@ from mesa.hub.web.site import Page, Site, current_tournament
 from mesa.hub.web.views import (
     RANKING_KINDS,
     bracket_view,
+    conflict_view,
     final_view,
     groups_view,
     match_view,
@@ -37,6 +47,7 @@ from mesa.hub.web.views import (
 )
 from mesa.tournament.club import Club
 from mesa.tournament.errors import TournamentError
+from mesa.tournament.players import name_key
 
 
 class Pages:
@@ -62,6 +73,8 @@ class Pages:
             ("director", self.page_director, True),
             ("director_tournament", self.page_director_tournament, True),
             ("director_audit", self.page_audit, True),
+            ("director_preview", self.page_draw_preview, True),
+            ("director_enrolments", self.page_enrolments, True),
             ("director_table", self.page_director_table, True),
             ("director_match", self.page_director_match, True),
         ]
@@ -179,7 +192,7 @@ class Pages:
             t = current_tournament(club)
             y = year or (t.held_on.year if t is not None else date.today().year)
             view = ranking_view(club, t, kind, lang, year=y, category=category)
-            chart = ""
+            chart = None
             if kind == "rating":
                 top = [(e["name"], e["history"]) for e in view["entries"][:8] if e["history"]]
                 chart = rating_chart(top, lang)
@@ -193,7 +206,7 @@ class Pages:
                 "ranking": view,
                 "kinds": list(RANKING_KINDS),
                 "years": years,
-                "chart_svg": chart,
+                "chart": chart,
             }
 
         return Page(
@@ -222,7 +235,7 @@ class Pages:
             return {
                 "tournament": tournament_info(t, lang),
                 "player": view,
-                "chart_svg": rating_chart([(view["name"], history)], lang),
+                "chart": rating_chart([(view["name"], history)], lang),
             }
 
         data = await self.site.read(build)
@@ -269,7 +282,7 @@ class Pages:
                     )
                 ]
             )
-            conflicts = [] if t is None else [c.to_dict() for c in t.open_conflicts()]
+            conflicts = [] if t is None else [conflict_view(t, c) for c in t.open_conflicts()]
             return {
                 "tournament": tournament_info(t, lang),
                 "ready": ready,
@@ -284,6 +297,8 @@ class Pages:
 
         data = await self.site.read(build)
         data.update(self.site.live_data())
+        data["table_warnings"] = {c["id"]: table_warning(c, lang) for c in data["tables"]}
+        data["enrolment"] = await self._enrolment(lang)
         return Page(
             "director/home.html", data, "director", Translator(lang)("dir.title"), refresh=""
         )
@@ -292,6 +307,9 @@ class Pages:
         def build(club: Club) -> dict[str, Any]:
             t = current_tournament(club)
             checkins = {} if t is None else self.site.store.checkins(t.id)
+            ranked = (
+                set() if t is None else set(club.season.seeding_points(t.category, t.held_on))
+            )
             entrants = (
                 []
                 if t is None
@@ -303,15 +321,15 @@ class Pages:
                         "present": checkins.get(e.player_id, False),
                         "group": t.group_of(e.player_id),
                     }
-                    for e in sorted(t.entrants.values(), key=lambda e: e.name.casefold())
+                    for e in sorted(t.entrants.values(), key=lambda e: name_key(e.name))
                 ]
             )
             others = (
                 []
                 if t is None
                 else [
-                    {"id": p.id, "name": p.name}
-                    for p in sorted(club.registry, key=lambda p: p.name.casefold())
+                    {"id": p.id, "name": p.name, "ranked": p.id in ranked}
+                    for p in sorted(club.registry, key=lambda p: name_key(p.name))
                     if p.id not in t.entrants
                 ]
             )
@@ -337,7 +355,7 @@ class Pages:
                 "others": others,
                 "matches": matches,
                 "tables": [d["table"] for d in self.site.hub.tables()],
-                "conflicts": [] if t is None else [c.to_dict() for c in t.conflicts],
+                "conflicts": [] if t is None else [conflict_view(t, c) for c in t.conflicts],
                 "pending_dice": []
                 if t is None
                 else [
@@ -354,6 +372,10 @@ class Pages:
                 else [a.to_dict() for a in reversed(t.audit[-200:])],
                 "today": date.today().isoformat(),
                 "year": date.today().year,
+                "door": {} if t is None else door_counts(t, checkins),
+                "ranked_waiting": sum(1 for p in ranked if t is not None and p not in t.entrants),
+                "undo": {} if t is None else draw_undo_state(t),
+                "knockout_preview": {} if t is None else knockout_preview(t),
             }
 
         return Page(
@@ -361,6 +383,51 @@ class Pages:
             await self.site.read(build),
             "director_tournament",
             Translator(lang)("nav.tournament"),
+        )
+
+    async def page_draw_preview(self, request: Request, lang: str) -> Page:
+        """The group draw before it counts: the groups a seed gives, who is left out."""
+        try:
+            seed = int(request.query_params.get("seed", ""))
+        except ValueError:
+            seed = secrets.randbelow(10**6)
+        try:
+            n_groups: int | None = int(request.query_params.get("groups", ""))
+        except ValueError:
+            n_groups = None
+        seed = min(max(seed, 0), 10**9)
+
+        def build(club: Club) -> dict[str, Any]:
+            t = current_tournament(club)
+            if t is None or t.phase != "registration":
+                return {"tournament": tournament_info(t, lang), "preview": None}
+            present = self.site.store.checkins(t.id)
+            return {
+                "tournament": tournament_info(t, lang),
+                "preview": group_preview(club, t, present, seed=seed, n_groups=n_groups),
+            }
+
+        return Page(
+            "director/preview.html",
+            await self.site.read(build),
+            "director_tournament",
+            Translator(lang)("preview.title"),
+            refresh="",
+        )
+
+    async def _enrolment(self, lang: str) -> dict[str, Any]:
+        configured = self.site.settings.enrolment_credentials
+        return await asyncio.to_thread(pending_view, self.site.enrolment, lang, configured)
+
+    async def page_enrolments(self, request: Request, lang: str) -> Page:
+        """ "Mesa nueva" alone: the director's home refetches it when a Pi announces itself."""
+        data = {"enrolment": await self._enrolment(lang)}
+        return Page(
+            "director/enrolments.html",
+            data,
+            "director",
+            Translator(lang)("enrol.title"),
+            refresh="",
         )
 
     async def page_audit(self, request: Request, lang: str) -> Page:
@@ -379,9 +446,11 @@ class Pages:
         if card is None:
             raise KeyError(table)
         commands = await asyncio.to_thread(self.site.hub.store.commands, table, 50)
+        stale = await self.site.read(lambda club: self.site.desk.stale_hold(table))
+        hold = None if stale is None else {"match_id": stale[0], "why": stale[1]}
         return Page(
             "director/table.html",
-            {"table": card, "commands": commands},
+            {"table": card, "commands": commands, "stale": hold},
             "director",
             Translator(lang)("live.table", id=table),
             refresh="",
@@ -389,6 +458,7 @@ class Pages:
 
     async def page_director_match(self, request: Request, lang: str) -> Page:
         mid = request.path_params["id"].removesuffix(".json")
+        cards = self.site.poller.current()
 
         def build(club: Club) -> dict[str, Any]:
             t = current_tournament(club)
@@ -399,10 +469,24 @@ class Pages:
                 "tournament": tournament_info(t, lang),
                 "match": match_view(t, m, lang),
                 "tables": [d["table"] for d in self.site.hub.tables()],
-                "conflicts": [c.to_dict() for c in t.conflicts if c.match_id == mid],
+                "conflicts": [conflict_view(t, c) for c in t.conflicts if c.match_id == mid],
+                # Tables still holding this match although it is not theirs to play.
+                "stale_tables": [
+                    {"table": c["id"], "why": stale[1]}
+                    for c in cards
+                    if c.get("match_id") == mid
+                    and (stale := self.site.desk.stale_hold(c["id"])) is not None
+                    and stale[0] == mid
+                ],
             }
 
         data = await self.site.read(build)
+        by_id = {c["id"]: c for c in self.site.poller.current()}
+        # every table the hub knows, also one that never spoke (marked offline, not hidden)
+        data["tables"] = sorted(set(data["tables"]) | set(by_id))
+        data["table_warnings"] = {
+            tb: table_warning(by_id.get(tb), lang) for tb in data["tables"]
+        }
         return Page(
             "director/match.html",
             data,

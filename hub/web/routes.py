@@ -15,7 +15,9 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from mesa.hub.web.actions import ActionEndpoint
+from mesa.hub.web.callpages import CallPages
 from mesa.hub.web.exports import Exports
+from mesa.hub.web.first_run import FirstRun
 from mesa.hub.web.login import Login
 from mesa.hub.web.pages import Pages
 from mesa.hub.web.paths import ROUTE_PATHS, STATIC
@@ -38,9 +40,15 @@ def page_routes(
 
 
 def routes(
-    pages: Pages, login: Login, actions: ActionEndpoint, exports: Exports
+    pages: Pages, login: Login, actions: ActionEndpoint, exports: Exports, first_run: FirstRun
 ) -> list[BaseRoute]:
+    calls = CallPages(pages.site)
     return [
+        # The call pages first: ``/players/qr`` must not be taken for a player's id.
+        Route(ROUTE_PATHS["player_qr"], calls.qr, name="player_qr"),
+        *page_routes(calls.table(), pages.endpoint),
+        Route(ROUTE_PATHS["first_run"], first_run.form, methods=["GET"], name="first_run"),
+        Route(ROUTE_PATHS["first_run"], first_run.post, methods=["POST"]),
         *page_routes(pages.table(), pages.endpoint),
         Route("/login", login.form, methods=["GET"], name="login"),
         Route("/login.json", login.form, methods=["GET"], name="login_json"),

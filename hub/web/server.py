@@ -7,6 +7,7 @@ import time
 
 from mesa.errors import ConfigError
 from mesa.hub.web.app import WebApp
+from mesa.hub.web.conn_guard import HEADER_TIMEOUT, MAX_CONNECTIONS, guarded_protocol
 
 
 class BackgroundServer:
@@ -23,6 +24,8 @@ class BackgroundServer:
         port: int = 0,
         *,
         tls: dict[str, str] | None = None,
+        header_timeout: float = HEADER_TIMEOUT,
+        max_connections: int = MAX_CONNECTIONS,
     ) -> None:
         """``tls``: uvicorn's ``ssl_certfile``/``ssl_keyfile`` (see
         :func:`mesa.hub.broker.tls.uvicorn_tls_options`); empty or None serves plain HTTP."""
@@ -30,6 +33,7 @@ class BackgroundServer:
 
         self.web = web
         self.scheme = "https" if tls else "http"
+        self.protocol = guarded_protocol(header_timeout, max_connections)
         self.server = uvicorn.Server(
             uvicorn.Config(
                 web.asgi(),
@@ -40,6 +44,12 @@ class BackgroundServer:
                 timeout_graceful_shutdown=3,
                 ssl_certfile=(tls or {}).get("ssl_certfile"),
                 ssl_keyfile=(tls or {}).get("ssl_keyfile"),
+                # Bounded under anonymous load (see conn_guard): idle connections are closed,
+                # a request head may not exceed 16 KiB, and past the ceiling uvicorn answers 503.
+                http=self.protocol,
+                timeout_keep_alive=5,
+                h11_max_incomplete_event_size=16 * 1024,
+                limit_concurrency=max_connections + 100,
             )
         )
         self.thread: threading.Thread | None = None

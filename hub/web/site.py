@@ -38,6 +38,8 @@ from mesa.hub.web.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, format_cloc
 from mesa.hub.web.live import LiveFeed, LivePoller, summarize
 from mesa.hub.web.paths import STATIC_PAGES, TEMPLATES, path_for
 from mesa.hub.web.store import WebStore
+from mesa.hub.web.stream_slots import StreamSlots
+from mesa.metrics import Metrics
 from mesa.tournament.club import Club
 
 
@@ -86,6 +88,11 @@ class Site:
     env: jinja2.Environment = field(default_factory=lambda: template_env(60.0))
     stopping: threading.Event = field(default_factory=threading.Event)
     stream_generation: int = 0  # bumped by drop_streams(): every open stream ends
+    streams: StreamSlots = field(default_factory=StreamSlots)
+    metrics: Metrics = field(default_factory=Metrics)
+    # The hub's EnrolmentDesk ("Mesa nueva"), None when enrolment_credentials is not set.
+    enrolment: Any = None
+    _enrolment_version: int = 0
     _bumps: int = 0
     _tv_published: int = -1
 
@@ -103,6 +110,17 @@ class Site:
         if v != self._tv_published:
             self._tv_published = v
             self.feed.publish("tournament", "current", {"version": v})
+
+    def publish_enrolment(self) -> None:
+        """The pending tables changed: the feed says how many (the director's page refetches
+        the list; the public feed learns only the count). Event loop only."""
+        if self.enrolment is None:
+            return
+        self._enrolment_version += 1
+        count = len(self.enrolment.pending())
+        self.feed.publish(
+            "enrolment", "pending", {"count": count, "version": self._enrolment_version}
+        )
 
     def refresh_live(self) -> None:
         """Publish the cards that changed and the tournament's version (event loop only)."""

@@ -18,8 +18,10 @@ from typing import Any
 
 from sse_starlette.sse import AppStatus, EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
+from starlette.types import Receive, Scope, Send
 
+from mesa.hub.web.http import address
 from mesa.hub.web.i18n import Translator
 from mesa.hub.web.site import Site
 
@@ -54,8 +56,30 @@ def render_item(
     return web.render("_summary.html", {**ctx, "summary": data})
 
 
+class _SlotHoldingResponse(EventSourceResponse):
+    """An event stream that gives its slot back however it ends (also if it never started)."""
+
+    def __init__(self, *args: Any, release: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._release()
+
+
 async def stream(request: Request) -> Response:
     web: Site = request.app.state.site
+    client = address(request)
+    if not web.streams.take(client):
+        web.metrics.inc("web_streams_refused")
+        return JSONResponse(
+            {"error": "too_many_streams", "retry_ms": RETRY_MS},
+            status_code=429,
+            headers={"Retry-After": "1"},
+        )
     lang = web.lang_of(request)
     session = web.session_of(request)
     director = request.query_params.get("mode") == "director" and session is not None
@@ -93,6 +117,9 @@ async def stream(request: Request) -> Response:
                 break
             await feed.wait(feed.parse_last_id(since_id), WAKE_SECONDS)
 
-    return EventSourceResponse(
-        events(), ping=15, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return _SlotHoldingResponse(
+        events(),
+        ping=15,
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        release=lambda: web.streams.give_back(client),
     )

@@ -187,6 +187,25 @@ class WebStore:
                 (tournament_id, player_id, int(present), _iso(self._now()), by),
             )
 
+    def set_checkins(
+        self, tournament_id: str, player_ids: list[str], present: bool, by: str
+    ) -> None:
+        """Mark many players at once (one transaction: all or none)."""
+        at = _iso(self._now())
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._db.executemany(
+                    "INSERT INTO web_checkins(tournament_id, player_id, present, at, by) "
+                    "VALUES (?,?,?,?,?) ON CONFLICT(tournament_id, player_id) DO UPDATE SET "
+                    "present = excluded.present, at = excluded.at, by = excluded.by",
+                    [(tournament_id, p, int(present), at, by) for p in player_ids],
+                )
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
     def checkins(self, tournament_id: str) -> dict[str, bool]:
         """``{player id: present}`` for the players the director marked."""
         with self._lock:

@@ -23,7 +23,6 @@ dict, so what a script reads is exactly what a person sees. Words that depend on
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,9 +33,9 @@ from mesa.tournament.explain import group_place_lines, points_lines, step_line
 from mesa.tournament.i18n import place_label, round_name
 from mesa.tournament.i18n import text as engine_text
 from mesa.tournament.matches import Match
-from mesa.tournament.players import Category
+from mesa.tournament.players import Category, name_key
 from mesa.tournament.rating import START_RATING
-from mesa.tournament.tournament import Tournament
+from mesa.tournament.tournament import Conflict, Tournament
 
 
 def tournament_info(t: Tournament | None, lang: str) -> dict[str, Any] | None:
@@ -118,7 +117,16 @@ TIE_BREAK_KEYS = {
     "dice": "tiebreak.dice",
     "pending": "tiebreak.pending",
     "void": "tiebreak.void",
+    "no_show": "tiebreak.no_show",
 }
+
+
+def conflict_view(t: Tournament, c: Conflict) -> dict[str, Any]:
+    """A correction conflict; an open one carries ``annuls``: exactly what "apply" would
+    annul (or take off its table) if chosen now, the list the director confirms."""
+    out = c.to_dict()
+    out["annuls"] = t.conflict_annuls(c.id) if c.status == "open" else list(c.affected)
+    return out
 
 
 def groups_view(t: Tournament, lang: str) -> list[dict[str, Any]]:
@@ -263,9 +271,7 @@ def ranking_view(
             )
     elif kind in ("annual", "historic"):
         cat: Category = "novatos" if category == "novatos" else "open"
-        ranking = (
-            club.annual_ranking(year, cat) if kind == "annual" else club.historic_ranking(cat)
-        )
+        ranking = club.annual_ranking(year, cat) if kind == "annual" else club.historic_ranking(cat)
         for e in ranking.entries:
             entries.append(
                 {
@@ -370,7 +376,7 @@ def players_view(club: Club, t: Tournament | None, lang: str) -> list[dict[str, 
             }
             for p in club.registry
         ),
-        key=lambda d: d["name"].casefold(),
+        key=lambda d: name_key(d["name"]),
     )
 
 
@@ -380,17 +386,18 @@ COLOURS = ("#1f5c3f", "#b5651d", "#1565c0", "#c62828", "#6a1b9a", "#00838f", "#7
 
 def rating_chart(
     series: Sequence[tuple[str, Sequence[float]]], lang: str, *, width: int = 720, height: int = 300
-) -> str:
-    """An inline SVG line chart of rating histories (one line per player, start at 1500).
+) -> dict[str, Any] | None:
+    """The geometry of a line chart of rating histories (one line per player, start at 1500),
+    drawn as SVG by ``_rating_chart.html`` (the template escapes every name); None: no data.
 
-    >>> svg = rating_chart([("ANA", [1510.0, 1502.5])], "es")
-    >>> svg.startswith("<svg") and "ANA" in svg and "1.520" in svg
-    True
+    >>> chart = rating_chart([("ANA", [1510.0, 1502.5])], "es")
+    >>> chart["lines"][0]["name"], [g["text"] for g in chart["grid"]][-1]
+    ('ANA', '1.520')
     """
     pad_l, pad_r, pad_t, pad_b = 52, 120, 14, 26
     lines = [(name, [START_RATING, *values]) for name, values in series if values]
     if not lines:
-        return ""
+        return None
     lo = min(min(v) for _, v in lines)
     hi = max(max(v) for _, v in lines)
     if hi - lo < 20:
@@ -399,45 +406,36 @@ def rating_chart(
     plot_w, plot_h = width - pad_l - pad_r, height - pad_t - pad_b
 
     def x(i: int) -> float:
-        return pad_l + (plot_w * i / max(1, n - 1))
+        return round(pad_l + (plot_w * i / max(1, n - 1)), 1)
 
     def y(v: float) -> float:
-        return pad_t + plot_h * (hi - v) / (hi - lo)
+        return round(pad_t + plot_h * (hi - v) / (hi - lo), 1)
 
-    parts = [
-        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="{html.escape(tr("rank.history", lang))}" '
-        f'xmlns="http://www.w3.org/2000/svg">'
-    ]
+    grid = []
     for k in range(5):
         v = lo + (hi - lo) * k / 4
-        parts.append(
-            f'<line class="gridline" x1="{pad_l}" x2="{pad_l + plot_w}" '
-            f'y1="{y(v):.1f}" y2="{y(v):.1f}"/>'
-        )
-        parts.append(
-            f'<text x="{pad_l - 6}" y="{y(v) + 4:.1f}" text-anchor="end">'
-            f"{html.escape(format_number(v, lang, 0))}</text>"
-        )
-    parts.append(
-        f'<line class="axis" x1="{pad_l}" x2="{pad_l}" y1="{pad_t}" y2="{pad_t + plot_h}"/>'
-    )
-    parts.append(
-        f'<line class="axis" x1="{pad_l}" x2="{pad_l + plot_w}" '
-        f'y1="{pad_t + plot_h}" y2="{pad_t + plot_h}"/>'
-    )
+        grid.append({"y": y(v), "text_y": round(y(v) + 4, 1), "text": format_number(v, lang, 0)})
+    out_lines = []
     for i, (name, values) in enumerate(lines):
-        colour = COLOURS[i % len(COLOURS)]
-        pts = " ".join(f"{x(j):.1f},{y(v):.1f}" for j, v in enumerate(values))
-        parts.append(
-            f'<polyline points="{pts}" stroke="{colour}"><title>'
-            f"{html.escape(name)}</title></polyline>"
-        )
         last = values[-1]
-        parts.append(
-            f'<text x="{x(len(values) - 1) + 6:.1f}" y="{y(last) + 4:.1f}" '
-            f'fill="{colour}" style="fill:{colour}">{html.escape(name)} '
-            f"{html.escape(format_number(last, lang, 0))}</text>"
+        out_lines.append(
+            {
+                "name": name,
+                "colour": COLOURS[i % len(COLOURS)],
+                "points": " ".join(f"{x(j)},{y(v)}" for j, v in enumerate(values)),
+                "label_x": round(x(len(values) - 1) + 6, 1),
+                "label_y": round(y(last) + 4, 1),
+                "last": format_number(last, lang, 0),
+            }
         )
-    parts.append("</svg>")
-    return "".join(parts)
+    return {
+        "width": width,
+        "height": height,
+        "label": tr("rank.history", lang),
+        "left": pad_l,
+        "right": pad_l + plot_w,
+        "top": pad_t,
+        "bottom": pad_t + plot_h,
+        "grid": grid,
+        "lines": out_lines,
+    }

@@ -168,6 +168,8 @@ INPUT_SPECS: dict[str, InputSpec] = {
                 "crawford": (bool, True),
                 "minutes_per_point": (float, 10.0),
                 "language": (Literal["es", "en"], "es"),
+                # The hub's fencing token: the table puts it on every event of this match.
+                "epoch": (int | None, None),
             },
         ),
         _spec("unassign", "hub", "The hub withdraws the match from this table."),

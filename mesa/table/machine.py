@@ -54,6 +54,9 @@ class Outcome:
     state: str
     events: list[ev.Event] = field(default_factory=list)
     refusal: Refusal | None = None
+    # The fencing token of the assignment the events belong to (the table's epoch after the
+    # input); the link puts it on every event's envelope. None: no epoch was ever given.
+    epoch: int | None = None
 
     @property
     def accepted(self) -> bool:
@@ -108,6 +111,8 @@ class TableState:
 
     state: str = "idle"
     match_id: str | None = None
+    # The hub's fencing token for this assignment (``assign``'s ``epoch``); it only grows.
+    epoch: int | None = None
     players: dict[str, str] = field(default_factory=dict)
     cards: dict[str, str] = field(default_factory=dict)
     language: str = "es"
@@ -169,6 +174,11 @@ class Table:
         self, name: str | Input, args: dict[str, Any] | None = None, *, now: float
     ) -> Outcome:
         """Apply one input at ``now`` (seconds on the table's monotonic clock)."""
+        out = self._apply(name, args, now)
+        out.epoch = self.s.epoch
+        return out
+
+    def _apply(self, name: str | Input, args: dict[str, Any] | None, now: float) -> Outcome:
         try:
             # An Input built by hand is validated too: defaults are filled, types checked.
             inp = (parse_input(name.name, name.args) if isinstance(name, Input)
@@ -449,6 +459,10 @@ class Table:
             isinstance(n, str) and n.strip() for n in players.values()
         ):
             raise _refuse("bad_players", "players must name both sides a and b")
+        epoch = a["epoch"]
+        if epoch is not None and (epoch < 0 or (self.s.epoch is not None and epoch < self.s.epoch)):
+            # Epochs only grow: a smaller one is an assignment the hub has since replaced.
+            raise _refuse("stale_epoch", f"assignment epoch {epoch} is older than {self.s.epoch}")
         cards = a["cards"] or {}
         if set(cards) - set(SIDES):
             raise _refuse("bad_cards", "cards are given per side a and b")
@@ -456,7 +470,7 @@ class Table:
             match = Match(length=a["length"], crawford=a["crawford"])
         except RuleError as e:
             raise _refuse(e.code, str(e)) from None
-        fresh = TableState(language=a["language"])
+        fresh = TableState(language=a["language"], epoch=a["epoch"])
         old, self.s = self.s, fresh
         self.s.last_now = old.last_now
         self.s.match = match
@@ -484,7 +498,8 @@ class Table:
 
     def _on_unassign(self, inp: Input, now: float) -> None:
         match_id = self.s.match_id or ""
-        self.s = TableState(language=self.s.language, last_now=now)
+        # The epoch stays: the table.unassigned event belongs to the assignment it ends.
+        self.s = TableState(language=self.s.language, last_now=now, epoch=self.s.epoch)
         self._emit(ev.TableUnassigned(match_id=match_id))
 
     def _check_in(self, side: Side, card: str | None, now: float) -> None:

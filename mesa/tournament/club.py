@@ -41,7 +41,8 @@ class Club:
                           settings: TournamentSettings | None = None) -> Tournament:
         if id in self.tournaments:
             raise TournamentError(f"tournament {id!r} already exists",
-                                  code="duplicate_tournament")
+                                  code="duplicate_tournament", reason="tournament_exists",
+                                  tournament=id)
         t = Tournament(id, name, held_on, category=category, official=official,
                        settings=settings)
         self.tournaments[id] = t
@@ -51,7 +52,8 @@ class Club:
         try:
             return self.tournaments[id]
         except KeyError:
-            raise TournamentError(f"no tournament {id!r}", code="unknown_tournament") from None
+            raise TournamentError(f"no tournament {id!r}", code="unknown_tournament",
+                                  reason="unknown_tournament", tournament=id) from None
 
     def register(self, tournament_id: str, player_id: str, *, override: bool = False,
                  actor: str = "director", now: datetime) -> Entrant:
@@ -75,6 +77,18 @@ class Club:
         self.registry.serve_sanctions(t.id, t.held_on)
         return out
 
+    def redraw(self, tournament_id: str, *, seed: int | str, now: datetime,
+               actor: str = "director", n_groups: int | None = None) -> list[str]:
+        """Draw the groups again with a new seed (the old draw stays in the audit).
+
+        Returns the tables the old draw had matches at. Refused like
+        :meth:`Tournament.undo_groups` once the group draw counts.
+        """
+        t = self.tournament(tournament_id)
+        tables = t.undo_groups(actor=actor, now=now, why="redraw")
+        self.start(tournament_id, seed=seed, now=now, actor=actor, n_groups=n_groups)
+        return tables
+
     def withdraw(self, tournament_id: str, player_id: str, kind: SanctionKind, *,
                  actor: str = "director", now: datetime, note: str = "") -> Outcome:
         """HGV 2.3.5/2.3.6; the ban is on the player's record at once (not only at closing)."""
@@ -95,7 +109,8 @@ class Club:
         """Re-record a closed tournament after a late correction; ratings are rebuilt."""
         t = self.tournament(tournament_id)
         if t.phase != "closed":
-            raise TournamentError(f"{tournament_id} is not closed", code="wrong_phase")
+            raise TournamentError(f"{tournament_id} is not closed", code="wrong_phase",
+                                  reason="not_closed", tournament=tournament_id)
         record = TournamentRecord.from_tournament(t)
         self.season.add_record(record)
         for s in t.sanctions:

@@ -3,8 +3,12 @@
 >>> try:
 ...     raise UnknownPlayerError("P0099")
 ... except TournamentError as e:
-...     print(e.code, e)
-unknown_player unknown player 'P0099'
+...     print(e.code, e, e.reason, e.params)
+unknown_player unknown player 'P0099' unknown_player {'player': 'P0099'}
+
+Every refusal carries a ``reason`` (a key of :data:`mesa.tournament.i18n.REFUSALS`) and its
+``params``, so the dashboard and the tables say it in the reader's language; ``str(e)`` stays
+English, for logs.
 """
 
 from __future__ import annotations
@@ -15,21 +19,26 @@ from mesa.errors import MesaError
 
 
 class TournamentError(MesaError):
-    """Root of the engine's errors. ``code`` is stable; ``str(e)`` explains it in English."""
+    """Root of the engine's errors. ``code`` is stable and coarse (the kind of refusal);
+    ``reason`` and ``params`` say exactly what, for translation; ``str(e)`` is English."""
 
     code = "tournament_error"
 
-    def __init__(self, message: str, *, code: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, code: str | None = None, reason: str | None = None, **params: object
+    ) -> None:
         super().__init__(message)
         if code is not None:
             self.code = code
+        self.reason = reason or self.code
+        self.params: dict[str, object] = params
 
 
 class UnknownPlayerError(TournamentError):
     code = "unknown_player"
 
-    def __init__(self, player: str) -> None:
-        super().__init__(f"unknown player {player!r}")
+    def __init__(self, player: str, *, reason: str = "unknown_player") -> None:
+        super().__init__(f"unknown player {player!r}", reason=reason, player=player)
         self.player = player
 
 
@@ -55,6 +64,12 @@ class PhaseError(TournamentError):
     """The action does not fit the tournament's phase (e.g. registering after the draw)."""
 
     code = "wrong_phase"
+
+
+class DrawLockedError(TournamentError):
+    """The draw counts already (a match of its phase started or has a result): no redraw."""
+
+    code = "draw_locked"
 
 
 class UnknownMatchError(TournamentError):
@@ -89,6 +104,8 @@ class RowError:
 
     line: int
     message: str
+    reason: str = "csv_row"
+    params: tuple[tuple[str, object], ...] = ()
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.message}"
@@ -107,5 +124,9 @@ class RankingCSVError(TournamentError):
 
     def __init__(self, errors: list[RowError]) -> None:
         lines = "\n".join(f"  {e}" for e in errors)
-        super().__init__(f"ranking CSV has {len(errors)} bad row(s), nothing imported:\n{lines}")
+        super().__init__(
+            f"ranking CSV has {len(errors)} bad row(s), nothing imported:\n{lines}",
+            reason="bad_ranking_csv",
+            rows=len(errors),
+        )
         self.errors = errors

@@ -52,6 +52,8 @@ def step_line(step: TieStep, player: str, names: Mapping[str, str], lang: str = 
         return text("step_pending", lang, among=_names(step.among, names))
     if step.criterion == "void":
         return text("step_void", lang)
+    if step.criterion == "no_show":
+        return text("step_no_show", lang)
     return text("step_criterion", lang, criterion=text(f"crit_{step.criterion}", lang),
                 among=_names(step.among, names), values=values, verdict=verdict)
 

@@ -11,12 +11,12 @@ English CSV uses ``,`` and a decimal point.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from mesa.tournament.csv_cells import csv_writer
 from mesa.tournament.explain import group_place_lines, points_lines
 from mesa.tournament.i18n import check_lang, format_points, ordinal, place_label, text
 from mesa.tournament.points import PointsBreakdown
@@ -48,7 +48,7 @@ STANDINGS_HEADERS = {
 
 
 def _writer(buf: io.StringIO, lang: str) -> Any:
-    return csv.writer(buf, delimiter=";" if lang == "es" else ",", lineterminator="\n")
+    return csv_writer(buf, ";" if lang == "es" else ",")  # formulas neutralised
 
 
 def final_list_lines(rows: Iterable[Any], lang: str = "es",

@@ -12,13 +12,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mesa.tournament.errors import NotEnoughPlayersError, TournamentError
 
-Criterion = Literal["wins", "forfeit", "h2h_wins", "h2h_diff", "diff", "dice", "pending", "void"]
+Criterion = Literal[
+    "wins", "forfeit", "h2h_wins", "h2h_diff", "diff", "dice", "pending", "void", "no_show"
+]
 # Tie-breaks of HGV 7.2.3 in their strict order; a split restarts from the first (RULES §4).
 TIE_BREAKS: tuple[Criterion, ...] = ("h2h_wins", "h2h_diff", "diff")
 
@@ -33,13 +35,15 @@ def group_count(n_players: int, requested: int | None = None) -> int:
     (13, 1, 2)
     """
     if n_players < 2:
-        raise NotEnoughPlayersError(f"a tournament needs at least 2 players, got {n_players}")
+        raise NotEnoughPlayersError(f"a tournament needs at least 2 players, got {n_players}",
+                                    reason="too_few_players", n=n_players)
     if requested is None:
         return max(1, n_players // 3)
     if not 1 <= requested <= n_players // 2:
         raise TournamentError(
             f"{requested} groups for {n_players} players: choose 1 to {n_players // 2} "
-            "so that every group has at least 2 players", code="bad_group_count")
+            "so that every group has at least 2 players", code="bad_group_count",
+            reason="bad_group_count", groups=requested, n=n_players, most=n_players // 2)
     return requested
 
 
@@ -218,6 +222,7 @@ def group_standings(
     *,
     dice: DiceSource | None = None,
     qualifiers: int = 3,
+    no_shows: Collection[str] = (),
 ) -> GroupStandings:
     """Rank a group (HGV 7.2.2, 7.2.3, 2.3.2, 2.3.3). ``players`` in group seed order.
 
@@ -225,7 +230,17 @@ def group_standings(
     (3) point difference over the whole group, (4) dice; every split restarts at (1) for each
     smaller tie. A player with a forfeit loss leaves any tie and goes below it. Dice are only
     asked for once the group is complete; before that a tie needing dice stays ``pending``
-    (shown in seed order).
+    (shown in seed order). ``no_shows`` (HGV 2.3.6: confirmed and did not come) have every
+    match counted as lost: they go to the bottom and never qualify, so the next player of the
+    group takes their place.
+
+    >>> rs = [GroupResult("G1-1", "A", "B", 3, 0), GroupResult("G1-2", "A", "C", 3, 1),
+    ...       GroupResult("G1-3", "B", "C", 3, 2)]
+    >>> [(r.player_id, r.qualified) for r in group_standings(1, "ABC", rs, qualifiers=2).rows]
+    [('A', True), ('B', True), ('C', False)]
+    >>> st = group_standings(1, "ABC", rs, qualifiers=2, no_shows={"A"})
+    >>> [(r.player_id, r.qualified, r.decided_by) for r in st.rows]
+    [('B', True, 'wins'), ('C', True, 'wins'), ('A', False, 'no_show')]
     """
     complete = len(results) >= len(players) * (len(players) - 1) // 2
     void = voided_players(players, results)
@@ -286,7 +301,8 @@ def group_standings(
             if set(rolls) != tied_set:
                 raise TournamentError(
                     f"dice for group {group} must be given for exactly {sorted(tied)}",
-                    code="bad_dice")
+                    code="bad_dice", reason="dice_for_whom", group=group,
+                    players=", ".join(sorted(tied)))
             step = TieStep("dice", among, dict(rolls), len(set(rolls.values())) > 1, attempt)
             dice_log.append(step)
             for p in tied:
@@ -295,7 +311,8 @@ def group_standings(
                 return split(tied, rolls)
             attempt += 1  # everybody rolled the same: roll again
 
-    active = [p for p in players if p not in void]
+    gone = [p for p in players if p in no_shows and p not in void]
+    active = [p for p in players if p not in void and p not in gone]
     order: list[str] = []
     for w in sorted({stats[p]["wins"] for p in active}, reverse=True):
         bucket = [p for p in active if stats[p]["wins"] == w]
@@ -314,6 +331,9 @@ def group_standings(
         if p in void:
             steps[p].append(TieStep("void", (p,), {}, True))
             order.append(p)
+    for p in gone:
+        steps[p].append(TieStep("no_show", (p,), {}, True))
+        order.append(p)
     rows = []
     for place, p in enumerate(order, start=1):
         s = stats[p]
@@ -321,6 +341,6 @@ def group_standings(
             player_id=p, place=place, played=s["played"], wins=s["wins"],
             losses=s["played"] - s["wins"], points_for=s["pf"], points_against=s["pa"],
             forfeit_losses=s["fl"], voided=p in void,
-            qualified=place <= qualifiers and p not in void, steps=tuple(steps[p])))
+            qualified=place <= qualifiers and p not in void and p not in gone, steps=tuple(steps[p])))
     return GroupStandings(group, tuple(rows), complete, tuple(p for p in players if p in void),
                           removed, tuple(dice_log))

@@ -6,22 +6,38 @@
 ('1º', '2nd', '17º–30º')
 >>> round_name("R16"), round_name("R1", "en", phase="consolation")
 ('octavos de final', 'Último Chance round 1')
+>>> refusal("cannot_start", {"match": "G1-3", "status": "done"})
+'G1-3 no puede empezar: está terminada'
+>>> from mesa.tournament.errors import PhaseError
+>>> refusal_of(PhaseError("no UC", reason="no_consolation"), "es")
+'este torneo no tiene Último Chance'
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
-from mesa.tournament.errors import TournamentError
+from mesa.tournament.errors import RankingCSVError, TournamentError
 from mesa.tournament.points import format_points
 
 Lang = Literal["es", "en"]
 LANGS: tuple[Lang, ...] = ("es", "en")
 
-__all__ = ["LANGS", "Lang", "check_lang", "format_points", "ordinal", "place_label",
-           "round_name", "signed", "text"]
+__all__ = ["LANGS", "REFUSALS", "Lang", "check_lang", "format_points", "ordinal", "place_label",
+           "refusal", "refusal_of", "round_name", "signed", "text"]
 
 STRINGS: dict[str, dict[str, str]] = {
+    "conflict_stale_table": {
+        "es": "la mesa {table} ya no tenía esta partida (ahora: mesa {holder}) y envió este "
+              "resultado; no se ha aplicado",
+        "en": "table {table} no longer held this match (now: table {holder}) and sent this "
+              "result; it was not applied"},
+    "conflict_second_result": {
+        "es": "la mesa {table} envió otro resultado para una partida ya decidida; no se ha "
+              "aplicado",
+        "en": "table {table} sent another result for a match already decided; it was not "
+              "applied"},
     "title_final_list": {"es": "ASÍ QUEDÓ EL TORNEO", "en": "FINAL STANDINGS"},
     "points_header": {"es": "{name} — {tournament}: {total} puntos",
                       "en": "{name} — {tournament}: {total} points"},
@@ -77,6 +93,11 @@ STRINGS: dict[str, dict[str, str]] = {
               "como si no hubiera venido (HGV 2.3.3)",
         "en": "Won one match and lost the others by forfeit: none of their results count, "
               "as if absent (HGV 2.3.3)"},
+    "step_no_show": {
+        "es": "Confirmó y no vino: todos sus encuentros cuentan como perdidos y su plaza pasa "
+              "al siguiente del grupo (HGV 2.3.6)",
+        "en": "Confirmed and did not come: every match counts as lost and their place goes "
+              "to the next player of the group (HGV 2.3.6)"},
     "verdict_split": {"es": "deshace el empate", "en": "breaks the tie"},
     "verdict_tied": {"es": "sigue el empate", "en": "still tied"},
     "decided_by": {"es": "Decidido por: {criterion}", "en": "Decided by: {criterion}"},
@@ -93,6 +114,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "crit_dice": {"es": "Criterio 4 (dados)", "en": "Criterion 4 (dice)"},
     "crit_pending": {"es": "pendiente de los dados", "en": "waiting for the dice"},
     "crit_void": {"es": "resultados anulados (HGV 2.3.3)", "en": "results removed (HGV 2.3.3)"},
+    "crit_no_show": {"es": "confirmó y no vino (HGV 2.3.6)",
+                     "en": "confirmed and did not come (HGV 2.3.6)"},
     "champion": {"es": "campeón", "en": "champion"},
     "finalist": {"es": "finalista", "en": "finalist"},
     "group_stage": {"es": "fase de grupos", "en": "group stage"},
@@ -112,7 +135,8 @@ def check_lang(lang: str) -> Lang:
     for known in LANGS:
         if lang == known:
             return known
-    raise TournamentError(f"unknown language {lang!r}: use 'es' or 'en'", code="bad_lang")
+    raise TournamentError(f"unknown language {lang!r}: use 'es' or 'en'", code="bad_lang",
+                          reason="bad_lang", lang=lang)
 
 
 def text(key: str, lang: str = "es", **kw: object) -> str:
@@ -145,3 +169,227 @@ def round_name(label: str, lang: str = "es", *, phase: str = "knockout") -> str:
 
 def signed(n: int) -> str:
     return f"+{n}" if n > 0 else str(n)
+
+
+# Why the engine refused, by ``TournamentError.reason`` (and ``RowError.reason`` for a ranking
+# CSV's rows); ``{name}`` fields are the error's ``params``. ``status`` and ``phase`` values are
+# translated through STATUS below. A test checks that every reason raised has both texts.
+REFUSALS: dict[str, dict[str, str]] = {
+    "tournament_error": {"es": "el torneo no lo permite", "en": "the tournament does not allow it"},
+    "no_time": {"es": "falta la hora actual", "en": "the current time is missing"},
+    "unknown_match": {"es": "no existe la partida {match}", "en": "no match {match}"},
+    "unknown_player": {"es": "no existe el jugador {player}", "en": "no player {player}"},
+    "unknown_card": {"es": "ningún jugador tiene la tarjeta {player}",
+                     "en": "no player holds card {player}"},
+    "registration_closed": {"es": "la inscripción está cerrada ({phase})",
+                            "en": "registration is closed ({phase})"},
+    "already_registered": {"es": "{name} ya está inscrito", "en": "{name} is already registered"},
+    "entrant_same_name": {"es": "ya hay otro inscrito llamado {name}",
+                          "en": "another entrant is already named {name}"},
+    "sanctioned": {"es": "{name} tiene vetado este torneo ({rules}, en {tournaments})",
+                   "en": "{name} is barred from this tournament ({rules}, in {tournaments})"},
+    "wrong_category": {"es": "{name} juega en la categoría {category}; este torneo es {wanted}",
+                       "en": "{name} plays in category {category}; this tournament is {wanted}"},
+    "not_member": {"es": "{name} no es socio: los torneos oficiales son para socios (HGV 1.4)",
+                   "en": "{name} is not a member: official tournaments are for members (HGV 1.4)"},
+    "draw_made": {"es": "el sorteo ya está hecho: retire al jugador en su lugar",
+                  "en": "the draw is made: withdraw the player instead"},
+    "already_started": {"es": "los grupos ya empezaron", "en": "the groups have already started"},
+    "unknown_group": {"es": "no existe el grupo {group}", "en": "no group {group}"},
+    "dice_too_late": {"es": "la eliminatoria ya está sorteada: los dados del grupo no pueden cambiar",
+                      "en": "the knockout is drawn: group dice can no longer change"},
+    "dice_players": {"es": "los dados son para dos o más jugadores del grupo",
+                     "en": "dice need two or more players of the group"},
+    "dice_range": {"es": "cada dado marca de 1 a 6", "en": "each die shows 1 to 6"},
+    "dice_equal": {"es": "dados iguales no deshacen nada: tiren otra vez",
+                   "en": "equal dice break nothing: roll again"},
+    "dice_for_whom": {"es": "los dados del grupo {group} deben ser exactamente de {players}",
+                      "en": "dice for group {group} must be given for exactly {players}"},
+    "no_consolation": {"es": "este torneo no tiene Último Chance",
+                       "en": "this tournament has no Último Chance"},
+    "consolation_too_early": {"es": "el Último Chance empieza cuando la eliminatoria está sorteada",
+                              "en": "Último Chance starts once the knockout is drawn"},
+    "consolation_drawn": {"es": "el Último Chance ya está sorteado",
+                          "en": "Último Chance is already drawn"},
+    "first_round_open": {
+        "es": "quedan partidas de la primera ronda de la eliminatoria: espere, o elija los inscritos",
+        "en": "first knockout matches are not all decided: wait, or name the entrants"},
+    "entered_twice": {"es": "inscritos dos veces: {players}", "en": "entered twice: {players}"},
+    "not_eligible": {"es": "no pueden jugar el Último Chance: {players}",
+                     "en": "not eligible for Último Chance: {players}"},
+    "consolation_too_few": {"es": "el Último Chance necesita al menos 2 jugadores",
+                            "en": "Último Chance needs at least 2 players"},
+    "not_in_consolation": {"es": "{player} no está en el Último Chance",
+                           "en": "{player} is not in Último Chance"},
+    "already_decided": {"es": "{match} ya está decidida ({score}): el director puede corregirla",
+                        "en": "{match} is already decided ({score}): a director can correct it"},
+    "players_unknown": {"es": "{match} no está lista: aún no se conocen sus jugadores",
+                        "en": "{match} is not ready: its players are not known yet"},
+    "closed": {"es": "el torneo está cerrado", "en": "the tournament is closed"},
+    "cannot_start": {"es": "{match} no puede empezar: está {status}",
+                     "en": "{match} cannot start: it is {status}"},
+    "withdraw_when": {"es": "la retirada solo cabe mientras se juega el torneo",
+                      "en": "withdrawal applies while the tournament is played"},
+    "withdrawal_kind": {"es": "tipo de retirada desconocido: {kind}",
+                        "en": "unknown withdrawal {kind}"},
+    "already_withdrawn": {"es": "{player} ya se retiró", "en": "{player} has already withdrawn"},
+    "nothing_to_correct": {"es": "{match} no tiene resultado que corregir: anótelo",
+                           "en": "{match} has no result to correct: record it instead"},
+    "no_conflict": {"es": "no hay un conflicto abierto {conflict}",
+                    "en": "no open conflict {conflict}"},
+    "keep_draw_only": {
+        "es": "«mantener el cuadro» solo vale para una corrección de grupo que solo afecta al cuadro",
+        "en": "keeping the draw is only for a group correction whose sole effect is on the draw"},
+    "no_draw_to_undo": {"es": "no hay sorteo de grupos que deshacer (fase: {phase})",
+                        "en": "no group draw to take back (phase: {phase})"},
+    "draw_locked": {"es": "el sorteo ya cuenta: ya se jugó {matches}",
+                    "en": "the draw counts already: {matches} has been played"},
+    "draw_locked_withdrawal": {"es": "el sorteo ya cuenta: un jugador se retiró",
+                               "en": "the draw counts already: a player withdrew"},
+    "conflict_annuls_changed": {
+        "es": "aplicar {conflict} ahora anularía {annuls}, no lo que se mostró: revíselo de nuevo",
+        "en": "applying {conflict} would now annul {annuls}, not what was shown: look at it again"},
+    "conflict_stale": {"es": "{match} cambió desde que se abrió el conflicto",
+                       "en": "{match} changed since the conflict was opened"},
+    "bad_resolution": {"es": "resolución desconocida: {resolution}",
+                       "en": "unknown resolution {resolution}"},
+    "assign_not_ready": {
+        "es": "{match} está {status}: solo se asigna una partida lista (mueva la ya asignada)",
+        "en": "{match} is {status}: only a ready match can be assigned (move an assigned one)"},
+    "table_busy": {"es": "la mesa {table} está ocupada con {match}",
+                   "en": "table {table} is busy with {match}"},
+    "players_busy": {"es": "aún no puede empezar: {players} siguen jugando",
+                     "en": "it cannot start now: {players} still playing"},
+    "no_table": {"es": "{match} no tiene mesa", "en": "{match} has no table"},
+    "move_no_table": {"es": "{match} está {status}: solo se mueve una partida con mesa",
+                      "en": "{match} is {status}: only a match with a table can move"},
+    "unassign_not_assigned": {"es": "{match} está {status}: solo se quita una partida asignada",
+                              "en": "{match} is {status}: only an assigned match can be unassigned"},
+    "format_fixed": {"es": "{match} está {status}: su formato ya no puede cambiar",
+                     "en": "{match} is {status}: its format can no longer change"},
+    "length_min": {"es": "una partida es al menos a 1 punto", "en": "a match is at least 1 point"},
+    "already_closed": {"es": "el torneo ya está cerrado", "en": "the tournament is already closed"},
+    "not_finished": {"es": "la eliminatoria o el Último Chance no han terminado",
+                     "en": "the knockout or Último Chance is not finished"},
+    "bad_state": {"es": "versión de estado desconocida: {version}",
+                  "en": "unknown tournament state version {version}"},
+    "no_name": {"es": "un jugador necesita un nombre", "en": "a player needs a name"},
+    "unknown_category": {"es": "categoría desconocida: {category}",
+                         "en": "unknown category {category}"},
+    "name_taken": {"es": "ya existe un jugador llamado {name} ({player})",
+                   "en": "a player named {name} already exists ({player})"},
+    "card_taken": {"es": "la tarjeta {card} ya es de {name}",
+                   "en": "card {card} already belongs to {name}"},
+    "id_taken": {"es": "ya existe el jugador {player}", "en": "player id {player} already exists"},
+    "id_fixed": {"es": "el identificador de un jugador no cambia",
+                 "en": "a player's id cannot change"},
+    "too_few_players": {"es": "un torneo necesita al menos 2 jugadores (hay {n})",
+                        "en": "a tournament needs at least 2 players, got {n}"},
+    "bad_group_count": {
+        "es": "{groups} grupos para {n} jugadores: elija de 1 a {most}, con 2 jugadores por grupo "
+              "como mínimo",
+        "en": "{groups} groups for {n} players: choose 1 to {most} so that every group has at "
+              "least 2 players"},
+    "bracket_too_few": {"es": "un cuadro necesita al menos 2 jugadores (hay {n})",
+                        "en": "a bracket needs at least 2 players, got {n}"},
+    "setting_min": {"es": "el ajuste {setting} debe ser al menos 1",
+                    "en": "setting {setting} must be at least 1"},
+    "dice_by": {"es": "los dados los tira el hub o el director",
+                "en": "dice are rolled by the hub or the director"},
+    "score_whole": {"es": "los tantos son números enteros ≥ 0 (llegó {value})",
+                    "en": "scores must be whole numbers ≥ 0, got {value}"},
+    "score_unfinished": {"es": "{a}–{b} no termina una partida a {length}: alguien debe llegar a "
+                               "{length}",
+                         "en": "{a}–{b} does not finish a {length}-point match: one player must "
+                               "reach {length}"},
+    "score_both": {"es": "{a}–{b} no puede darse en una partida a {length}: termina cuando el "
+                         "primero llega a {length}",
+                   "en": "{a}–{b} cannot happen in a {length}-point match: it ends when the first "
+                         "player reaches {length}"},
+    "score_too_high": {"es": "{a}–{b} es imposible a {length}: ningún juego vale más de {most}",
+                       "en": "{a}–{b} is impossible in a {length}-point match: no game scores "
+                             "more than {most}"},
+    "tournament_exists": {"es": "el torneo {tournament} ya existe",
+                          "en": "tournament {tournament} already exists"},
+    "unknown_tournament": {"es": "no existe el torneo {tournament}",
+                           "en": "no tournament {tournament}"},
+    "not_closed": {"es": "el torneo {tournament} no está cerrado",
+                   "en": "tournament {tournament} is not closed"},
+    "bad_schema": {"es": "la base de datos es de otra versión", "en": "the store is of another version"},
+    "audit_rewrite": {"es": "se negó a reescribir el registro de auditoría",
+                      "en": "refused to rewrite the audit log"},
+    "bad_lang": {"es": "idioma desconocido: {lang}", "en": "unknown language {lang}"},
+    "bad_ranking_csv": {"es": "el CSV tiene {rows} fila(s) con errores; no se importó nada",
+                        "en": "the CSV has {rows} bad row(s); nothing was imported"},
+    # A ranking CSV's rows (RowError.reason).
+    "csv_row": {"es": "fila no válida", "en": "invalid row"},
+    "csv_line": {"es": "línea {line}: {problem}", "en": "line {line}: {problem}"},
+    "csv_empty": {"es": "el archivo está vacío: necesita una línea de cabecera",
+                  "en": "the file is empty: it needs a header line"},
+    "csv_repeats": {"es": "la columna {column} repite {field}", "en": "column {column} repeats {field}"},
+    "csv_no_points": {"es": "falta la columna de puntos ({columns})",
+                      "en": "no points column ({columns})"},
+    "csv_no_name": {"es": "falta la columna de nombre o de jugador ({columns})",
+                    "en": "no name or player id column ({columns})"},
+    "csv_count": {"es": "{field}: {value} no es un número entero ≥ 0",
+                  "en": "{field}: {value} is not a whole number ≥ 0"},
+    "csv_fields": {"es": "se esperaban {want} campos y hay {got}",
+                   "en": "expected {want} fields, found {got}"},
+    "csv_name_mismatch": {"es": "el nombre {name} no corresponde a {player} ({known})",
+                          "en": "name {name} does not match {player} ({known})"},
+    "csv_unknown_id": {"es": "jugador desconocido: {player}", "en": "unknown player id {player}"},
+    "csv_unknown_card": {"es": "tarjeta desconocida: {card}", "en": "unknown card {card}"},
+    "csv_unknown_name": {"es": "jugador desconocido: {name} (inscríbalo antes)",
+                         "en": "unknown player {name} (register them first)"},
+    "csv_no_who": {"es": "cada fila necesita un nombre o un jugador",
+                   "en": "a row needs a name or a player id"},
+    "csv_negative": {"es": "puntos: {value} es negativo", "en": "points: {value} is negative"},
+    "csv_points": {"es": "puntos: {value} no es un número con hasta dos decimales",
+                   "en": "points: {value} is not a number with at most two decimals"},
+    "csv_position": {"es": "puesto: {value} no es un número entero",
+                     "en": "position: {value} is not a whole number"},
+    "csv_won_finals": {"es": "ganó {won} torneos pero jugó solo {finals} finales",
+                       "en": "won {won} tournaments but played only {finals} finals"},
+    "csv_finals_played": {"es": "más finales o victorias que torneos jugados ({played})",
+                          "en": "more finals or wins than tournaments played ({played})"},
+    "csv_twice": {"es": "jugador ya listado en la línea {line}",
+                  "en": "player already listed on line {line}"},
+}
+
+# Values of ``status`` and ``phase`` params, as players say them.
+STATUS: dict[str, dict[str, str]] = {
+    "waiting": {"es": "en espera", "en": "waiting"},
+    "ready": {"es": "lista", "en": "ready"},
+    "assigned": {"es": "asignada", "en": "assigned"},
+    "playing": {"es": "en juego", "en": "playing"},
+    "done": {"es": "terminada", "en": "done"},
+    "registration": {"es": "inscripción", "en": "registration"},
+    "groups": {"es": "fase de grupos", "en": "group stage"},
+    "knockout": {"es": "eliminatoria", "en": "knockout"},
+}
+
+
+def refusal(reason: str, params: Mapping[str, object] | None = None, lang: str = "es") -> str:
+    """A refusal in ``lang``; an unknown reason falls back to the generic sentence."""
+    lang = check_lang(lang)
+    values = dict(params or {})
+    for name in ("status", "phase"):
+        value = values.get(name)
+        if isinstance(value, str) and value in STATUS:
+            values[name] = STATUS[value][lang]
+    table = REFUSALS.get(reason, REFUSALS["tournament_error"])
+    try:
+        return table[lang].format(**values)
+    except (KeyError, IndexError):
+        return REFUSALS["tournament_error"][lang]
+
+
+def refusal_of(error: TournamentError, lang: str = "es") -> str:
+    """The engine's refusal in ``lang``; a ranking CSV's lists every bad row."""
+    head = refusal(error.reason, error.params, lang)
+    if isinstance(error, RankingCSVError):
+        rows = [refusal("csv_line", {"line": r.line,
+                                     "problem": refusal(r.reason, dict(r.params), lang)}, lang)
+                for r in error.errors]
+        return "; ".join([head, *rows])
+    return head

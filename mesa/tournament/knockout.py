@@ -118,7 +118,8 @@ def plan_bracket(entrants: int, prefix: str, label: RoundLabel = ko_round_label)
     inwards; each winner takes the better seed's slot in the round of B.
     """
     if entrants < 2:
-        raise NotEnoughPlayersError(f"a bracket needs at least 2 players, got {entrants}")
+        raise NotEnoughPlayersError(f"a bracket needs at least 2 players, got {entrants}",
+                                    reason="bracket_too_few", n=entrants)
     size = largest_power_of_two(entrants)
     first_pi = 2 * size - entrants + 1
     positions = bracket_positions(size)

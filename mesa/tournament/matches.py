@@ -86,22 +86,26 @@ def validate_score(length: int, score_a: int, score_b: int) -> None:
     """
     for s in (score_a, score_b):
         if not isinstance(s, int) or isinstance(s, bool) or s < 0:
-            raise InvalidResultError(f"scores must be whole numbers ≥ 0, got {s!r}")
+            raise InvalidResultError(f"scores must be whole numbers ≥ 0, got {s!r}",
+                                     reason="score_whole", value=repr(s))
     hi, lo = max(score_a, score_b), min(score_a, score_b)
     if hi < length:
         raise InvalidResultError(
             f"{score_a}–{score_b} does not finish a {length}-point match: "
-            f"one player must reach {length}"
+            f"one player must reach {length}",
+            reason="score_unfinished", a=score_a, b=score_b, length=length,
         )
     if lo >= length:
         raise InvalidResultError(
             f"{score_a}–{score_b} cannot happen in a {length}-point match: "
-            f"the match ends when the first player reaches {length}"
+            f"the match ends when the first player reaches {length}",
+            reason="score_both", a=score_a, b=score_b, length=length,
         )
     if hi > length - 1 + MAX_GAME_POINTS:
         raise InvalidResultError(
             f"{score_a}–{score_b} is impossible in a {length}-point match: the last game "
-            f"started below {length} and no game scores more than {MAX_GAME_POINTS}"
+            f"started below {length} and no game scores more than {MAX_GAME_POINTS}",
+            reason="score_too_high", a=score_a, b=score_b, length=length, most=MAX_GAME_POINTS,
         )
 
 

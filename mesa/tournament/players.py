@@ -38,6 +38,20 @@ def normalize_name(name: str) -> str:
     return re.sub(r"\s+", " ", plain).strip().casefold()
 
 
+def name_key(name: str) -> tuple[str, str]:
+    """Spanish alphabetical order: case and accents do not count, ñ is a letter after n.
+
+    >>> sorted(["Maryori", "María", "Nuñez", "Núñez", "Nuno", "Ñandú", "Oscar", "Álvaro"],
+    ...        key=name_key)
+    ['Álvaro', 'María', 'Maryori', 'Nuno', 'Nuñez', 'Núñez', 'Ñandú', 'Oscar']
+    """
+    folded = unicodedata.normalize("NFD", name.casefold())
+    # n + combining tilde is ñ: mark it to sort after every n… and before o.
+    folded = folded.replace("n\u0303", "n\U0010ffff")
+    plain = "".join(c for c in folded if not unicodedata.combining(c))
+    return re.sub(r"\s+", " ", plain).strip(), unicodedata.normalize("NFC", name)
+
+
 def normalize_card(card_id: str) -> str:
     """Card ids as a serial reader may send them: spaces, colons and case do not count."""
     return re.sub(r"[\s:\-]", "", card_id).upper()
@@ -129,7 +143,7 @@ class PlayerRegistry:
         for p in self.players.values():
             if key in p.card_ids:
                 return p
-        raise UnknownPlayerError(f"card {key}")
+        raise UnknownPlayerError(key, reason="unknown_card")
 
     def find_name(self, name: str) -> Player | None:
         if self._names is None:
@@ -139,22 +153,26 @@ class PlayerRegistry:
 
     def _check_unique(self, player: Player, ignore: str | None = None) -> None:
         if not player.name.strip():
-            raise TournamentError("a player needs a name", code="bad_player")
+            raise TournamentError("a player needs a name", code="bad_player", reason="no_name")
         if player.category not in CATEGORIES:
-            raise TournamentError(f"unknown category {player.category!r}", code="bad_player")
+            raise TournamentError(f"unknown category {player.category!r}", code="bad_player",
+                                  reason="unknown_category", category=player.category)
         same = self.find_name(player.name)
         if same is not None and same.id != ignore:
             raise DuplicatePlayerError(
-                f"a player named {same.name!r} already exists ({same.id})")
+                f"a player named {same.name!r} already exists ({same.id})",
+                reason="name_taken", name=same.name, player=same.id)
         for card in player.card_ids:
             for other in self.players.values():
                 if other.id != ignore and card in other.card_ids:
                     raise DuplicatePlayerError(
-                        f"card {card} already belongs to {other.name} ({other.id})")
+                        f"card {card} already belongs to {other.name} ({other.id})",
+                        reason="card_taken", card=card, name=other.name)
 
     def add(self, player: Player) -> Player:
         if player.id in self.players:
-            raise DuplicatePlayerError(f"player id {player.id!r} already exists")
+            raise DuplicatePlayerError(f"player id {player.id!r} already exists", reason="id_taken",
+                                       player=player.id)
         player = replace(player, card_ids=tuple(normalize_card(c) for c in player.card_ids))
         self._check_unique(player)
         self.players[player.id] = player
@@ -175,7 +193,8 @@ class PlayerRegistry:
             changes["card_ids"] = tuple(normalize_card(c) for c in changes["card_ids"])
         new = replace(old, **changes)
         if new.id != old.id:
-            raise TournamentError("a player's id cannot change", code="bad_player")
+            raise TournamentError("a player's id cannot change", code="bad_player",
+                                  reason="id_fixed")
         self._check_unique(new, ignore=player_id)
         self.players[player_id] = new
         self._names = None

@@ -20,6 +20,7 @@ import csv
 import io
 from dataclasses import dataclass
 
+from mesa.tournament.csv_cells import csv_writer
 from mesa.tournament.errors import RankingCSVError, RowError, UnknownPlayerError
 from mesa.tournament.i18n import check_lang, format_points
 from mesa.tournament.players import Category, Player, PlayerRegistry, normalize_name
@@ -49,7 +50,7 @@ def export_ranking(ranking: Ranking, lang: str = "es") -> str:
     """A ranking as CSV: ``;`` and decimal comma in Spanish, ``,`` and point in English."""
     lang = check_lang(lang)
     buf = io.StringIO()
-    w = csv.writer(buf, delimiter=";" if lang == "es" else ",", lineterminator="\n")
+    w = csv_writer(buf, ";" if lang == "es" else ",")  # formulas neutralised
     w.writerow(EXPORT_HEADERS[lang])
     yes, no = ("sí", "no") if lang == "es" else ("yes", "no")
     for e in ranking.entries:
@@ -70,29 +71,41 @@ def _delimiter(header_line: str) -> str:
     return max(counts, key=lambda d: counts[d]) if any(counts.values()) else ","
 
 
-def _column_map(header: list[str]) -> tuple[dict[str, int], list[str]]:
+Problem = tuple[str, str, tuple[tuple[str, object], ...]]
+
+
+def _p(message: str, reason: str, **params: object) -> Problem:
+    """One problem of a row: English for logs, a reason and its values for translation."""
+    return message, reason, tuple(params.items())
+
+
+def _column_map(header: list[str]) -> tuple[dict[str, int], list[Problem]]:
     cols: dict[str, int] = {}
-    problems: list[str] = []
+    problems: list[Problem] = []
     for i, raw in enumerate(header):
         key = normalize_name(raw).replace(" ", "_")
         for field, names in ALIASES.items():
             if key in names:
                 if field in cols:
-                    problems.append(f"column {raw!r} repeats {field}")
+                    problems.append(_p(f"column {raw!r} repeats {field}", "csv_repeats",
+                                       column=raw, field=field))
                 cols[field] = i
     if "points" not in cols:
-        problems.append("no points column (puntos/points)")
+        problems.append(_p("no points column (puntos/points)", "csv_no_points",
+                           columns="puntos/points"))
     if "name" not in cols and "player_id" not in cols:
-        problems.append("no name or player id column (nombre/name, jugador/player_id)")
+        problems.append(_p("no name or player id column (nombre/name, jugador/player_id)",
+                           "csv_no_name", columns="nombre/name, jugador/player_id"))
     return cols, problems
 
 
-def _count(value: str, what: str, errors: list[str]) -> int:
+def _count(value: str, what: str, errors: list[Problem]) -> int:
     v = value.strip()
     if not v:
         return 0
     if not v.isdigit():
-        errors.append(f"{what}: {value!r} is not a whole number ≥ 0")
+        errors.append(_p(f"{what}: {value!r} is not a whole number ≥ 0", "csv_count",
+                         field=what, value=value))
         return 0
     return int(v)
 
@@ -116,12 +129,13 @@ def import_ranking(
     text = text.lstrip("\ufeff")
     first = text.splitlines()[0] if text.strip() else ""
     if not first.strip():
-        raise RankingCSVError([RowError(1, "the file is empty: it needs a header line")])
+        raise RankingCSVError([RowError(1, "the file is empty: it needs a header line",
+                                        "csv_empty")])
     reader = csv.reader(io.StringIO(text), delimiter=_delimiter(first))
     header = next(reader)
     cols, problems = _column_map(header)
     if problems:
-        raise RankingCSVError([RowError(1, p) for p in problems])
+        raise RankingCSVError([RowError(1, *p) for p in problems])
     errors: list[RowError] = []
     seen: dict[str, int] = {}
     rows: list[tuple[str | None, str, int, int, int, int]] = []
@@ -130,7 +144,8 @@ def import_ranking(
         if not any(c.strip() for c in row):
             continue
         if len(row) != len(header):
-            errors.append(RowError(line, f"expected {len(header)} fields, found {len(row)}"))
+            errors.append(RowError(line, f"expected {len(header)} fields, found {len(row)}",
+                                   "csv_fields", (("want", len(header)), ("got", len(row)))))
             continue
         problems = []
 
@@ -143,44 +158,51 @@ def import_ranking(
             if pid in registry:
                 player = registry.get(pid)
                 if name and normalize_name(name) != normalize_name(player.name):
-                    problems.append(f"name {name!r} does not match {pid} ({player.name})")
+                    problems.append(_p(f"name {name!r} does not match {pid} ({player.name})",
+                                       "csv_name_mismatch", name=name, player=pid,
+                                       known=player.name))
             else:
-                problems.append(f"unknown player id {pid!r}")
+                problems.append(_p(f"unknown player id {pid!r}", "csv_unknown_id", player=pid))
         elif card:
             try:
                 player = registry.by_card(card)
             except UnknownPlayerError:
-                problems.append(f"unknown card {card!r}")
+                problems.append(_p(f"unknown card {card!r}", "csv_unknown_card", card=card))
         elif name:
             player = registry.find_name(name)
             if player is None and not create_missing:
-                problems.append(f"unknown player {name!r} (register them first, or import "
-                                "with create_missing=True)")
+                problems.append(_p(f"unknown player {name!r} (register them first, or import "
+                                   "with create_missing=True)", "csv_unknown_name", name=name))
         else:
-            problems.append("a row needs a name or a player id")
+            problems.append(_p("a row needs a name or a player id", "csv_no_who"))
         try:
             points = parse_points(get("points"))
             if points < 0:
-                problems.append(f"points: {get('points')!r} is negative")
+                problems.append(_p(f"points: {get('points')!r} is negative", "csv_negative",
+                                   value=get("points")))
         except ValueError as e:
-            problems.append(f"points: {e}")
+            problems.append(_p(f"points: {e}", "csv_points", value=get("points")))
             points = 0
         if get("position") and not get("position").isdigit():
-            problems.append(f"position: {get('position')!r} is not a whole number")
+            problems.append(_p(f"position: {get('position')!r} is not a whole number",
+                               "csv_position", value=get("position")))
         played = _count(get("tournaments"), "tournaments", problems)
         won = _count(get("won"), "won", problems)
         finals = _count(get("finals"), "finals", problems)
         if "finals" in cols and won > finals:
-            problems.append(f"won {won} tournaments but played only {finals} finals")
+            problems.append(_p(f"won {won} tournaments but played only {finals} finals",
+                               "csv_won_finals", won=won, finals=finals))
         if "tournaments" in cols and max(won, finals) > played:
-            problems.append(f"more finals or wins than tournaments played ({played})")
+            problems.append(_p(f"more finals or wins than tournaments played ({played})",
+                               "csv_finals_played", played=played))
         key = player.id if player else normalize_name(name)
         if key and key in seen:
-            problems.append(f"player already listed on line {seen[key]}")
+            problems.append(_p(f"player already listed on line {seen[key]}", "csv_twice",
+                               line=seen[key]))
         elif key:
             seen[key] = line
         if problems:
-            errors.extend(RowError(line, p) for p in problems)
+            errors.extend(RowError(line, *p) for p in problems)
             continue
         rows.append((player.id if player else None, name or (player.name if player else ""),
                      points, played, won, finals))

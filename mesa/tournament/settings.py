@@ -97,9 +97,11 @@ class TournamentSettings:
         for name in ("group_length", "knockout_length", "final_rounds_length",
                      "consolation_length", "qualifiers_per_group"):
             if getattr(self, name) < 1:
-                raise TournamentError(f"setting {name} must be at least 1", code="bad_setting")
+                raise TournamentError(f"setting {name} must be at least 1", code="bad_setting",
+                                      reason="setting_min", setting=name)
         if self.dice_by not in ("hub", "director"):
-            raise TournamentError("dice_by must be 'hub' or 'director'", code="bad_setting")
+            raise TournamentError("dice_by must be 'hub' or 'director'", code="bad_setting",
+                                  reason="dice_by")
 
     def with_changes(self, **changes: Any) -> TournamentSettings:
         return replace(self, **changes)

@@ -81,7 +81,8 @@ class TournamentStore:
                 self.db.execute("INSERT INTO t_meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             elif int(row[0]) != SCHEMA_VERSION:
                 raise TournamentError(f"tournament tables have schema {row[0]}, "
-                                      f"this code knows {SCHEMA_VERSION}", code="bad_schema")
+                                      f"this code knows {SCHEMA_VERSION}", code="bad_schema",
+                                      reason="bad_schema")
 
     def __enter__(self) -> TournamentStore:
         return self
@@ -204,14 +205,16 @@ class TournamentStore:
         if stored > len(audit):
             raise TournamentError(
                 f"{t.id}: the store holds {stored} audit entries, this state only "
-                f"{len(audit)}: refusing to lose history", code="audit_rewrite")
+                f"{len(audit)}: refusing to lose history", code="audit_rewrite",
+                reason="audit_rewrite")
         if stored:
             last = db.execute("SELECT action, at FROM t_audit WHERE tournament_id=? AND seq=?",
                               (t.id, stored)).fetchone()
             mine = audit[stored - 1]
             if (last[0], last[1]) != (mine["action"], mine["at"]):
                 raise TournamentError(f"{t.id}: audit entry {stored} differs from the stored "
-                                      "one: refusing to rewrite history", code="audit_rewrite")
+                                      "one: refusing to rewrite history", code="audit_rewrite",
+                                      reason="audit_rewrite")
         new = audit[stored:]
         db.executemany("INSERT INTO t_audit VALUES (?, ?, ?, ?, ?, ?)",
                        [(t.id, a["seq"], a["at"], a["actor"], a["action"], _json(a["details"]))
@@ -228,7 +231,8 @@ class TournamentStore:
                               (tournament_id,)).fetchone()
         if row is None:
             raise TournamentError(f"no tournament {tournament_id!r} stored",
-                                  code="unknown_tournament")
+                                  code="unknown_tournament", reason="unknown_tournament",
+                                  tournament=tournament_id)
         state = json.loads(row[0])
         state["audit"] = [a.to_dict() for a in self.audit(tournament_id)]
         return Tournament.from_dict(state)

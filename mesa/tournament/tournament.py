@@ -21,6 +21,7 @@ Everything the hub persists round-trips through :meth:`Tournament.to_dict` and
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from mesa.tournament.errors import (
     AlreadyDecidedError,
     CategoryError,
     ConflictError,
+    DrawLockedError,
     DuplicatePlayerError,
     MatchNotReadyError,
     NotEnoughPlayersError,
@@ -84,7 +86,8 @@ STATE_VERSION = 1
 
 def _dt(value: datetime | None) -> datetime:
     if value is None:
-        raise TournamentError("this action needs the current time (now=...)", code="no_time")
+        raise TournamentError("this action needs the current time (now=...)", code="no_time",
+                              reason="no_time")
     return value
 
 
@@ -165,11 +168,14 @@ class KnockoutForfeit:
 
 @dataclass
 class Conflict:
-    """A director correction that later rounds already used; waits for a decision."""
+    """A director correction that later rounds already used, or a result a table reported that
+    the hub did not apply (kind ``table``: a table that no longer holds the match, or a second
+    result for a decided one); waits for a decision. ``old`` is the recorded result (None: the
+    match had none when the conflict was opened)."""
 
     id: str
     match_id: str
-    old: dict[str, Any]
+    old: dict[str, Any] | None
     new: dict[str, Any]
     reason: str
     actor: str
@@ -190,7 +196,7 @@ class Conflict:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Conflict:
-        return cls(d["id"], d["match_id"], d["old"], d["new"], d["reason"], d["actor"],
+        return cls(d["id"], d["match_id"], d.get("old"), d["new"], d["reason"], d["actor"],
                    _dt(from_iso(d["at"])), list(d["kinds"]), list(d["affected"]), d["status"],
                    d.get("resolved_by"), from_iso(d.get("resolved_at")),
                    list(d.get("annulled", [])))
@@ -300,6 +306,8 @@ class Tournament:
         self.sanctions: list[Sanction] = []
         self.conflicts: list[Conflict] = []
         self.audit: list[AuditEntry] = []
+        # Entrants left out of the group draw as absent (undoing the draw brings them back).
+        self.left_out: list[Entrant] = []
         self._standings: dict[int, GroupStandings] = {}
         self._by_group: dict[int, list[str]] | None = None
         self._feeds: dict[str, list[str]] | None = None
@@ -317,7 +325,8 @@ class Tournament:
         try:
             return self.matches[match_id]
         except KeyError:
-            raise UnknownMatchError(f"no match {match_id!r} in tournament {self.id}") from None
+            raise UnknownMatchError(f"no match {match_id!r} in tournament {self.id}",
+                                    reason="unknown_match", match=match_id) from None
 
     def name_of(self, player_id: str) -> str:
         e = self.entrants.get(player_id)
@@ -356,26 +365,33 @@ class Tournament:
                  actor: str = "director", now: datetime) -> Entrant:
         """Register a player, enforcing sanctions and category (a director may override)."""
         if self.phase != "registration":
-            raise PhaseError(f"registration for {self.id} is closed (phase {self.phase})")
+            raise PhaseError(f"registration for {self.id} is closed (phase {self.phase})",
+                             reason="registration_closed", phase=self.phase)
         player = registry.get(player_id)
         if player_id in self.entrants:
-            raise DuplicatePlayerError(f"{player.name} ({player_id}) is already registered")
+            raise DuplicatePlayerError(f"{player.name} ({player_id}) is already registered",
+                                       reason="already_registered", name=player.name)
         if any(e.name == player.name for e in self.entrants.values()):
-            raise DuplicatePlayerError(f"another entrant is already named {player.name!r}")
+            raise DuplicatePlayerError(f"another entrant is already named {player.name!r}",
+                                       reason="entrant_same_name", name=player.name)
         problems: list[TournamentError] = []
         pending = registry.pending_sanctions(player_id, self.id)
         if pending:
             rules = ", ".join(sorted({s.rule for s in pending}))
             problems.append(SanctionedError(
                 f"{player.name} is barred from this tournament ({rules}, incurred in "
-                f"{', '.join(s.incurred_in for s in pending)})"))
+                f"{', '.join(s.incurred_in for s in pending)})", reason="sanctioned",
+                name=player.name, rules=rules,
+                tournaments=", ".join(s.incurred_in for s in pending)))
         if player.category != self.category:
             problems.append(CategoryError(
                 f"{player.name} plays in category {player.category!r}, this tournament is "
-                f"{self.category!r}"))
+                f"{self.category!r}", reason="wrong_category", name=player.name,
+                category=player.category, wanted=self.category))
         if self.official and not player.member:
             problems.append(CategoryError(
-                f"{player.name} is not a member: official tournaments are for members (HGV 1.4)"))
+                f"{player.name} is not a member: official tournaments are for members (HGV 1.4)",
+                reason="not_member", name=player.name))
         if problems and not override:
             raise problems[0]
         entrant = Entrant(player_id, player.name, now, override=bool(problems))
@@ -387,12 +403,24 @@ class Tournament:
 
     def unregister(self, player_id: str, *, actor: str = "director", now: datetime) -> None:
         if self.phase != "registration":
-            raise PhaseError("the draw is made: withdraw the player instead")
+            raise PhaseError("the draw is made: withdraw the player instead", reason="draw_made")
         self._require_entrant(player_id)
         del self.entrants[player_id]
         self._log(now, actor, "unregister", player_id=player_id)
 
     # -- groups -------------------------------------------------------------------------------
+
+    def leave_out(self, player_ids: Sequence[str], *, actor: str = "director",
+                  now: datetime) -> None:
+        """Take the absent players out just before the group draw (one audit line); undoing
+        the draw registers them again. An empty list only forgets an earlier one."""
+        if self.phase != "registration":
+            raise PhaseError("the draw is made: withdraw the player instead", reason="draw_made")
+        for p in player_ids:
+            self._require_entrant(p)
+        self.left_out = [self.entrants.pop(p) for p in player_ids]
+        if player_ids:
+            self._log(now, actor, "leave_out", players=list(player_ids))
 
     def start_groups(
         self,
@@ -406,7 +434,7 @@ class Tournament:
     ) -> Outcome:
         """Seed by ``ranking`` (hundredths; missing players 0), fill groups, build calendars."""
         if self.phase != "registration":
-            raise PhaseError(f"groups already started for {self.id}")
+            raise PhaseError(f"groups already started for {self.id}", reason="already_started")
         self._begin()
         n = len(self.entrants)
         g = group_count(n, n_groups)  # refuses fewer than 2 players
@@ -440,6 +468,55 @@ class Tournament:
         self._after_change(now, out)
         return self._finish(out)
 
+    def undo_groups(self, *, actor: str = "director", now: datetime,
+                    why: str = "undo") -> list[str]:
+        """Take the group draw back (before any group match is played): registration again.
+
+        Returns the tables the drawn matches were assigned to (the caller tells them). The
+        audit keeps the draw that was taken back, with its seed. Refused with ``draw_locked``
+        once a group match has started or has a result, or a player has withdrawn.
+
+        >>> from datetime import date, datetime
+        >>> from mesa.tournament.players import PlayerRegistry
+        >>> reg, now = PlayerRegistry(), datetime(2025, 3, 7, 20, 0)
+        >>> t = Tournament("T", "T", date(2025, 3, 7))
+        >>> for n in ("ANA", "BEA", "EVA"):
+        ...     _ = t.register(reg, reg.add_new(n).id, now=now)
+        >>> _ = t.start_groups(ranking={}, seed=7, now=now)
+        >>> t.undo_groups(now=now), t.phase, len(t.matches), t.audit[-1].details["seed"]
+        ([], 'registration', 0, 7)
+        """
+        if self.phase != "groups" or self.knockout is not None:
+            raise PhaseError(f"no group draw to take back in {self.id} (phase {self.phase})",
+                             reason="no_draw_to_undo", phase=self.phase)
+        played = sorted(m.id for m in self.matches.values()
+                        if m.status in ("playing", "done"))
+        if played:
+            raise DrawLockedError(f"the group draw of {self.id} counts already: "
+                                  f"{', '.join(played)}", reason="draw_locked",
+                                  matches=", ".join(played))
+        if self.withdrawals:
+            raise DrawLockedError(f"the group draw of {self.id} counts already: a player withdrew",
+                                  reason="draw_locked_withdrawal")
+        tables = sorted({m.table for m in self.matches.values() if m.table})
+        self._log(now, actor, "undo_groups", seed=self.seed, why=why,
+                  groups=[list(g) for g in self.groups], tables=tables)
+        self.phase = "registration"
+        if why != "redraw":  # the same players are drawn again on a redraw
+            for e in self.left_out:
+                self.entrants.setdefault(e.player_id, e)
+            self.left_out = []
+        self.seed = None
+        self.seeding = None
+        self.groups = []
+        self.matches = {}
+        self.dice_entered = {}
+        self._standings.clear()
+        self._by_group = None
+        self._feeds = None
+        self._before = {}
+        return tables
+
     def group_results(self, group: int) -> list[GroupResult]:
         """The decided matches of a group, as the standings read them."""
         out = []
@@ -471,15 +548,21 @@ class Tournament:
     def standings(self, group: int) -> GroupStandings:
         """The group's table, with the tie-break steps behind every place."""
         if not 1 <= group <= len(self.groups):
-            raise TournamentError(f"no group {group} in {self.id}", code="unknown_group")
+            raise TournamentError(f"no group {group} in {self.id}", code="unknown_group",
+                                  reason="unknown_group", group=group)
         cached = self._standings.get(group)
         if cached is None:
             complete = self._group_complete(group)
             cached = group_standings(group, self.groups[group - 1], self.group_results(group),
                                      dice=self._dice(group, complete),
-                                     qualifiers=self.settings.qualifiers_per_group)
+                                     qualifiers=self.settings.qualifiers_per_group,
+                                     no_shows=self._no_shows())
             self._standings[group] = cached
         return cached
+
+    def _no_shows(self) -> set[str]:
+        """HGV 2.3.6: players who confirmed and did not come take no knockout place."""
+        return {p for p, w in self.withdrawals.items() if w.kind == "no_show"}
 
     def all_standings(self) -> list[GroupStandings]:
         return [self.standings(g) for g in range(1, len(self.groups) + 1)]
@@ -504,17 +587,20 @@ class Tournament:
                    now: datetime) -> Outcome:
         """The director enters the dice rolled for a group tie (HGV 7.2.3, criterion 4)."""
         if self.knockout is not None:
-            raise PhaseError("the knockout is drawn: group dice can no longer change")
+            raise PhaseError("the knockout is drawn: group dice can no longer change",
+                             reason="dice_too_late")
         members = set(self.groups[group - 1]) if 1 <= group <= len(self.groups) else set()
         if not members:
-            raise TournamentError(f"no group {group}", code="unknown_group")
+            raise TournamentError(f"no group {group}", code="unknown_group", reason="unknown_group",
+                                  group=group)
         if len(values) < 2 or not set(values) <= members:
             raise TournamentError("dice need two or more players of the group",
-                                  code="bad_dice")
+                                  code="bad_dice", reason="dice_players")
         if any(not isinstance(v, int) or not 1 <= v <= 6 for v in values.values()):
-            raise TournamentError("each die shows 1 to 6", code="bad_dice")
+            raise TournamentError("each die shows 1 to 6", code="bad_dice", reason="dice_range")
         if len(set(values.values())) == 1:
-            raise TournamentError("equal dice break nothing: roll again", code="bad_dice")
+            raise TournamentError("equal dice break nothing: roll again", code="bad_dice",
+                                  reason="dice_equal")
         self._begin()
         key = ",".join(sorted(values))
         self.dice_entered.setdefault(str(group), {})[key] = dict(values)
@@ -657,6 +743,8 @@ class Tournament:
         self._mark(m)
         m.started_at = None
         m.started_players = None
+        # Its table was given the forfeiter's name: the match waits to be assigned again.
+        m.table, m.assigned_at, m.scheduled_start = None, None, None
         m.history.append({"at": iso(now), "actor": actor, "action": "knockout_forfeit",
                           "out": forfeiter, "in": z})
         return kf
@@ -693,30 +781,35 @@ class Tournament:
         """Draw Último Chance. Without ``entrants``, every eligible player once the first
         knockout matches are over; with them, any eligible players (it is optional)."""
         if not self.settings.consolation:
-            raise PhaseError("this tournament has no Último Chance")
+            raise PhaseError("this tournament has no Último Chance", reason="no_consolation")
         if self.knockout is None or self.phase == "closed":
-            raise PhaseError("Último Chance starts once the knockout is drawn")
+            raise PhaseError("Último Chance starts once the knockout is drawn",
+                             reason="consolation_too_early")
         if self.consolation is not None:
-            raise PhaseError("Último Chance is already drawn")
+            raise PhaseError("Último Chance is already drawn", reason="consolation_drawn")
         eligible = self.consolation_eligible()
         if entrants is None:
             if not self.first_knockout_round_done():
                 raise PhaseError("first knockout matches are not all decided: "
-                                 "wait, or name the entrants")
+                                 "wait, or name the entrants", reason="first_round_open")
             chosen = eligible
         else:
             chosen = list(entrants)
             dupes = sorted({p for p in chosen if chosen.count(p) > 1})
             if dupes:
-                raise DuplicatePlayerError(f"entered twice: {', '.join(dupes)}")
+                raise DuplicatePlayerError(f"entered twice: {', '.join(dupes)}",
+                                           reason="entered_twice", players=", ".join(dupes))
             bad = [p for p in chosen if p not in eligible]
             if bad:
                 raise TournamentError(
                     "not eligible for Último Chance: " + ", ".join(
-                        f"{self.name_of(p)} ({p})" for p in bad), code="not_eligible")
+                        f"{self.name_of(p)} ({p})" for p in bad), code="not_eligible",
+                    reason="not_eligible",
+                    players=", ".join(f"{self.name_of(p)} ({p})" for p in bad))
             chosen = uc_rules.consolation_seeds(chosen, self.seeding_rank())
         if len(chosen) < 2:
-            raise NotEnoughPlayersError("Último Chance needs at least 2 players")
+            raise NotEnoughPlayersError("Último Chance needs at least 2 players",
+                                        reason="consolation_too_few")
         plan = uc_rules.plan_consolation(len(chosen))
         ranks = self.seeding_rank()
         seeds = [QualifiedSeed(i + 1, p, ranks.get(p, 0), self.group_of(p) or 0)
@@ -737,7 +830,8 @@ class Tournament:
                           now: datetime) -> Outcome:
         """A player drops out of Último Chance only (it is optional; no sanction)."""
         if self.consolation is None or player_id not in self.consolation.players:
-            raise TournamentError(f"{player_id} is not in Último Chance", code="not_eligible")
+            raise TournamentError(f"{player_id} is not in Último Chance", code="not_eligible",
+                                  reason="not_in_consolation", player=player_id)
         self._begin()
         self.withdrawals.setdefault(player_id, Withdrawal(player_id, "consolation", now, actor))
         self._log(now, actor, "leave_consolation", player_id=player_id)
@@ -853,11 +947,13 @@ class Tournament:
         if m.result is not None:
             raise AlreadyDecidedError(
                 f"{match_id} is already decided ({m.result.score_a}–{m.result.score_b}): "
-                "a director can correct it with correct_result")
+                "a director can correct it with correct_result", reason="already_decided",
+                match=match_id, score=f"{m.result.score_a}–{m.result.score_b}")
         if m.a is None or m.b is None:
-            raise MatchNotReadyError(f"{match_id} is not ready: its players are not known yet")
+            raise MatchNotReadyError(f"{match_id} is not ready: its players are not known yet",
+                                     reason="players_unknown", match=match_id)
         if self.phase == "closed":
-            raise PhaseError(f"{self.id} is closed")
+            raise PhaseError(f"{self.id} is closed", reason="closed")
         validate_score(m.length, score_a, score_b)
         self._begin()
         out = Outcome("record_result", match_id)
@@ -879,7 +975,8 @@ class Tournament:
         """The table reports the first game under way (both players checked in)."""
         m = self.match(match_id)
         if m.status not in ("ready", "assigned"):
-            raise MatchNotReadyError(f"{match_id} cannot start: it is {m.status}")
+            raise MatchNotReadyError(f"{match_id} cannot start: it is {m.status}",
+                                     reason="cannot_start", match=match_id, status=m.status)
         assert m.a is not None and m.b is not None
         self._begin()
         self._mark(m)
@@ -894,15 +991,19 @@ class Tournament:
         (``no_show``): every match counts as lost. Both are barred from the next tournament."""
         self._require_entrant(player_id)
         if self.phase in ("registration", "closed"):
-            raise PhaseError("withdraw applies while the tournament is played")
+            raise PhaseError("withdraw applies while the tournament is played",
+                             reason="withdraw_when")
         if kind not in ("left", "no_show"):
-            raise TournamentError(f"unknown withdrawal {kind!r}", code="bad_withdrawal")
+            raise TournamentError(f"unknown withdrawal {kind!r}", code="bad_withdrawal",
+                                  reason="withdrawal_kind", kind=kind)
         existing = self.withdrawals.get(player_id)
         if existing is not None and existing.kind != "consolation":
-            raise TournamentError(f"{player_id} has already withdrawn", code="bad_withdrawal")
+            raise TournamentError(f"{player_id} has already withdrawn", code="bad_withdrawal",
+                                  reason="already_withdrawn", player=player_id)
         self._begin()
         out = Outcome("withdraw")
         self.withdrawals[player_id] = Withdrawal(player_id, kind, now, actor)
+        self._standings.clear()  # a no-show leaves the group's qualifying places
         sanction = Sanction(f"{self.id}:{player_id}:{kind}", player_id, kind, self.id,
                             self.held_on, note=note)
         self.sanctions.append(sanction)
@@ -967,7 +1068,8 @@ class Tournament:
         changes: a :class:`Conflict` is opened for :meth:`resolve_conflict`."""
         m = self.match(match_id)
         if m.result is None:
-            raise MatchNotReadyError(f"{match_id} has no result to correct: record it instead")
+            raise MatchNotReadyError(f"{match_id} has no result to correct: record it instead",
+                                     reason="nothing_to_correct", match=match_id)
         validate_score(m.length, score_a, score_b)
         old = m.result
         new = Result(old.a, old.b, score_a, score_b, forfeit, "director", actor, now)
@@ -980,6 +1082,10 @@ class Tournament:
         if kinds:
             c = Conflict(f"C{len(self.conflicts) + 1}", match_id, old.to_dict(), new.to_dict(),
                          reason, actor, now, kinds, affected)
+            # What the director confirms is exactly what "apply" would annul now.
+            # (If apply would be refused anyway, the list stays what the trial saw.)
+            with contextlib.suppress(TournamentError):
+                c.affected = self._annuls_of(c, now, actor)
             self.conflicts.append(c)
             self._log(now, actor, "correction_conflict", conflict=c.id, match_id=match_id,
                       old=old.to_dict(), new=new.to_dict(), kinds=kinds, affected=affected,
@@ -1002,17 +1108,99 @@ class Tournament:
         self._set_result(m, new)
         self._after_change(now, out)
 
+    def table_conflict(
+        self,
+        match_id: str,
+        score_a: int,
+        score_b: int,
+        *,
+        forfeit: bool = False,
+        actor: str,
+        now: datetime,
+        reason: str,
+    ) -> Outcome:
+        """A table reported a result the hub will not apply by itself: a table that no longer
+        holds the match, or a second result for a decided match. Nothing changes; a
+        :class:`Conflict` of kind ``table`` is opened (once per actor and score) for
+        :meth:`resolve_conflict`. Nothing is opened when the report agrees with the record."""
+        m = self.match(match_id)
+        if m.a is None or m.b is None:
+            raise MatchNotReadyError(f"{match_id} is not ready: its players are not known yet",
+                                     reason="players_unknown", match=match_id)
+        validate_score(m.length, score_a, score_b)
+        out = Outcome("table_conflict", match_id)
+        old = m.result
+        if old is not None and (old.score_a, old.score_b, old.forfeit) == (
+                score_a, score_b, forfeit):
+            return out
+        new = Result(m.a, m.b, score_a, score_b, forfeit, "table", actor, now)
+        for c in self.open_conflicts():
+            if (c.match_id == match_id and c.actor == actor
+                    and (c.new["score_a"], c.new["score_b"], c.new["forfeit"])
+                    == (score_a, score_b, forfeit)):
+                out.conflict = c
+                return out  # the same report again (a correction then its match.ended)
+        kinds: list[str] = ["table"]
+        affected: list[str] = []
+        if old is not None:
+            trial = copy.deepcopy(self)
+            trial._apply_correction(match_id, new, now, actor, Outcome("trial"))
+            more, affected = self._conflict_kinds(trial, match_id)
+            kinds += more
+        c = Conflict(f"C{len(self.conflicts) + 1}", match_id,
+                     None if old is None else old.to_dict(), new.to_dict(), reason, actor, now,
+                     kinds, affected)
+        self.conflicts.append(c)
+        self._log(now, actor, "table_conflict", conflict=c.id, match_id=match_id,
+                  old=c.old, new=c.new, kinds=kinds, affected=affected, reason=reason)
+        out.conflict = c
+        return out
+
     def open_conflicts(self) -> list[Conflict]:
         return [c for c in self.conflicts if c.status == "open"]
 
-    def resolve_conflict(self, conflict_id: str, resolution: Resolution, *,
-                         actor: str = "director", now: datetime) -> Outcome:
-        """``keep`` the recorded result; ``apply`` the correction and annul (and audit) every
-        later result it invalidates, redrawing the knockout if its seeds change; or, for a
-        group correction, ``apply_keep_draw``: correct the record and keep the draw as made."""
+    def _annuls_of(self, c: Conflict, now: datetime, actor: str) -> list[str]:
+        trial = copy.deepcopy(self)
+        tc = copy.deepcopy(c)
+        tc.annulled = []
+        trial.conflicts = [x for x in trial.conflicts if x.id != c.id] + [tc]
+        trial.resolve_conflict(tc.id, "apply", actor=actor, now=now)
+        return [a["match_id"] for a in tc.annulled if "match_id" in a]
+
+    def conflict_annuls(self, conflict_id: str, *, now: datetime | None = None) -> list[str]:
+        """The matches ``apply`` would annul (or take off their table) if chosen now."""
         c = next((c for c in self.conflicts if c.id == conflict_id), None)
         if c is None or c.status != "open":
-            raise ConflictError(f"no open conflict {conflict_id!r}")
+            raise ConflictError(f"no open conflict {conflict_id!r}", reason="no_conflict",
+                                conflict=conflict_id)
+        try:
+            return self._annuls_of(c, now or c.at, c.actor)
+        except TournamentError:
+            return list(c.affected)
+
+    def resolve_conflict(self, conflict_id: str, resolution: Resolution, *,
+                         actor: str = "director", now: datetime,
+                         expected: Sequence[str] | None = None) -> Outcome:
+        """``keep`` the recorded result; ``apply`` the correction and annul (and audit) every
+        later result it invalidates, redrawing the knockout if its seeds change; or, for a
+        group correction, ``apply_keep_draw``: correct the record and keep the draw as made.
+
+        An annulled match loses its result, its start and its table (it is played again);
+        an assigned match whose players change is taken off its table too. ``expected`` is
+        the list the director confirmed (:meth:`conflict_annuls`): if ``apply`` would now
+        annul anything else, nothing changes."""
+        c = next((c for c in self.conflicts if c.id == conflict_id), None)
+        if c is None or c.status != "open":
+            raise ConflictError(f"no open conflict {conflict_id!r}", reason="no_conflict",
+                                conflict=conflict_id)
+        if resolution == "apply" and expected is not None:
+            would = self._annuls_of(c, now, actor)
+            if sorted(would) != sorted(expected):
+                raise ConflictError(
+                    f"applying {conflict_id} would now annul {', '.join(would) or 'nothing'}, "
+                    f"not {', '.join(expected) or 'nothing'}: look at it again",
+                    reason="conflict_annuls_changed", conflict=conflict_id,
+                    annuls=", ".join(would) or "—")
         out = Outcome("resolve_conflict", c.match_id, conflict=c)
         self._begin()
         if resolution == "keep":
@@ -1020,11 +1208,29 @@ class Tournament:
         elif resolution in ("apply", "apply_keep_draw"):
             if resolution == "apply_keep_draw" and c.kinds != ["draw"]:
                 raise ConflictError("apply_keep_draw is only for a group correction whose "
-                                    "sole effect is on the draw")
+                                    "sole effect is on the draw", reason="keep_draw_only")
             m = self.match(c.match_id)
-            if m.result is None or (m.result.a, m.result.b) != (c.old["a"], c.old["b"]):
-                raise ConflictError(f"{c.match_id} changed since the conflict was opened")
+            if "table" in c.kinds and m.result is None:
+                # A table's result for a match still undecided: the director records it.
+                if (m.a, m.b) != (c.new["a"], c.new["b"]):
+                    raise ConflictError(f"{c.match_id} changed since the conflict was opened",
+                                    reason="conflict_stale", match=c.match_id)
+                out = self.record_result(c.match_id, c.new["score_a"], c.new["score_b"],
+                                         forfeit=c.new["forfeit"], source="director",
+                                         actor=actor, now=now)
+                out.conflict = c
+                c.status = "applied"
+                c.resolved_by, c.resolved_at = actor, now
+                self._log(now, actor, "resolve_conflict", conflict=c.id, resolution=resolution,
+                          annulled=[])
+                return out
+            players = c.old if c.old is not None else c.new
+            if m.result is None or (m.result.a, m.result.b) != (players["a"], players["b"]):
+                raise ConflictError(f"{c.match_id} changed since the conflict was opened",
+                                    reason="conflict_stale", match=c.match_id)
             new = Result.from_dict(c.new)
+            new = Result(new.a, new.b, new.score_a, new.score_b, new.forfeit, "director", actor,
+                         now) if "table" in c.kinds else new
             eligible_before = self.consolation_eligible()
             draw_before = self._preview_players() if self.knockout is not None else None
             self._apply_correction(c.match_id, new, now, actor, out)
@@ -1040,23 +1246,26 @@ class Tournament:
                 self.phase = "knockout"
                 self._log(now, actor, "reopen", conflict=c.id)
         else:
-            raise ConflictError(f"unknown resolution {resolution!r}")
+            raise ConflictError(f"unknown resolution {resolution!r}", reason="bad_resolution",
+                                resolution=resolution)
         c.resolved_by, c.resolved_at = actor, now
         self._log(now, actor, "resolve_conflict", conflict=c.id, resolution=resolution,
                   annulled=list(c.annulled))
         return self._finish(out)
 
     def _annul(self, m: Match, now: datetime, actor: str, c: Conflict) -> None:
+        """Undo a match: result, start and table (a table that held it is told by the desk)."""
         self._mark(m)
         c.annulled.append({"match_id": m.id,
                            "result": None if m.result is None else m.result.to_dict(),
-                           "started": m.started_players is not None})
+                           "started": m.started_players is not None, "table": m.table})
         m.history.append({"at": iso(now), "actor": actor, "action": "annul",
-                          "conflict": c.id,
+                          "conflict": c.id, "table": m.table,
                           "result": None if m.result is None else m.result.to_dict()})
         m.result = None
         m.started_at = None
         m.started_players = None
+        m.table, m.assigned_at, m.scheduled_start = None, None, None
 
     def _redraw_knockout(self, now: datetime, actor: str, c: Conflict, out: Outcome) -> None:
         for bracket in (self.knockout, self.consolation):
@@ -1064,7 +1273,7 @@ class Tournament:
                 continue
             for mid in bracket.match_ids:
                 m = self.matches[mid]
-                if m.result is not None or m.started_players is not None:
+                if m.result is not None or m.started_players is not None or m.table:
                     self._annul(m, now, actor, c)
                 self._mark(m)
                 del self.matches[mid]
@@ -1106,6 +1315,12 @@ class Tournament:
                 break
             for mid in bad:
                 self._annul(self.matches[mid], now, actor, c)
+        # An assigned match whose players changed: its table was told the old names.
+        for m in self.matches.values():
+            before = self._before.get(m.id)
+            if (m.table is not None and m.result is None and m.started_players is None
+                    and before is not None and (before[1], before[2]) != (m.a, m.b)):
+                self._annul(m, now, actor, c)
         self._after_change(now, out)
 
     # -- tables -------------------------------------------------------------------------------
@@ -1146,10 +1361,12 @@ class Tournament:
         m = self.match(match_id)
         if m.status != "ready":
             raise MatchNotReadyError(f"{match_id} is {m.status}: only a ready match can be "
-                                     "assigned (move an assigned one instead)")
+                                     "assigned (move an assigned one instead)", reason="assign_not_ready",
+                                     match=match_id, status=m.status)
         for other in self.matches.values():
             if other.table == table and other.status in ("assigned", "playing"):
-                raise TableError(f"table {table} is busy with {other.id}")
+                raise TableError(f"table {table} is busy with {other.id}", reason="table_busy",
+                                 table=table, match=other.id)
         others = [x for x in self.matches.values() if x.id == match_id or x.status != "ready"]
         plan = plan_assignments(others, [table], now, play_early=True)
         if not plan:
@@ -1158,7 +1375,8 @@ class Tournament:
                 if x.status in ("assigned", "playing"))]
             raise TableError(f"{match_id} cannot start now: "
                              f"{', '.join(self.name_of(p) for p in busy)} still playing",
-                             code="players_busy")
+                             code="players_busy", reason="players_busy",
+                             players=", ".join(self.name_of(p) for p in busy))
         a = plan[0]
         m.table, m.assigned_at, m.scheduled_start = a.table, now, a.scheduled_start
         self._log(now, actor, "assign", match_id=a.match_id, table=a.table,
@@ -1173,7 +1391,7 @@ class Tournament:
     def assignment(self, match_id: str) -> Assignment:
         m = self.match(match_id)
         if m.table is None or m.a is None or m.b is None or m.scheduled_start is None:
-            raise TableError(f"{match_id} has no table")
+            raise TableError(f"{match_id} has no table", reason="no_table", match=match_id)
         return Assignment(m.id, m.table, m.a, m.b, m.length, m.clock, m.scheduled_start)
 
     def move_match(self, match_id: str, table: str, *, actor: str = "director",
@@ -1181,11 +1399,13 @@ class Tournament:
         """The director moves a match to another table (HGV 3.3, 7.4.7)."""
         m = self.match(match_id)
         if m.status not in ("assigned", "playing"):
-            raise TableError(f"{match_id} is {m.status}: only a match with a table can move")
+            raise TableError(f"{match_id} is {m.status}: only a match with a table can move",
+                             reason="move_no_table", match=match_id, status=m.status)
         for other in self.matches.values():
             if other.id != match_id and other.table == table and other.status in (
                     "assigned", "playing"):
-                raise TableError(f"table {table} is busy with {other.id}")
+                raise TableError(f"table {table} is busy with {other.id}", reason="table_busy",
+                                 table=table, match=other.id)
         old = m.table
         m.table = table
         m.history.append({"at": iso(now), "actor": actor, "action": "move", "from": old,
@@ -1197,7 +1417,8 @@ class Tournament:
         """Take an assigned match off its table (a broken table); it waits for another."""
         m = self.match(match_id)
         if m.status != "assigned":
-            raise TableError(f"{match_id} is {m.status}: only an assigned match can be unassigned")
+            raise TableError(f"{match_id} is {m.status}: only an assigned match can be unassigned",
+                             reason="unassign_not_assigned", match=match_id, status=m.status)
         old, m.table, m.assigned_at, m.scheduled_start = m.table, None, None, None
         self._log(now, actor, "unassign", match_id=match_id, table=old)
 
@@ -1207,10 +1428,12 @@ class Tournament:
         """Change one match's length or clock before it starts (RULES: every default)."""
         m = self.match(match_id)
         if m.status in ("playing", "done"):
-            raise PhaseError(f"{match_id} is {m.status}: its format can no longer change")
+            raise PhaseError(f"{match_id} is {m.status}: its format can no longer change",
+                             reason="format_fixed", match=match_id, status=m.status)
         if length is not None:
             if length < 1:
-                raise TournamentError("a match is at least 1 point", code="bad_setting")
+                raise TournamentError("a match is at least 1 point", code="bad_setting",
+                                      reason="length_min")
             m.length = length
         if clock is not None:
             m.clock = clock
@@ -1238,9 +1461,9 @@ class Tournament:
     def close(self, *, actor: str = "director", now: datetime) -> Outcome:
         """Close the tournament once the knockout (and Último Chance, if drawn) is over."""
         if self.phase == "closed":
-            raise PhaseError(f"{self.id} is already closed")
+            raise PhaseError(f"{self.id} is already closed", reason="already_closed")
         if not self.is_finished():
-            raise PhaseError("the knockout or Último Chance is not finished")
+            raise PhaseError("the knockout or Último Chance is not finished", reason="not_finished")
         self.phase = "closed"
         self._log(now, actor, "close", champion=self.champion)
         return Outcome("close", champion=self.champion)
@@ -1360,13 +1583,15 @@ class Tournament:
             "sanctions": [s.to_dict() for s in self.sanctions],
             "conflicts": [c.to_dict() for c in self.conflicts],
             "audit": [a.to_dict() for a in self.audit],
+            "left_out": [e.to_dict() for e in self.left_out],
         }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Tournament:
         if d.get("version") != STATE_VERSION:
             raise TournamentError(f"unknown tournament state version {d.get('version')!r}",
-                                  code="bad_state")
+                                  code="bad_state", reason="bad_state",
+                                  version=str(d.get("version")))
         t = cls(d["id"], d["name"], date.fromisoformat(d["held_on"]), category=d["category"],
                 official=bool(d["official"]),
                 settings=TournamentSettings.from_dict(d["settings"]))
@@ -1387,6 +1612,7 @@ class Tournament:
         t.sanctions = [Sanction.from_dict(s) for s in d["sanctions"]]
         t.conflicts = [Conflict.from_dict(c) for c in d["conflicts"]]
         t.audit = [AuditEntry.from_dict(a) for a in d["audit"]]
+        t.left_out = [Entrant.from_dict(e) for e in d.get("left_out", [])]
         return t
 
 

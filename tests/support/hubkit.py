@@ -4,7 +4,10 @@ real ingest path (envelopes, state reports, responses) without a network."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -119,7 +122,14 @@ class FakeTable:
         for e in out.events:
             self.seq += 1
             env = EventEnvelope.build(
-                self.id, self.stream, self.seq, e.TYPE, e.to_data(), ts=time.time(), t=self.now
+                self.id,
+                self.stream,
+                self.seq,
+                e.TYPE,
+                e.to_data(),
+                ts=time.time(),
+                t=self.now,
+                epoch=out.epoch,  # the assignment's fencing token, as the link sends it
             )
             messages.append(("event", env.to_payload()))
         report = StateReport(
@@ -174,3 +184,20 @@ class FakeTable:
         self.apply("press", {"side": "b"})  # b rolled lower: a's clock runs
 
 
+@contextlib.asynccontextmanager
+async def serving(*tables: FakeTable) -> AsyncIterator[None]:
+    """The fake tables answer the hub's commands while the block runs (as a real one would)."""
+    stop = asyncio.Event()
+
+    async def loop() -> None:
+        while not stop.is_set():
+            for table in tables:
+                await asyncio.to_thread(table.serve)
+            await asyncio.sleep(0.02)
+
+    task = asyncio.create_task(loop())
+    try:
+        yield
+    finally:
+        stop.set()
+        await task

@@ -432,3 +432,22 @@ def test_a_move_to_an_undeclared_state_is_refused_and_rolled_back(
     after = d.table.snapshot()
     before.pop("last_now"), after.pop("last_now")
     assert before == after
+
+
+def test_the_assignment_epoch_is_kept_and_put_on_every_outcome() -> None:
+    t = Table()
+    args = {"match_id": "G1-1", "players": {"a": "Ana", "b": "Beto"}, "length": 3}
+    assert t.apply("tick", {}, now=0.0).epoch is None  # never assigned: no token
+    out = t.apply("assign", {**args, "epoch": 7}, now=1.0)
+    assert out.accepted and out.epoch == 7 and t.snapshot()["epoch"] == 7
+    assert t.apply("press", {"side": "a"}, now=2.0).epoch == 7
+    # Epochs only grow: an older assignment (a replaced one, delivered late) is refused.
+    late = t.apply("assign", {**args, "match_id": "G1-2", "epoch": 6}, now=3.0)
+    assert late.refusal is not None and late.refusal.code == "stale_epoch"
+    assert t.s.match_id == "G1-1" and late.epoch == 7
+    # The unassignment belongs to the assignment it ends; the next one brings its own token.
+    assert t.apply("unassign", {}, now=4.0).epoch == 7
+    assert t.apply("assign", {**args, "epoch": 9}, now=5.0).epoch == 9
+    assert Table.restore(t.snapshot()).s.epoch == 9
+    # An assignment without a token (an older hub) is still taken.
+    assert t.apply("assign", {**args, "match_id": "G1-3"}, now=6.0).accepted

@@ -175,43 +175,117 @@
       if (s && msg.html) s.innerHTML = msg.html;
     }
     if (msg.kind === "tournament") refreshMain(msg.version);
+    // Other scripts of the page (enrol.js) follow the feed without a second connection.
+    document.dispatchEvent(new CustomEvent("mesa:feed", { detail: msg }));
     tick();
   }
 
   /* Pages other than the grid (groups, draw, rankings) refetch their content when the
-     tournament changes, unless the director is typing into a form. */
+     tournament changes. A form the director is using (a field has the focus, or something
+     was typed, ticked or picked in it) is kept as it is, node and listeners included: only
+     the rest of the page is replaced around it. */
   let shownVersion = body.dataset.tournamentVersion || null;
   let refreshing = false;
-  let touched = false; // the director started filling a form: keep the page as it is
-  document.addEventListener("input", function (evt) {
-    if (evt.target.closest && evt.target.closest("#content form")) touched = true;
-  });
-  function busyWithAForm() {
-    const active = document.activeElement;
-    return touched || !!(active && active.closest && active.closest("#content form"));
+  let again = false;
+  let note = null; // the answer to a form posted by script, shown again after the refresh
+  document.addEventListener("input", markDirty);
+  document.addEventListener("change", markDirty);
+  function markDirty(evt) {
+    const form = evt.target.closest && evt.target.closest("#content form");
+    if (form && !evt.target.matches("[data-filter]")) form.dataset.dirty = "1";
   }
-  function refreshMain(version) {
-    if (body.dataset.refresh !== "tournament" || version === shownVersion || refreshing) return;
-    if (busyWithAForm()) return;
+  function busy(el) {
+    if (el.dataset && el.dataset.dirty === "1") return true;
+    const f = document.activeElement;
+    return !!(f && f !== document.body && el.contains(f) &&
+      f.matches("input:not([type=hidden]):not([type=checkbox]):not([type=submit]), select, textarea"));
+  }
+  function busyForms(main) {
+    return Array.from(main.querySelectorAll("form")).filter(busy);
+  }
+  function merge(main, html) {
+    const kept = busyForms(main);
+    const focused = document.activeElement; // before the kept forms move (that blurs them)
+    let caret = null;
+    try {
+      if (focused && typeof focused.selectionStart === "number") caret = [focused.selectionStart, focused.selectionEnd];
+    } catch (e) { /* an input without a caret */ }
+    if (kept.some(function (f) { return !f.id; })) return false; // cannot place it: wait
+    const tpl = document.createElement("template");
+    tpl.innerHTML = html;
+    kept.forEach(function (old) {
+      const twin = tpl.content.getElementById(old.id);
+      if (twin) twin.replaceWith(old); // the very node: value, file, focus, listeners
+    });
+    main.querySelectorAll("details[open][data-key]").forEach(function (d) {
+      const twin = tpl.content.querySelector("details[data-key='" + d.dataset.key + "']");
+      if (twin) twin.open = true;
+    });
+    const filters = Array.from(main.querySelectorAll("input[data-filter]")).map(function (i) {
+      return [i.id, i.value];
+    });
+    main.replaceChildren(tpl.content);
+    // Moving a kept form out of the page and back drops its focus: give it back.
+    if (focused && focused !== document.body && focused.isConnected && document.activeElement !== focused) {
+      focused.focus({ preventScroll: true });
+      if (caret) { try { focused.setSelectionRange(caret[0], caret[1]); } catch (e) { /* not text */ } }
+    }
+    filters.forEach(function (pair) {
+      const input = pair[0] && document.getElementById(pair[0]);
+      if (input && pair[1]) { input.value = pair[1]; applyFilter(input); }
+    });
+    return true;
+  }
+  function refreshMain(version, force) {
+    if (body.dataset.refresh !== "tournament") return;
+    if (!force && version === shownVersion) return;
+    if (refreshing) { again = true; return; }
     refreshing = true;
     fetch(window.location.href, { headers: { "X-Mesa-Fragment": "main" }, credentials: "same-origin" })
       .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
       .then(function (html) {
         const main = document.getElementById("content");
-        if (main && !busyWithAForm()) { // checked again: typing may have started meanwhile
-          main.innerHTML = html;
-          shownVersion = version;
-        }
+        if (main && merge(main, html) && version) shownVersion = version;
+        const form = note && document.getElementById(note.form);
+        const out = form && form.querySelector(".result");
+        if (out && Date.now() < note.until) { out.textContent = note.text; out.className = note.cls; }
       })
       .catch(function () { /* keep what is shown; the next change retries */ })
-      .finally(function () { refreshing = false; tick(); });
+      .finally(function () {
+        refreshing = false;
+        tick();
+        if (again) { again = false; refreshMain(null, true); }
+      });
   }
+
+  /* The registry list filters as the director types (accents and case ignored). */
+  function fold(text) {
+    return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase().trim();
+  }
+  function applyFilter(input) {
+    const list = document.getElementById(input.dataset.filter);
+    if (!list) return;
+    const q = fold(input.value);
+    list.querySelectorAll("[data-name]").forEach(function (row) {
+      row.hidden = q !== "" && fold(row.dataset.name).indexOf(q) < 0;
+    });
+  }
+  document.addEventListener("input", function (evt) {
+    if (evt.target.matches && evt.target.matches("input[data-filter]")) applyFilter(evt.target);
+  });
+  /* A box in a table head ticks every visible box of its name in the same form. */
+  document.addEventListener("change", function (evt) {
+    const all = evt.target;
+    if (!all.matches || !all.matches("input[data-check-all]") || !all.form) return;
+    all.form.querySelectorAll("input[type=checkbox][name='" + all.dataset.checkAll + "']")
+      .forEach(function (box) { if (!box.closest("[hidden]")) box.checked = all.checked; });
+  });
 
   function connect() {
     if (!streamUrl || !window.EventSource) return;
     source = new EventSource(streamUrl);
     source.addEventListener("open", function () { setConn("live"); retryDelay = 1000; });
-    ["table", "summary", "tournament", "hello"].forEach(function (name) {
+    ["table", "summary", "tournament", "enrolment", "hello"].forEach(function (name) {
       source.addEventListener(name, onMessage);
     });
     source.addEventListener("error", function () {
@@ -227,14 +301,53 @@
   }
 
   window.addEventListener("online", function () { if (!source) connect(); });
-  /* Forms posted by script keep the grid live; a plain submit still works without it. */
+  /* A form that asks first (closing the tournament); in the capture phase, so a refusal stops
+     the async submit below too. A script, not an onsubmit attribute: the CSP forbids those. */
+  document.addEventListener("submit", function (evt) {
+    const form = evt.target;
+    if (!form.matches || !form.matches("form[data-confirm]")) return;
+    if (!window.confirm(form.dataset.confirm)) {
+      evt.preventDefault();
+      evt.stopImmediatePropagation();
+    }
+  }, true);
+
+  /* Before a submit: a question to confirm (data-ask), a table that is offline or busy. */
+  document.addEventListener("submit", function (evt) {
+    const form = evt.target;
+    if (form.dataset && form.dataset.ask && !window.confirm(form.dataset.ask)) {
+      evt.preventDefault();
+      evt.stopImmediatePropagation();
+      return;
+    }
+    const select = form.querySelector && form.querySelector("select[data-warn-select]");
+    if (select) {
+      const option = select.options[select.selectedIndex];
+      const flag = form.querySelector("input[name=confirm_table]");
+      if (option && option.dataset.warn) {
+        if (!window.confirm(option.dataset.warn)) {
+          evt.preventDefault();
+          evt.stopImmediatePropagation();
+          return;
+        }
+        if (flag) flag.value = "1";
+      } else if (flag) {
+        flag.value = "";
+      }
+    }
+  }, true);
+
+  /* Forms posted by script keep the page where it is; a plain submit still works without it. */
   document.addEventListener("submit", function (evt) {
     const form = evt.target;
     if (!form.matches || !form.matches("form[data-async]")) return;
     evt.preventDefault();
-    const data = new URLSearchParams(new FormData(form));
+    const submitter = evt.submitter || null;
+    const data = new URLSearchParams(new FormData(form, submitter));
+    const action = submitter && submitter.hasAttribute("formaction") ? submitter.formAction : form.action;
     const out = form.querySelector(".result") || document.getElementById("action-result");
-    fetch(form.action, {
+    if (submitter) submitter.disabled = true;
+    fetch(action, {
       method: "POST",
       body: data,
       credentials: "same-origin",
@@ -246,19 +359,41 @@
           out.textContent = res[1].message || "";
           out.className = "result flash " + (ok ? "ok" : "error");
         }
+        if (ok) {
+          delete form.dataset.dirty;
+          form.querySelectorAll("textarea, input[type=text], input[type=search]").forEach(function (i) { i.value = ""; });
+          if (form.hasAttribute("data-keep-focus")) {
+            const first = form.querySelector("input[type=text]");
+            if (first) first.focus();
+          }
+        } else if (form.hasAttribute("data-keep-focus")) {
+          const first = form.querySelector("input[type=text]");
+          if (first) { first.value = ""; first.focus(); }
+        }
+        if (ok && form.hasAttribute("data-refresh") && form.id) {
+          // shown again after each refresh for a while (another change may refresh twice)
+          note = { form: form.id, text: out ? out.textContent : "", cls: out ? out.className : "",
+                   until: Date.now() + 20000 };
+          refreshMain(null, true);
+        }
       })
       .catch(function () {
         if (out) { out.textContent = conn ? conn.dataset.labelOffline : "offline"; out.className = "result flash error"; }
-      });
+      })
+      .finally(function () { if (submitter) submitter.disabled = false; });
   });
 
-  /* A file picked for the ranking import is read into its textarea (no multipart needed). */
-  document.querySelectorAll("input[type=file][data-into]").forEach(function (input) {
-    input.addEventListener("change", function () {
-      const file = input.files && input.files[0];
-      const target = document.getElementById(input.dataset.into);
-      if (!file || !target) return;
-      file.text().then(function (text) { target.value = text; });
+  /* A file picked for the ranking import is read into its textarea (no multipart needed).
+     Listened for on the document, so a refreshed page needs no new listener. */
+  document.addEventListener("change", function (evt) {
+    const input = evt.target;
+    if (!input.matches || !input.matches("input[type=file][data-into]")) return;
+    const file = input.files && input.files[0];
+    const target = document.getElementById(input.dataset.into);
+    if (!file || !target) return;
+    file.text().then(function (text) {
+      target.value = text;
+      if (target.form) target.form.dataset.dirty = "1";
     });
   });
 

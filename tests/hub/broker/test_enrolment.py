@@ -189,6 +189,19 @@ def test_an_unknown_serial_or_a_bad_table_number_is_refused(
         adopt("Bad/Serial", "3", settings, publish=lambda t, p: None)
     with pytest.raises(EnrolmentError):
         adopt("ffff0000", "mesa-hub", settings, publish=lambda t, p: None)
+    # The broker refusing the answer leaves the Pi waiting, as if nothing had been tried.
+    from mesa.hub.broker.enrolment import EnrolmentStore
+
+    store = EnrolmentStore(settings.db)
+    store.record_hello("ffff0001", {}, now=1.0)
+
+    def refuse(topic: str, payload: bytes) -> None:
+        raise EnrolmentError("the broker did not take the answer")
+
+    with pytest.raises(EnrolmentError, match="did not take"):
+        adopt("ffff0001", "3", settings, store=store, publish=refuse)
+    assert store.is_pending("ffff0001") and store.adoptions() == []
+    store.close()
 
 
 def test_a_rogue_pi_on_the_enrolment_account_can_do_nothing_else(
@@ -270,8 +283,8 @@ def test_the_commands_list_and_adopt_against_the_hubs_store(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """``mesa enrolments`` reads the store; ``mesa adopt`` (no desk running) makes the account,
-    reloads the broker through its pid file and leaves the answer retained for the Pi."""
+    """``mesa enrolments`` reads the store; ``mesa adopt`` leaves the adoption there and waits
+    while the running desk (the hub's, here on its own) carries it out and answers the Pi."""
     from mesa.cli import main
     from mesa.hub.broker.enrolment import EnrolmentStore
 
@@ -282,29 +295,36 @@ def test_the_commands_list_and_adopt_against_the_hubs_store(
     assert main(["enrolments", "--db", str(settings.db)]) == 0
     listing = capsys.readouterr().out
     assert "Mesa nueva" in listing and "cafe0001" in listing and "card FAILED" in listing
-    desk_file = tmp_path / "enrolment.json"
-    desk_file.write_text(
-        json.dumps(
-            {
-                "db": str(settings.db),
-                "passwd_file": str(broker.passwd),
-                "pid_file": str(broker.pid_file),
-                "hub_host": "127.0.0.1",
-                "hub_port": broker.tls_port,
-                "tls_ca": files.ca.read_text(),
-                "broker_port": broker.port,
-                "desk_password": DESK_PASSWORD,
-            }
+    desk = EnrolmentDesk(settings).start()
+    try:
+        assert desk.connected.wait(10)
+        codes: list[int] = []
+        cli = threading.Thread(
+            target=lambda: codes.append(
+                main(["adopt", "cafe0001", "9", "--db", str(settings.db), "--wait", "30"])
+            )
         )
-    )
-    assert main(["adopt", "cafe0001", "9", "--settings", str(desk_file)]) == 0
-    link_file = tmp_path / "pi" / "table.json"
-    out = Enrolment(bundle(broker, files), "cafe0001", link_file).wait(30)
-    assert out is not None and out["table"] == "9"
-    table = go_online(LinkSettings.from_file(link_file))
-    table.close()
-    assert main(["adopt", "cafe0001", "9", "--settings", str(desk_file)]) == 1  # adopted already
-    assert "announced" in capsys.readouterr().err
+        cli.start()
+        assert wait_until(lambda: bool(desk.store.open_requests()), 10)
+        assert desk.serve_requests() == 1
+        cli.join(30)
+        assert codes == [0]
+        link_file = tmp_path / "pi" / "table.json"
+        out = Enrolment(bundle(broker, files), "cafe0001", link_file).wait(30)
+        assert out is not None and out["table"] == "9"
+        table = go_online(LinkSettings.from_file(link_file))
+        table.close()
+        capsys.readouterr()
+        # Adopted already: refused at once; a request no hub takes: said so after --wait.
+        assert main(["adopt", "cafe0001", "9", "--db", str(settings.db)]) == 1
+        assert "is waiting" in capsys.readouterr().err
+        desk.store.record_hello("cafe0002", {}, now=2e9)
+        assert main(["adopt", "cafe0002", "3", "--db", str(settings.db), "--wait", "0.3"]) == 1
+        assert "has not taken it" in capsys.readouterr().err
+        assert desk.serve_requests() == 1  # the hub takes it when it runs again
+        assert not desk.store.is_pending("cafe0002")
+    finally:
+        desk.stop()
 
 
 def test_a_rogue_taking_a_tables_client_id_hears_nothing_of_it(
@@ -418,7 +438,10 @@ def test_the_store_bounds_the_waiting_list_and_sees_a_reflashed_pi_again(tmp_pat
         store.record_hello("flood0", {"display": "ok"}, now=1e6)  # a known one still updates
         store.record_adoption("flood0", "3", now=2e6)
         assert "flood0" not in {p.serial for p in store.pending()}
-        store.record_hello("flood0", {}, now=3e6)  # announced again after its adoption
+        store.record_hello("flood0", {}, now=2.5e6)  # reconnected before it took its answer
+        assert "flood0" not in {p.serial for p in store.pending()}
+        store.mark_cleared("flood0", now=2.6e6)  # table 3 came online
+        store.record_hello("flood0", {}, now=3e6)  # announced again: its SD card reflashed
         assert "flood0" in {p.serial for p in store.pending()}
     finally:
         store.close()
@@ -431,3 +454,73 @@ def test_the_store_bounds_the_waiting_list_and_sees_a_reflashed_pi_again(tmp_pat
     ):
         with pytest.raises(EnrolmentError):
             parse_hello(topic, payload)
+
+
+def test_an_unprivileged_hub_queues_the_account_and_root_applies_it(
+    venue: tuple[PrivateMosquitto, TlsFiles, EnrolmentSettings],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The installed hub runs as ``mesa``: its desk queues the table's account (a hash) and
+    ``mesa apply-accounts`` (root, started by mesa-accounts.path; here a thread) writes it
+    and reloads the broker before the Pi hears its answer."""
+    import dataclasses
+
+    from mesa.cli import main
+
+    broker, files, settings = venue
+    queue = tmp_path / "accounts"
+    settings = dataclasses.replace(settings, accounts_dir=queue, reload=None)
+    done = threading.Event()
+    codes: list[int] = []
+
+    def path_unit() -> None:  # what systemd does when the folder is not empty
+        while not done.is_set():
+            if queue.is_dir() and any(queue.glob("*.json")):
+                codes.append(
+                    main(
+                        [
+                            "apply-accounts",
+                            "--queue",
+                            str(queue),
+                            "--passwd",
+                            str(broker.passwd),
+                            "--pid-file",
+                            str(broker.pid_file),
+                        ]
+                    )
+                )
+            done.wait(0.05)
+
+    helper = threading.Thread(target=path_unit, daemon=True)
+    helper.start()
+    desk = EnrolmentDesk(settings).start()
+    try:
+        assert desk.connected.wait(10)
+        link_file = tmp_path / "pi" / "table.json"
+        thread, out = run_enrolment(Enrolment(bundle(broker, files), "feed0001", link_file))
+        assert wait_until(lambda: desk.store.is_pending("feed0001"), 10)
+        desk.adopt("feed0001", "11")
+        thread.join(30)
+        assert out and out[0] is not None and out[0]["table"] == "11"
+        assert codes == [0] and list(queue.iterdir()) == []
+        assert "11:$7$" in broker.passwd.read_text()
+        go_online(LinkSettings.from_file(link_file)).close()
+        # A queued file that is not a table's account is refused and removed.
+        (queue / "mesa-hub.json").write_text(json.dumps({"username": "mesa-hub", "hash": "$7$x"}))
+        assert wait_until(lambda: len(codes) == 2, 10) and codes[1] == 1
+        assert "mesa-hub" in capsys.readouterr().err and list(queue.iterdir()) == []
+        done.set()
+        helper.join(5)
+        # No helper (mesa-accounts.path not enabled): the adoption is refused, nothing left.
+        desk.store.record_hello("feed0002", {}, now=4e9)
+        import mesa.hub.broker.enrolment as enrolment
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(enrolment, "ACCOUNT_WAIT_SECONDS", 0.3)
+            with pytest.raises(EnrolmentError, match=r"mesa-accounts\.path"):
+                desk.adopt("feed0002", "12")
+        assert list(queue.iterdir()) == [] and desk.store.is_pending("feed0002")
+    finally:
+        done.set()
+        desk.stop()

@@ -167,3 +167,37 @@ def test_the_director_password_command_stores_a_hash(tmp_path: Path) -> None:
     store = WebStore(db)
     assert store.check_password("ana", "verde") and not store.check_password("ana", "rojo")
     store.close()
+
+
+@pytest.mark.broker
+def test_the_demo_starts_the_next_tournament_when_one_ends(tmp_path: Path) -> None:
+    """A tiny tournament at high speed ends, is closed, and the season goes on with another."""
+    if not have_mosquitto():
+        pytest.skip("mosquitto not installed")
+    from mesa.hub.demo.run import Demo, DemoConfig
+
+    cfg = DemoConfig(
+        tables=2,
+        players=4,
+        speed=400.0,
+        port=0,
+        workdir=tmp_path / "demo",
+        history=False,
+        pause=0.0,
+    )
+    demo = Demo(cfg).start()
+    try:
+        deadline = time.monotonic() + 240  # a bound on a broken demo, not a timing assertion
+        while demo.played < 1 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert demo.played >= 1
+
+        def season(club: Any) -> list[tuple[str, str]]:
+            return sorted((t.id, t.phase) for t in club.tournaments.values())
+
+        phases = demo.web.desk.read(season)
+        assert len(phases) == 2 and phases[0][1] == "closed" and phases[1][1] != "closed"
+        live = _get(demo.url.rstrip("/") + "/live.json")
+        assert live["tournament"]["id"] == phases[1][0]
+    finally:
+        demo.stop()

@@ -96,7 +96,7 @@ def test_a_table_nobody_assigned_changes_nothing(hub: Hub) -> None:
     desk.close()
 
 
-def test_a_score_corrected_at_the_table_after_the_end_corrects_the_result(
+def test_a_score_corrected_at_the_table_after_the_end_is_a_conflict_the_director_applies(
     hub: Hub, tables: list[FakeTable]
 ) -> None:
     desk = _desk(hub)
@@ -111,9 +111,16 @@ def test_a_score_corrected_at_the_table_after_the_end_corrects_the_result(
     desk.sync()
     t = desk.current()
     assert t is not None
+    # A recorded result changes only by the director's decision: the table's word waits.
     r = t.match(mid).result
-    assert r is not None and (r.score_a, r.score_b) == (3, 2)
-    assert t.audit[-1].action == "correct_result"
+    assert r is not None and (r.score_a, r.score_b) == (3, 0)
+    (c,) = t.open_conflicts()
+    assert c.match_id == mid and c.kinds[0] == "table" and c.actor == "table 1"
+    assert (c.new["score_a"], c.new["score_b"]) == (3, 2)
+    assert hub.metrics.get("table_conflicts", reason="stale") == 1  # table 1 has a new match
+    desk.call(lambda club, now: club.tournament("T").resolve_conflict(c.id, "apply", now=now))
+    r = desk.current().match(mid).result  # type: ignore[union-attr]
+    assert r is not None and (r.score_a, r.score_b) == (3, 2) and r.source == "director"
     desk.close()
 
 

@@ -31,14 +31,36 @@ def test_the_throttle_doubles_the_wait_after_the_free_attempts() -> None:
     th = LoginThrottle(free_attempts=3, max_wait=60, now=lambda: clock[0])
     waits = []
     for _ in range(8):
-        th.failed("ana", "1.2.3.4")
-        waits.append(th.wait_seconds("ana", "1.2.3.4"))
-    assert waits == [0, 0, 0, 1, 2, 4, 8, 16]
-    assert th.wait_seconds("bea", "1.2.3.4") == 16  # same address, another user
+        if th.attempt("ana", "1.2.3.4") == 0:  # counted, then the password fails
+            waits.append(th.wait_seconds("ana", "1.2.3.4"))
+        clock[0] += waits[-1] if waits and waits[-1] else 0
+    assert waits[:7] == [0, 0, 0, 1, 2, 4, 8]
     clock[0] += 16
-    assert th.wait_seconds("ana", "9.9.9.9") == 0
+    assert th.wait_seconds("ana", "9.9.9.9") == 0  # no lock on the user from elsewhere
     th.succeeded("ana", "1.2.3.4")
     assert th.wait_seconds("ana", "1.2.3.4") == 0
+
+
+def test_attempts_are_counted_before_the_check_and_per_address() -> None:
+    clock = [0.0]
+    th = LoginThrottle(free_attempts=3, free_per_address=10, now=lambda: clock[0])
+    # a burst from one address: only the free attempts and one more are let through
+    assert sum(th.attempt("director", "10.0.0.66") == 0 for _ in range(40)) == 4
+    # the same machine trying other names is held by its address's own count
+    assert sum(th.attempt(f"user{i}", "10.0.0.66") == 0 for i in range(40)) <= 10
+    # the director, from another address, is not held up at all
+    assert th.attempt("director", "10.0.0.5") == 0
+
+
+def test_a_flood_from_many_addresses_never_blocks_a_known_address() -> None:
+    clock = [0.0]
+    th = LoginThrottle(global_budget=20, window=60, now=lambda: clock[0])
+    assert th.attempt("director", "10.0.0.5") == 0
+    th.succeeded("director", "10.0.0.5")  # the director's usual address
+    for i in range(100):
+        th.attempt("director", f"10.1.{i // 250}.{i % 250}")
+    assert th.wait_seconds("director", "10.9.9.9") > 0  # the global budget: unknown addresses
+    assert th.attempt("director", "10.0.0.5") == 0  # the known address is never held up
 
 
 def test_csrf_tokens_compare_exactly() -> None:

@@ -28,11 +28,11 @@ from mesa.table.inputs import Input
 from support.harness import hub_settings, wait_until
 from support.hubkit import TODAY
 from support.mosquitto import have_mosquitto, start_broker, table_password
+from support.shots import SHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.broker]
 
 ROOT = Path(__file__).resolve().parents[3]
-SHOTS = ROOT / "docs" / "screenshots"
 PASSWORD = "clave-del-director"
 CHROMIUM_ARGS = [
     "--headless",

@@ -1,0 +1,333 @@
+"""The evening as the director lives it, in a real Chromium: the door (ranking file, a pasted
+list, check-in by ticks and by card), the draw seen before it counts, a redraw, an offline
+table, and the first run of a fresh hub. Screenshots go to ``docs/screenshots/door-*.png``.
+
+The door of a 31-player evening is counted (clicks and page loads) and printed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mesa.controller.link import LinkSettings, TableLink
+from mesa.controller.outbox import Outbox
+from mesa.controller.sim import SimTable
+from mesa.hub.ingest.app import Hub
+from mesa.hub.settings import HubSettings
+from mesa.hub.web.app import WebApp
+from mesa.hub.web.server import BackgroundServer
+from support.harness import hub_settings, wait_until
+from support.hubkit import TODAY
+from support.mosquitto import have_mosquitto, start_broker, table_password
+from support.shots import SHOTS
+
+pytestmark = [pytest.mark.browser, pytest.mark.broker]
+
+ROOT = Path(__file__).resolve().parents[3]
+PASSWORD = "clave-del-director"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+
+# The club's ranking file (some of the evening's players) and the list read out at the door:
+# spelled as people write them (accents and case differ from the registry), 31 names.
+RANKING_CSV = "nombre;puntos\n" + "".join(
+    f"{n};{p}\n"
+    for n, p in [
+        ("MARÍA JOSÉ", "2,30"),
+        ("ÁLVARO", "1,95"),
+        ("BEGOÑA", "1,80"),
+        ("CÉSAR", "1,62"),
+        ("DOLORES", "1,40"),
+        ("EUGENIO", "1,22"),
+        ("FÁTIMA", "1,05"),
+        ("GONZALO", "0,90"),
+        ("HÉCTOR", "0,75"),
+        ("IÑAKI", "0,60"),
+    ]
+)
+DOOR_LIST = [
+    "maria jose", "Alvaro", "begoña", "cesar", "Dolores", "EUGENIO", "fatima", "Gonzalo",
+    "hector", "Iñaki", "Julia", "Kiko", "Lola", "Manolo", "Nuria", "Óscar", "Paco", "Quique",
+    "Rocío", "Sara", "Tomás", "Úrsula", "Vicente", "Wences", "Ximena", "Yago", "Zoe",
+    "Adela", "Bruno", "Carla", "Dámaso",
+]  # fmt: skip
+CARD = "04A1B2C3"
+
+
+def chromium_path() -> str | None:
+    found = os.environ.get("MESA_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    return found if Path(found).exists() else None
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    path = chromium_path()
+    if path is None:
+        pytest.skip("chromium not installed")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@dataclass
+class Stack:
+    hub: Hub
+    web: WebApp
+    server: BackgroundServer
+
+    @property
+    def url(self) -> str:
+        return self.server.url.rstrip("/")
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """A hub on a real Mosquitto with one table online (w1) and one known but offline (4)."""
+    if not have_mosquitto():
+        pytest.skip("mosquitto not installed")
+    tmp = tmp_path_factory.mktemp("door")
+    broker = start_broker(tmp / "broker", tables=("w1",))
+    hub = Hub(hub_settings(tmp / "hub.sqlite3", broker)).start()
+    web = WebApp(hub, hub.settings.replace(director_password=PASSWORD, auto_assign=False))
+    server = BackgroundServer(web).start()
+    sim = SimTable("w1", speed=1.0, robots=())
+    outbox = Outbox(tmp / "w1.sqlite3", "w1")
+    link = TableLink(
+        LinkSettings("w1", port=broker.port, password=table_password("w1")),
+        outbox,
+        submitter=sim.runtime,
+        snapshot=sim.runtime.snapshot(),
+        clock=sim.runtime.now,
+    )
+    sim.runtime.add_sink(link)
+    link.start()
+    sim.start()
+    hub.register_table("4")
+    assert wait_until(
+        lambda: any(c["id"] == "w1" and c["link"] == "online" for c in web.poller.cards.values()),
+        10,
+    )
+    yield Stack(hub, web, server)
+    sim.stop()
+    link.stop()
+    outbox.close()
+    server.stop()
+    web.close()
+    hub.stop()
+    broker.stop()
+
+
+def shot(page: Any, name: str, full: bool = True) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
+
+
+class Counter:
+    """The director's clicks and the page loads they cost."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.clicks = 0
+        self.loads = 0
+        page.on("load", self._loaded)
+
+    def _loaded(self, _page: Any) -> None:
+        self.loads += 1
+
+    def click(self, selector: str, navigates: bool = False) -> None:
+        self.clicks += 1
+        if navigates:
+            with self.page.expect_navigation():
+                self.page.click(selector)
+        else:
+            self.page.click(selector)
+
+
+def log_in(page: Any, stack: Stack) -> None:
+    page.goto(stack.url + "/login")
+    page.fill("input[name=user]", "director")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("#login-form button[type=submit]")
+    page.wait_for_url("**/director")
+
+
+def test_the_door_and_the_draw_as_the_director_does_them(
+    browser: Any, stack: Stack, tmp_path: Path
+) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: dialogs.append(d.message) or d.accept())
+    log_in(page, stack)
+    page.goto(stack.url + "/director/tournament")
+    page.fill("#create-form input[name=name]", "Torneo de marzo")
+    page.fill("#create-form input[name=date]", TODAY.isoformat())
+    page.fill("#create-form input[name=id]", "2025-03")
+    with page.expect_navigation():
+        page.click("#create-form button[type=submit]")
+    page.wait_for_function("() => document.getElementById('conn').dataset.state === 'live'")
+
+    # ── the ranking file: the picker still works after the live refresh replaced the page ──
+    page.evaluate("() => { document.getElementById('import-form').dataset.probe = 'old'; }")
+    stack.web.bump()  # a check-in elsewhere: the page refreshes within a second
+    page.wait_for_function(
+        "() => document.getElementById('import-form').dataset.probe !== 'old'", timeout=5000
+    )
+    csv = tmp_path / "ranking.csv"
+    csv.write_text(RANKING_CSV, encoding="utf-8")
+    page.set_input_files("#import-form input[type=file]", str(csv))
+    page.wait_for_function(
+        "() => document.getElementById('ranking-csv').value.includes('MARÍA JOSÉ')"
+    )
+    stack.web.bump()  # another refresh while the form is filled: the form stays as it is
+    page.wait_for_timeout(1500)
+    assert "IÑAKI" in page.input_value("#ranking-csv")
+    shot(page, "door-ranking-file", full=False)
+    with page.expect_navigation():
+        page.click("#import-form button[type=submit]")
+    flashes = page.locator(".flash").all_inner_texts()
+    assert any("Hecho" in f for f in flashes), (flashes, page.url)
+
+    # ── the door, counted from here: the tournament page as the evening starts ──
+    count = Counter(page)
+    page.goto(stack.url + "/director/tournament#registration")
+    count.loads = 1
+    page.fill("#register-paste textarea[name=names]", "\n".join(DOOR_LIST))
+    count.click("#register-paste button[type=submit]")
+    page.wait_for_function("() => document.querySelectorAll('#entrants tbody tr').length === 31")
+    assert "31 inscritos (21 nuevos en el registro)" in page.inner_text("#register-paste .result")
+    shot(page, "door-registered")
+
+    # The registry search filters as one types (accents ignored).
+    stack.web.desk.call(lambda club, now: club.registry.add_new("ÑOÑO EXTRA"))
+    stack.web.bump()
+    page.wait_for_function("() => document.querySelector('#registry-list [data-name=\"ÑOÑO EXTRA\"]')")
+    page.fill("#registry-search", "nono")
+    visible = page.locator("#registry-list label:not([hidden])").all_inner_texts()
+    assert [v.strip() for v in visible] == ["ÑOÑO EXTRA"]
+    page.fill("#registry-search", "")
+
+    # ── check-in: a card at the reader, then ticks ──
+    pid = stack.web.desk.read(lambda club: club.registry.find_name("Zoe").id)  # type: ignore[union-attr]
+    stack.web.desk.call(lambda club, now: club.registry.add_card(pid, CARD))
+    page.click("#card-input")
+    page.keyboard.type(CARD.lower())  # a USB reader types like a keyboard, then Enter
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.getElementById('count-present').textContent.includes('1 de 31')")
+    assert "Zoe: presente" in page.inner_text("#card-form .result")
+    assert page.evaluate("() => document.activeElement.id") == "card-input"  # ready for the next
+    page.keyboard.type("FFFF")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('#card-form .result').textContent.includes('desconocida')")
+    page.locator("#entrants").scroll_into_view_if_needed()
+    scrolled = page.evaluate("() => window.scrollY")
+    count.click("#entrants thead input[data-check-all]")
+    absent = page.locator("#entrants tr", has_text="Dámaso").first
+    absent.locator("input[type=checkbox]").click()
+    count.clicks += 1
+    # Where the page is when the button is pressed (the click itself scrolls to the button).
+    page.locator("#mark-present").scroll_into_view_if_needed()
+    scrolled = page.evaluate("() => window.scrollY")
+    count.click("#mark-present")
+    page.wait_for_function("() => document.getElementById('count-present').textContent.includes('30 de 31')")
+    # no jump to the top (a line of messages above may move it a little)
+    assert abs(page.evaluate("() => window.scrollY") - scrolled) < 100
+    assert "Sin llegar: 1" in page.inner_text("#count-absent")
+    assert count.loads == 1  # registering and checking in 30 reloaded nothing
+    shot(page, "door-checked-in")
+
+    # ── the draw, seen before it counts ──
+    count.click("#see-draw", navigates=True)
+    assert "Quedan fuera 1" in page.inner_text("#left-out")
+    assert "DÁMASO" in page.inner_text("#left-out").upper()
+    assert "Entran 30 jugadores" in page.inner_text("#preview-summary")
+    shot(page, "draw-preview")
+    groups_seen = page.locator(".group-preview").count()
+    assert groups_seen == 10
+    count.click("#confirm-absent")
+    count.click("#start-groups button[type=submit]", navigates=True)
+    assert any("10 grupos" in f for f in page.locator(".flash").all_inner_texts())
+    print(
+        f"\nthe door of a 31-player evening: {count.clicks} clicks, {count.loads} page loads "
+        "(register 31 from a pasted list, check in 30, preview, start groups)"
+    )
+    t = stack.web.desk.read(lambda club: club.tournament("2025-03"))
+    assert len(t.entrants) == 30 and t.phase == "groups"
+
+    # ── redraw while nothing is played (the question is asked first) ──
+    seed_before = t.seed
+    with page.expect_navigation():
+        page.click("#redraw")
+    page.wait_for_selector("#draw-undo")
+    assert dialogs and "Sortear los grupos otra vez" in dialogs[-1]
+    assert stack.web.desk.read(lambda club: club.tournament("2025-03").seed) != seed_before
+    shot(page, "draw-made")
+
+    # ── an offline table is marked, and asks before it is chosen ──
+    page.goto(stack.url + "/director")
+    row = page.locator("#ready tr[data-match]").first
+    options = row.locator("select[name=table] option").all_inner_texts()
+    assert any("4" in o and "desconectada" in o for o in options), options
+    row.locator("select[name=table]").select_option("4")
+    shot(page, "assign-offline", full=False)
+    assert not errors, errors
+    page.close()
+
+
+def test_the_offline_table_confirmation_can_be_declined(browser: Any, stack: Stack) -> None:
+    page = browser.new_page()
+    log_in(page, stack)
+    page.goto(stack.url + "/director")
+    row = page.locator("#ready tr[data-match]").first
+    match = row.get_attribute("data-match")
+    row.locator("select[name=table]").select_option("4")
+    asked: list[str] = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+    row.locator("button[type=submit]").click()
+    page.wait_for_timeout(300)
+    assert asked == ["la mesa 4 está desconectada: ¿asignar igualmente?"]
+    t = stack.web.desk.read(lambda club: club.tournament("2025-03"))
+    assert t.match(match).table is None  # declined: nothing assigned
+    page.once("dialog", lambda d: d.accept())
+    with page.expect_navigation():
+        page.locator(f"#ready tr[data-match='{match}'] button[type=submit]").click()
+    assert stack.web.desk.read(lambda club: club.tournament("2025-03").match(match).table) == "4"
+    page.close()
+
+
+def test_a_fresh_hub_says_how_to_create_the_director(browser: Any, tmp_path: Path) -> None:
+    hub = Hub(HubSettings(db=tmp_path / "fresh.sqlite3"))
+    web = WebApp(hub, hub.settings.replace(auto_assign=False))
+    server = BackgroundServer(web).start()
+    try:
+        page = browser.new_page(viewport={"width": 1000, "height": 700})
+        page.goto(server.url.rstrip("/") + "/login")
+        assert "mesa director-password" in page.inner_text("#no-director")
+        page.click("#no-director a")
+        page.wait_for_url("**/first-run")
+        assert page.locator("input[name=code]").count() == 0  # this machine needs no code
+        assert page.locator(".director-bar").count() == 0  # nobody is logged in yet
+        shot(page, "first-run", full=False)
+        page.fill("input[name=user]", "ana")
+        page.fill("input[name=password]", "una-clave-larga")
+        page.fill("input[name=again]", "una-clave-larga")
+        with page.expect_navigation():
+            page.click("#first-run-form button[type=submit]")
+        assert "Director ana creado" in page.inner_text("main")
+        page.goto(server.url.rstrip("/") + "/first-run")
+        assert page.locator("#first-closed").count() == 1
+        page.close()
+    finally:
+        server.stop()
+        web.close()
+        hub.close()
