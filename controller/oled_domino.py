@@ -188,6 +188,8 @@ def compose(view: DominoView, status: TableStatus, now: float) -> DominoScreen:
     prompt = _prompt(view, lang)
     penalty = _penalty_line(view, lang)
     if st == "ready":
+        # The two minutes to reach the table after "TIEMPO", until the first hand starts.
+        reach = text(lang, "oled.reach", time=mmss(view.reach_left)) if view.reach_left else ""
         lead = view.next_lead
         side = (_seat(lang, lead), view.players.get(lead, "")) if lead else ("", "")
         # Between hands the big figure is the game's time: the header names the next hand.
@@ -202,7 +204,7 @@ def compose(view: DominoView, status: TableStatus, now: float) -> DominoScreen:
             big=mmss(view.game_time_left or 0.0),
             side=side,
             info=info,
-            lines=tuple(x for x in (penalty, prompt) if x),
+            lines=tuple(x for x in (reach, penalty, prompt) if x),
         )
     if st == "playing":
         t = view.timer

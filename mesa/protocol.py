@@ -20,6 +20,7 @@ mesa.protocol.ProtocolError: table_mismatch: the payload names table '3' but the
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import math
@@ -710,6 +711,9 @@ def check_snapshot(snapshot: Any) -> None:
     """
     if not _SNAPSHOT:
         _SNAPSHOT.append(_dataclass_node(TableState))
+    if isinstance(snapshot, dict) and "game_id" in snapshot and "match" not in snapshot:
+        check_domino_snapshot({k: v for k, v in snapshot.items() if k not in LINK_SNAPSHOT_KEYS})
+        return
     if isinstance(snapshot, dict) and (snapshot.keys() & LINK_SNAPSHOT_KEYS):
         # The link's own flags beside the machine's state, while its outbox cannot be written.
         storage, unstored = snapshot.get("storage"), snapshot.get("unstored", 0)
@@ -728,8 +732,44 @@ def check_snapshot(snapshot: Any) -> None:
         raise ProtocolError("bad_snapshot", wrong[:200])
     try:
         TableState.from_dict(snapshot)  # what the pages rebuild from it: the state name, ...
+        # ...and the view the pages draw from it (a score without its sides, say, types well
+        # but cannot be drawn).
+        from mesa.table.machine import Table
+        from mesa.table.view import table_view
+
+        last = snapshot.get("last_now")
+        table_view(
+            Table.restore(copy.deepcopy(snapshot)),
+            float(last) if isinstance(last, int | float) else 0.0,
+        )
     except Exception as e:  # whatever the constructors refuse, the snapshot is not one
         raise ProtocolError("bad_snapshot", f"not a table state: {str(e)[:160]}") from None
+
+
+def check_domino_snapshot(snapshot: dict[str, Any]) -> None:
+    """Refuse (``bad_snapshot``) a domino table's snapshot that its own code cannot read back:
+    restored and drawn at its instant, exactly as the hub's pages will.
+
+    >>> from mesa.domino.machine import DominoTable
+    >>> check_domino_snapshot(DominoTable().snapshot())
+    >>> check_domino_snapshot({**DominoTable().snapshot(), "players": 5})
+    Traceback (most recent call last):
+      ...
+    mesa.protocol.ProtocolError: bad_snapshot: not a domino table's state: ...
+    """
+    from mesa.domino.machine import DominoTable
+    from mesa.domino.view import domino_view
+
+    try:
+        if len(json.dumps(snapshot)) > MAX_PAYLOAD_BYTES:
+            raise ValueError("too large")
+        table = DominoTable.restore(copy.deepcopy(snapshot))
+        last = snapshot.get("last_now")
+        domino_view(table, float(last) if isinstance(last, int | float) else 0.0)
+    except Exception as e:  # whatever the table's code refuses, the snapshot is not one
+        raise ProtocolError(
+            "bad_snapshot", f"not a domino table's state: {type(e).__name__}: {str(e)[:120]}"
+        ) from None
 
 
 @dataclass(frozen=True)

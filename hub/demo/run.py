@@ -67,6 +67,9 @@ class DemoConfig:
     # Real seconds a finished tournament stays on show before it is closed and the next starts.
     pause: float = 20.0
     extra_env: dict[str, str] = field(default_factory=dict)
+    game: str = "backgammon"  # backgammon, domino, or both rooms
+    domino_tables: int = 4
+    domino_rounds: int = 3
 
     def table_ids(self) -> list[str]:
         return [str(i) for i in range(1, self.tables + 1)]
@@ -125,6 +128,7 @@ class Demo:
         self.links: list[Any] = []
         self.outboxes: list[Any] = []
         self.server: Any = None
+        self.domino: Any = None
         self.url = ""
         self.played = 0  # tournaments of this run finished and closed
         self._season: threading.Thread | None = None
@@ -142,8 +146,11 @@ class Demo:
         try:
             self._start_hub()
             self._start_web()
-            self._prepare_tournament()
-            self._start_tables()
+            if cfg.game in ("backgammon", "both"):
+                self._prepare_tournament()
+                self._start_tables()
+            if cfg.game in ("domino", "both"):
+                self._start_domino()
             self._start_server()
             self._start_season()
         except BaseException:
@@ -279,6 +286,16 @@ class Demo:
             link.start()
             sim.start()
 
+    def _start_domino(self) -> None:
+        from mesa.hub.demo.domino import DominoRoom
+
+        assert self.workdir is not None
+        cfg = self.config
+        self.domino = DominoRoom(
+            self.hub, self.web, self.workdir, tables=cfg.domino_tables,
+            rounds=cfg.domino_rounds, speed=cfg.speed, seed=cfg.seed, language=cfg.language,
+        ).start()
+
     def _start_server(self) -> None:
         from mesa.errors import ConfigError
         from mesa.hub.web.server import BackgroundServer
@@ -305,6 +322,8 @@ class Demo:
             steps.append(self.web.stopping.set)
         if self.server is not None:
             steps.append(self._stop_server)
+        if self.domino is not None:
+            steps.append(self.domino.stop)
         for sim in self.sims:
             steps.append(sim.stop)
         for link in self.links:
@@ -321,7 +340,7 @@ class Demo:
             except Exception:
                 log.exception("demo: stopping failed at %s", getattr(step, "__qualname__", step))
         self.sims, self.links, self.outboxes = [], [], []
-        self.server = self.web = self.hub = None
+        self.server = self.web = self.hub = self.domino = None
         if self._own_workdir and self.workdir is not None and not self.config.keep:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
@@ -435,6 +454,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--no-history", action="store_true", help="do not play last month's tournament first"
     )
+    p.add_argument(
+        "--game",
+        choices=("backgammon", "domino", "both"),
+        default=d.game,
+        help="which room: backgammon (default), a domino pairs tournament, or both",
+    )
+    p.add_argument("--domino-tables", type=int, default=d.domino_tables,
+                   help="simulated domino tables (four robots each)")
+    p.add_argument("--domino-rounds", type=int, default=d.domino_rounds,
+                   help="rounds of the domino pairs tournament")
 
 
 def config_from(args: argparse.Namespace) -> DemoConfig:
@@ -450,6 +479,9 @@ def config_from(args: argparse.Namespace) -> DemoConfig:
         password=args.password,
         language=args.lang,
         history=not args.no_history,
+        game=args.game,
+        domino_tables=args.domino_tables,
+        domino_rounds=args.domino_rounds,
     )
 
 

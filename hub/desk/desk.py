@@ -313,6 +313,8 @@ class TournamentDesk:
             tid = live["table"]
             if live.get("status") != "online" or live.get("state") not in FREE_STATES:
                 continue
+            if live.get("kind") == "domino":  # the domino desk's (hub/desk/domino.py)
+                continue
             if tid in busy:
                 continue
             out.append(tid)

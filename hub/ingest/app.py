@@ -47,6 +47,8 @@ from mesa.protocol import (
     HUB_STATUS_TOPIC,
     Assignment,
     Command,
+    DominoAssignment,
+    DominoCommand,
     EventEnvelope,
     HubStatus,
     ProtocolError,
@@ -376,6 +378,57 @@ class Hub:
 
     def unassign(self, table: str) -> str:
         return self.assign(table, None)
+
+    def domino_assign(
+        self, table: str, args: dict[str, Any] | None, tiempo: float | None = None
+    ) -> str:
+        """Publish a domino table's game and "TIEMPO" (one retained ``DominoAssignment``).
+
+        Publishing the same ``args`` again with ``tiempo`` set is the director's "TIEMPO" (a
+        new txn); the table re-reads the retained message on every reconnection.
+        """
+        return self.domino_assign_many({table: args}, tiempo)[table]
+
+    def domino_assign_many(
+        self, games: dict[str, dict[str, Any] | None], tiempo: float | None = None
+    ) -> dict[str, str]:
+        """:meth:`domino_assign` for many tables with one "TIEMPO": every message is checked
+        first, recorded in one transaction, then published back to back (the whole room's
+        call costs one commit, not one per table). Returns each table's txn."""
+        msgs = {}
+        for table, args in games.items():
+            self._known(table)
+            msgs[table] = DominoAssignment(table, new_id(), "domino", args, tiempo, time.time())
+            msgs[table].check()
+
+        def record() -> None:
+            for table, msg in msgs.items():
+                stored = None if msg.args is None else {**msg.args, "tiempo": tiempo}
+                what = "tiempo" if tiempo is not None else ("assign" if msg.args else "unassign")
+                self.store.set_assignment(table, msg.txn, stored)
+                self.store.record_command(msg.txn, table, "assign", what, stored)
+
+        self.ingest.write(record)
+        for table, msg in msgs.items():
+            self._publish(table_topic(table, "assign"), msg.to_payload(), 1, True)
+        return {table: msg.txn for table, msg in msgs.items()}
+
+    def domino_command(self, table: str, input: str, args: dict[str, Any]) -> str:
+        """Send a director's domino command (``penalty``, ``absence``); returns the txn."""
+        self._known(table)
+        txn = new_id()
+        msg = DominoCommand(table, txn, "domino", input, dict(args), time.time())
+        try:
+            msg.check()
+        except ProtocolError as e:
+            self.metrics.refuse(e.code, e.reason, table=table)
+            raise
+        self.ingest.write(lambda: self.store.record_command(txn, table, "cmd", input, msg.args))
+        props = Properties(PacketTypes.PUBLISH)
+        props.MessageExpiryInterval = CMD_EXPIRY_SECONDS
+        if self._client is not None:
+            self._client.publish(table_topic(table, "cmd"), msg.to_payload(), 1, False, props)
+        return txn
 
     def command(self, table: str, input: str, args: dict[str, Any] | None = None) -> str:
         """Send a director command (one of :data:`mesa.protocol.CMD_INPUTS`); returns the txn.

@@ -51,6 +51,8 @@ class TableLive:
     seq: int = 0
     snapshot_seq: int | None = None
     snapshot_ts: float | None = None
+    kind: str = "backgammon"  # "domino" once the table shows it is a domino table
+
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -97,6 +99,8 @@ class Projections:
                 state = report.snapshot.get("state")
                 if isinstance(state, str):
                     live.state = state
+            if "game_id" in report.snapshot:  # a DominoTable snapshot (backgammon: match_id)
+                live.kind = "domino"
 
     def apply_event(self, env: EventEnvelope) -> None:
         with self._lock:
@@ -120,6 +124,9 @@ class Projections:
         live.last_event, live.last_event_ts = env.type, env.ts
         live.stream, live.seq = env.stream, env.seq
         kind = env.type
+        if kind.startswith("domino."):
+            _fold_domino(live, kind, d)
+            return
         if kind == "table.assigned":
             live.match_id, live.players, live.length = (
                 d["match_id"],
@@ -172,3 +179,37 @@ class Projections:
             live.score = dict(d["score"])
         elif kind == "table.restored":
             live.state, live.reserve = d["state"], dict(d["reserve"])
+
+
+# The domino table's states an event implies (the retained snapshot names them exactly).
+_DOMINO_STATES = {
+    "domino.table.assigned": "assigned",
+    "domino.table.unassigned": "idle",
+    "domino.game.started": "ready",
+    "domino.hand.started": "playing",
+    "domino.hand.over": "hand_entry",
+    "domino.hand.claimed": "hand_confirm",
+    "domino.hand.rejected": "hand_entry",
+    "domino.hand.ended": "ready",
+    "domino.game.ended": "game_over",
+}
+
+
+def _fold_domino(live: TableLive, kind: str, d: dict[str, Any]) -> None:
+    """A domino table's events: the game, the pairs' points and the outcome (the grid's card
+    reads the rest, the play timer and the time left, from the table's snapshot)."""
+    live.kind = "domino"
+    state = _DOMINO_STATES.get(kind)
+    if state is not None:
+        live.state = state
+    if kind == "domino.table.assigned":
+        live.match_id, live.players = d["game_id"], dict(d["players"])
+        live.score, live.game, live.winner, live.ended_by = {"ns": 0, "ew": 0}, 0, None, None
+    elif kind == "domino.table.unassigned":
+        live.match_id, live.players, live.score, live.winner = None, {}, {}, None
+    elif kind == "domino.hand.started":
+        live.game = d["hand"]
+    elif kind in ("domino.hand.ended", "domino.time.extended"):
+        live.score = dict(d["score"])
+    elif kind == "domino.game.ended":
+        live.score, live.winner, live.ended_by = dict(d["score"]), d["winner"], d["how"]

@@ -32,10 +32,12 @@ from starlette.responses import Response
 from starlette.types import ASGIApp
 
 from mesa.hub.desk.desk import TournamentDesk
+from mesa.hub.desk.domino import DominoDesk
 from mesa.hub.desk.make import make_desk
 from mesa.hub.settings import HubSettings
 from mesa.hub.web.actions import ACTIONS, ActionEndpoint
 from mesa.hub.web.body_limit import MAX_BODY_BYTES, BodyLimit
+from mesa.hub.web.domino import DominoPages
 from mesa.hub.web.door import DOOR_ACTIONS
 from mesa.hub.web.exports import Exports
 from mesa.hub.web.first_run import FirstRun
@@ -79,6 +81,7 @@ class WebApp:
         settings: HubSettings | None = None,
         *,
         desk: TournamentDesk | None = None,
+        domino: DominoDesk | None = None,
         store: WebStore | None = None,
         enrolment: Any = None,
         clock: Callable[[], float] = time.time,
@@ -120,6 +123,12 @@ class WebApp:
         self.actions = ActionEndpoint(
             self.site, self.exports.publish_static, actions={**ACTIONS, **DOOR_ACTIONS}
         )
+        self.owns_domino = domino is None
+        self.domino = domino or DominoDesk(
+            hub.settings.db, hub=hub, wall=clock, now=now, language=settings.language,
+            command_wait=settings.command_wait,
+        )
+        self.domino_pages = DominoPages(self.site, self.domino)
         if settings.director_password:
             store.set_password(settings.director, settings.director_password)
         self.first_run = FirstRun(self.site)
@@ -166,9 +175,10 @@ class WebApp:
     def asgi(self) -> Starlette:
         if self._app is None:
             self._app = _WithSecurityHeaders(
-                routes=routes(
-                    self.pages, self.login, self.actions, self.exports, self.first_run
-                ),
+                routes=[
+                    *self.domino_pages.routes(),
+                    *routes(self.pages, self.login, self.actions, self.exports, self.first_run),
+                ],
                 lifespan=self.lifespan,
                 exception_handlers={404: self._not_found},
                 middleware=[
@@ -197,6 +207,8 @@ class WebApp:
         self.site.refresh_live()
         if self.owns_desk:
             self.site.desk.wake()  # events committed before the server started
+        if self.owns_domino:
+            self.domino.wake()
         try:
             yield
         finally:
@@ -213,6 +225,8 @@ class WebApp:
         """The ingest committed (any thread): wake the desk, refresh the grid on the loop."""
         if self.owns_desk:
             self.site.desk.wake()
+        if self.owns_domino:
+            self.domino.wake()
         self._on_loop(self.site.refresh_live)
 
     def _enrolment_changed(self) -> None:
@@ -247,6 +261,8 @@ class WebApp:
         self.site.stopping.set()
         if self.owns_desk:
             self.site.desk.close()
+        if self.owns_domino:
+            self.domino.close()
         self.site.store.close()
 
     def drop_streams(self) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
+from starlette.responses import Response
 
 from mesa.hub.web.calls import call_board_view, next_match_view, players_for_qr, qr_svg
 from mesa.hub.web.i18n import Translator
@@ -80,7 +81,8 @@ class CallPages:
             players = []
             for p in players_for_qr(t):
                 url = base + path_for("player_next", id=p["id"])
-                players.append({**p, "url": url, "qr": qr_svg(url)})
+                # The code is an image of its own (never markup pasted into the page).
+                players.append({**p, "url": url, "qr": path_for("player_qr", id=p["id"])})
             return {"tournament": tournament_info(t, lang), "players": players}
 
         return Page(
@@ -90,3 +92,17 @@ class CallPages:
             Translator(lang)("qr.title"),
             refresh="",
         )
+
+    async def qr(self, request: Request) -> Response:
+        """A player's QR code (SVG) leading to their "mi próxima partida"; 404 for an id that
+        is not a player of the current tournament."""
+        pid = request.path_params["id"]
+
+        def known(club: Club) -> bool:
+            t = current_tournament(club)
+            return t is not None and pid in t.entrants
+
+        if not await self.site.read(known):
+            return Response(status_code=404)
+        url = str(request.base_url).rstrip("/") + path_for("player_next", id=pid)
+        return Response(qr_svg(url), media_type="image/svg+xml")

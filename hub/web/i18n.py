@@ -918,3 +918,9 @@ class Translator:
     def strings(self, prefix: str) -> Mapping[str, str]:
         """Every string under ``prefix`` (for the browser's script), keyed without the prefix."""
         return {k[len(prefix) :]: t(k, self.lang) for k in STRINGS if k.startswith(prefix)}
+
+
+# The domino pages' strings (their own module, merged here so one table serves every page).
+from mesa.hub.web.domino_i18n import DOMINO_STRINGS  # noqa: E402
+
+STRINGS.update(DOMINO_STRINGS)

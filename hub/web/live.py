@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import re
 import time
@@ -37,6 +38,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mesa.core.sides import SIDES
+from mesa.domino.machine import DominoTable
+from mesa.domino.view import domino_view
+from mesa.errors import MesaError
 from mesa.hub.web.card_check import check_card
 from mesa.metrics import Metrics
 from mesa.table.machine import Table
@@ -123,6 +127,16 @@ def build_card(
     )
     if heard is not None:
         card["silent_for"] = max(0.0, now - heard)
+    card["kind"] = live.get("kind", "backgammon")
+    if isinstance(snapshot, dict) and "game_id" in snapshot:  # a domino table's snapshot
+        card["kind"] = "domino"
+        card["domino"] = domino_card(snapshot, _table_now(snapshot, row.get("state_ts"), now,
+                                                          rate))
+        if _snapshot_is_current(live, row) and card["domino"]:
+            card["state"] = card["domino"]["state"]
+        card["degraded"] = [] if card["domino"] else ["snapshot"]
+        card["badges"] = badges(card, low_time=low_time)
+        return card
     degraded: list[str] = []
     if isinstance(snapshot, dict) and _snapshot_is_current(live, row):
         try:
@@ -134,6 +148,38 @@ def build_card(
     card["degraded"] = sorted({*degraded, *check_card(card)})
     card["badges"] = badges(card, low_time=low_time)
     return card
+
+
+def domino_card(snapshot: dict[str, Any], table_now: float) -> dict[str, Any] | None:
+    """A domino table's figures for the grid, read through the table's own view code: the
+    pairs and their points, the hand, the game's time left, the two minutes to reach the table,
+    the play timer, the warnings."""
+    try:
+        view = domino_view(DominoTable.restore(snapshot), table_now)
+    except (MesaError, TypeError, KeyError, ValueError):
+        return None
+    timer = view.timer
+    return {
+        "state": view.state,
+        "game_id": view.game_id,
+        "players": dict(view.players),
+        "score": dict(view.score),
+        "hand": view.hand,
+        "time_left": view.game_time_left,
+        "clock_running": view.game_time_left is not None and view.state != "game_over",
+        "time_called": view.time_called,
+        "last_hand": view.last_hand,
+        "on_turn": view.on_turn,
+        "timer": None if timer is None else {
+            "seat": timer.seat, "left": timer.left, "over": timer.over, "warned": timer.warned,
+        },
+        "warnings": {s: n for s, n in view.warnings.items() if n},
+        "penalties": [dataclasses.asdict(p) for p in view.penalties],
+        "winner": view.winner,
+        "ended_by": view.ended_by,
+        "start_wall": snapshot.get("start_wall"),
+        "reach_left": view.reach_left,
+    }
 
 
 def fallback_card(table: Any, now: float) -> dict[str, Any]:

@@ -31,6 +31,7 @@ ROUTE_PATHS: dict[str, str] = {
     "player": "/players/{id}",
     "calls": "/llamadas",
     "players_qr": "/players/qr",
+    "player_qr": "/players/{id}/qr.svg",
     "player_next": "/players/{id}/next",
     "final": "/final",
     "exports": "/exports",

@@ -42,9 +42,11 @@ def page_routes(
 def routes(
     pages: Pages, login: Login, actions: ActionEndpoint, exports: Exports, first_run: FirstRun
 ) -> list[BaseRoute]:
+    calls = CallPages(pages.site)
     return [
         # The call pages first: ``/players/qr`` must not be taken for a player's id.
-        *page_routes(CallPages(pages.site).table(), pages.endpoint),
+        Route(ROUTE_PATHS["player_qr"], calls.qr, name="player_qr"),
+        *page_routes(calls.table(), pages.endpoint),
         Route(ROUTE_PATHS["first_run"], first_run.form, methods=["GET"], name="first_run"),
         Route(ROUTE_PATHS["first_run"], first_run.post, methods=["POST"]),
         *page_routes(pages.table(), pages.endpoint),

@@ -151,6 +151,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "oled.to_sign": "Falta firmar: {pairs}",
         "oled.warned_line": "Ya amonestado: -25",
         "oled.hub_offline": "Sin conexión al hub",
+        "oled.reach": "A la mesa: {time}",
     },
     "en": {
         "state.idle": "No game",
@@ -274,6 +275,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "oled.to_sign": "To sign: {pairs}",
         "oled.warned_line": "Already warned: -25",
         "oled.hub_offline": "Hub not reachable",
+        "oled.reach": "To table: {time}",
     },
 }
 

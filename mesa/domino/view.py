@@ -24,6 +24,8 @@ from mesa.domino.machine import DominoTable
 from mesa.domino.rules import PAIRS, SEATS, members
 
 RECENT_PENALTIES = 4  # the OLED has room for a few lines; the hub keeps the full record
+# After "TIEMPO" the players have two minutes to reach their table (shown until the first hand).
+REACH_SECONDS = 120.0
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,7 @@ class DominoView:
     signed: dict[str, str]
     expelled: tuple[str, ...]
     prompt: str | None  # what the table asks for now, as a code
+    reach_left: float | None = None  # of the two minutes to reach the table, before hand 1
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -126,6 +129,10 @@ def domino_view(table: DominoTable, now: float) -> DominoView:
         for p in (g.penalties[-RECENT_PENALTIES:] if g is not None else [])
     )
     final = g.final_hand if g is not None else None
+    reach = None
+    if g is not None and g.started_at is not None and g.hand == 0 and s.state == "ready":
+        left = g.started_at + REACH_SECONDS - now
+        reach = left if left > 0 else None
     return DominoView(
         state=s.state,
         language=s.language,
@@ -156,4 +163,5 @@ def domino_view(table: DominoTable, now: float) -> DominoView:
         signed=dict(g.signed) if g else {},
         expelled=tuple(g.expelled) if g else (),
         prompt=_prompt(table),
+        reach_left=reach,
     )

@@ -53,7 +53,11 @@ async def test_the_call_board_and_a_players_next_match(
     assert wait["match"]["table"] is None and wait["match"]["status"] in ("ready", "waiting")
     assert (await client.get("/players/P9999/next")).status_code == 404
     qr = (await client.get("/players/qr")).text
-    assert qr.count("<svg") == 6 and f"/players/{ids[0]}/next" in qr
+    assert qr.count('<img class="qr"') == 6 and f"/players/{ids[0]}/next" in qr
+    svg = await client.get(f"/players/{ids[0]}/qr.svg")
+    assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml")
+    assert svg.text.startswith("<svg")
+    assert (await client.get("/players/P9999/qr.svg")).status_code == 404
     assert "<script>" not in qr and "onclick" not in qr
 
 
