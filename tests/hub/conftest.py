@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -53,3 +54,14 @@ def fake_table(hub: Hub) -> FakeTable:
     hub.register_table("3")
     t.online()
     return t
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium (the system's, driven by Playwright) for a module's browser tests."""
+    from support.browser import chromium, chromium_path
+
+    if chromium_path() is None:
+        pytest.skip("chromium not installed")
+    with chromium() as b:
+        yield b

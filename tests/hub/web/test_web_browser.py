@@ -6,9 +6,7 @@ Screenshots of the main pages go to ``docs/screenshots/`` (linked from ``docs/da
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -34,34 +32,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.broker]
 
 ROOT = Path(__file__).resolve().parents[3]
 PASSWORD = "clave-del-director"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def chromium_path() -> str | None:
-    found = os.environ.get("MESA_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-    return found if Path(found).exists() else None
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    path = chromium_path()
-    if path is None:
-        pytest.skip("chromium not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @dataclass

@@ -20,7 +20,6 @@ from mesa.hub.web.headers import CSP
 from mesa.hub.web.server import BackgroundServer
 from mesa.protocol import StateReport, TableStatus, table_topic
 from mesa.table.machine import Table
-from support.chromium import CHROMIUM_ARGS, chromium_path
 from support.harness import hub_settings, wait_until
 from support.mosquitto import have_mosquitto, start_broker, table_password
 
@@ -28,19 +27,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.broker]
 
 PASSWORD = "clave-del-director"
 PWN = "<img src=x onerror=window.__pwned=1>"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    path = chromium_path()
-    if path is None:
-        pytest.skip("chromium not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @dataclass

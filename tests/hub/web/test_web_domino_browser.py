@@ -6,10 +6,8 @@ Mosquitto; two real domino table runtimes (``DominoSimTable``) with their real h
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,29 +19,12 @@ from mesa.hub.web.app import WebApp
 from mesa.hub.web.server import BackgroundServer
 from support.harness import hub_settings, wait_until
 from support.mosquitto import have_mosquitto, start_broker, table_password
+from support.shots import SHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.broker]
 
 PASSWORD = "clave-del-director"
 TABLES = ("d1", "d2")
-SHOTS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
-
-
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update"]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    path = shutil.which("chromium") or "/usr/bin/chromium"
-    if not Path(path).exists():
-        pytest.skip("chromium not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

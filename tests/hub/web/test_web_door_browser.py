@@ -7,8 +7,6 @@ The door of a 31-player evening is counted (clicks and page loads) and printed.
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,10 +30,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.broker]
 
 ROOT = Path(__file__).resolve().parents[3]
 PASSWORD = "clave-del-director"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
-
-# The club's ranking file (some of the evening's players) and the list read out at the door:
-# spelled as people write them (accents and case differ from the registry), 31 names.
 RANKING_CSV = "nombre;puntos\n" + "".join(
     f"{n};{p}\n"
     for n, p in [
@@ -58,24 +52,6 @@ DOOR_LIST = [
     "Adela", "Bruno", "Carla", "Dámaso",
 ]  # fmt: skip
 CARD = "04A1B2C3"
-
-
-def chromium_path() -> str | None:
-    found = os.environ.get("MESA_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-    return found if Path(found).exists() else None
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    path = chromium_path()
-    if path is None:
-        pytest.skip("chromium not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @dataclass

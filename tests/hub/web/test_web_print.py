@@ -20,7 +20,6 @@ from mesa.hub.settings import HubSettings
 from mesa.hub.web.app import WebApp
 from mesa.hub.web.server import BackgroundServer
 from mesa.tournament.settings import TournamentSettings
-from support.browser import chromium, chromium_path
 from support.shots import SHOTS
 
 pytestmark = [pytest.mark.browser]
@@ -73,15 +72,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[WebApp, s
         server.stop()
         web.close()
         hub.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    path = chromium_path()
-    if path is None:
-        pytest.skip("chromium not installed")
-    with chromium() as b:
-        yield b
 
 
 def sheets(pdf: bytes) -> list[tuple[float, float]]:
