@@ -45,9 +45,7 @@ def summary(r: EveningResult) -> str:
 
 
 def test_chaos_evening(tmp_path: Path) -> None:
-    """Every invariant after every step. The harness itself must run clean; what it finds in
-    the product is reported as an expected failure with the kinds and details, so the test
-    passes by itself once the hub is fixed (the issue's check is 0 violations)."""
+    """Every invariant after every step, under every kind of chaos: 0 violations."""
     r = evening(
         tmp_path, "chaos", seed=7, players=8, tables=4, chaos=3, speed=150.0, stall_after=20.0
     )
@@ -56,14 +54,15 @@ def test_chaos_evening(tmp_path: Path) -> None:
     assert r.steps > 10, summary(r)
     assert sum(r.interventions.values()) > 5, r.interventions
     assert any(a.status == 200 and a.kind != "setup" for a in r.actions), r.coverage()
-    if r.violations:
-        pytest.xfail("product bugs found under chaos: " + summary(r))
+    assert not r.violations, summary(r)
     assert r.finished, summary(r)
 
 
 def test_same_seed_same_evening(tmp_path: Path) -> None:
     # The two runs side by side (each has its own broker, hub and tables): half the wall time.
-    kw = {"seed": 3, "players": 8, "tables": 4, "chaos": 0, "speed": 200.0, "step": 0.25}
+    # Not the fastest speed: at 200x a scheduling hiccup of the shared machine is seconds of
+    # table time, enough for a robot to see the clock differently and play another game.
+    kw = {"seed": 3, "players": 8, "tables": 4, "chaos": 0, "speed": 120.0, "step": 0.25}
     with ThreadPoolExecutor(2) as pool:
         first = pool.submit(evening, tmp_path, "one", **kw)
         second = pool.submit(evening, tmp_path, "two", **kw)
