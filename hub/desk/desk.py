@@ -439,6 +439,8 @@ class TournamentDesk:
         # match, then a score.corrected, once rewrote that old match's result).
         epoch = e.get("epoch")
         given = self._meta["epochs"].get(str(epoch)) if isinstance(epoch, int) else None
+        if given is None and isinstance(epoch, int):
+            given = self._epoch_from_store(table, epoch)
         if given is None or given[1] != table:
             why = "missing_epoch" if epoch is None else "unknown_epoch"
             self._count("table_events_refused", reason=why)
@@ -454,6 +456,12 @@ class TournamentDesk:
         stale = e.get("fence") is not None  # the table no longer held it when it reported
         if stale:
             self._count("table_events_refused", reason=str(e.get("fence")))
+        elif m.result is None and (m.table != table or m.status not in ("assigned", "playing")):
+            # The tournament no longer has the match at this table (moved, taken off, annulled)
+            # while the table still had its token: as stale as a fenced event. Never "playing"
+            # with no table, never a result recorded from a table that no longer holds it.
+            stale = True
+            self._count("table_events_refused", reason="not_held")
         if kind == "match.started":
             if stale or m.status not in ("ready", "assigned"):
                 return False
@@ -517,6 +525,27 @@ class TournamentDesk:
                 reason,
             )
         return True
+
+    def _epoch_from_store(self, table: str, epoch: int) -> list[str] | None:
+        """The match behind ``table``'s *current* assignment epoch, from the hub's store, for
+        an epoch the desk's own record lacks (the hub stopped between publishing the
+        assignment and saving that record): the table's result must not be lost for it."""
+        store = getattr(self.hub, "store", None)
+        t = self.current()
+        if store is None or t is None:
+            return None
+        for row in store.assignments():
+            args = row.get("args") or {}
+            if (
+                row.get("table") == table
+                and row.get("epoch") == epoch
+                and args.get("match_id") in t.matches
+            ):
+                found = [t.id, table, str(args["match_id"])]
+                self._meta["epochs"][str(epoch)] = found
+                self._save_meta()
+                return found
+        return None
 
     def _count(self, name: str, **labels: str) -> None:
         metrics = getattr(self.hub, "metrics", None)

@@ -415,3 +415,58 @@ async def test_the_director_page_shows_a_stale_tables_conflict(
     await login(client)
     page = (await client.get("/director")).text
     assert 'data-conflict="C1"' in page and "—" in page and "mesa 3" in page
+
+
+def test_a_result_is_not_lost_when_the_desk_never_saved_the_epoch(hub: Hub) -> None:
+    """The hub stopped between publishing an assignment and saving the desk's record of its
+    epoch: the hub's store still knows the table's current epoch, and the result counts."""
+    desk = _desk(hub, auto_assign=False)
+    _setup(desk)
+    (table,) = _tables(hub, "5")
+    mid = "G1-1"
+
+    def assign(club: Any, now: datetime) -> None:
+        t = club.tournament("T")
+        desk.publish_assignment(t, desk.assign_match(t, mid, "5", now, "director"), now)
+
+    desk.call(assign)
+    table.serve()
+
+    def forget(club: Any, now: datetime) -> None:  # as if the record had never been written
+        desk._meta["epochs"].clear()
+        desk._save_meta()
+
+    desk.call(forget)
+    _play(table, "a")
+    desk.sync()
+    m = _current(desk).match(mid)
+    assert m.result is not None and (m.result.score_a, m.result.score_b) == (3, 0)
+    desk.close()
+
+
+def test_a_table_whose_match_was_taken_off_it_cannot_start_or_decide_it(hub: Hub) -> None:
+    """The tournament took the match off the table (the director's decision) while the table
+    still held its token: its start and its result apply to nothing; the result is a conflict,
+    and the match is never "playing" with no table."""
+    desk = _desk(hub, auto_assign=False)
+    _setup(desk)
+    (table,) = _tables(hub, "6")
+    mid = "G1-1"
+
+    def assign(club: Any, now: datetime) -> None:
+        t = club.tournament("T")
+        desk.publish_assignment(t, desk.assign_match(t, mid, "6", now, "director"), now)
+
+    def take_off(club: Any, now: datetime) -> None:
+        club.tournament("T").unassign(mid, actor="director", now=now)  # the hub not told yet
+
+    desk.call(assign)
+    table.serve()
+    desk.call(take_off)
+    _play(table, "b")
+    desk.sync()
+    m = _current(desk).match(mid)
+    assert m.status == "ready" and m.table is None and m.result is None
+    assert hub.metrics.get("table_events_refused", reason="not_held") >= 1
+    assert any(c.match_id == mid and c.status == "open" for c in _current(desk).conflicts)
+    desk.close()

@@ -172,7 +172,7 @@ async def test_a_correction_that_annuls_a_playing_knockout_match_keeps_the_knock
     assert qf.status == "ready" and qf.table is None and qf.b == new_b
     await walk_pages(client, web)
     page = (await client.get("/director/matches/KO-QF-2")).text
-    assert "annul" in page and 'action="/director/actions/assign"' in page
+    assert "anulación" in page and 'action="/director/actions/assign"' in page
     # The knockout moves on: KO-QF-2 goes back to the table, with the new names.
     async with serving(fake_table):
         assert (await act(client, csrf, "assign", match_id="KO-QF-2", table="3")).is_success
@@ -290,7 +290,7 @@ async def test_a_forfeited_final_keeps_its_page_and_forms(
     # played again, so it has left its table.
     assert final.b != forfeiter and final.status == "ready" and final.table is None
     page = await client.get("/director/matches/KO-F-1")
-    assert page.status_code == 200 and "knockout_forfeit" in page.text
+    assert page.status_code == 200 and "forfait en la eliminatoria" in page.text
     assert 'action="/director/actions/assign"' in page.text
     assert 'action="/director/actions/forfeit"' in page.text
     await walk_pages(client, web)
