@@ -29,6 +29,8 @@ import io
 from datetime import datetime
 from typing import Any
 
+from markupsafe import Markup
+
 from mesa.hub.web.i18n import t as tr
 from mesa.hub.web.views import match_view
 from mesa.tournament.matches import Match
@@ -148,8 +150,10 @@ def players_for_qr(t: Tournament | None) -> list[dict[str, str]]:
     return sorted(players, key=lambda p: name_key(p["name"]))
 
 
-def qr_svg(url: str, *, scale: int = 3) -> str:
-    """``url`` as an inline SVG QR code (segno, pure Python; medium error correction)."""
+def qr_svg(url: str, *, scale: int = 3) -> Markup:
+    """``url`` as an inline SVG QR code (segno, pure Python; medium error correction). Markup:
+    segno writes only the code's path (``url`` is encoded, never written as text), so the
+    template inserts it as it is, without ``|safe``."""
     import segno
 
     out = io.BytesIO()
@@ -157,4 +161,4 @@ def qr_svg(url: str, *, scale: int = 3) -> str:
         out, kind="svg", scale=scale, border=2, xmldecl=False, svgns=True, svgclass="qr",
         lineclass=None, title=None,
     )  # fmt: skip
-    return out.getvalue().decode("ascii")
+    return Markup(out.getvalue().decode("ascii"))  # segno writes no input text
