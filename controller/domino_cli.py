@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import threading
 import time
@@ -58,11 +59,19 @@ def quadrants(img: ImageModule.Image) -> list[str]:
 
 
 class QuadrantDevice:
-    """An emulated OLED in an 80-column terminal: a luma-like device whose frames are printed."""
+    """An emulated OLED in an 80-column terminal: a luma-like device whose frames are printed.
+    ``rows``: the terminal's height; a frame in quarter blocks that would not fit (36 rows for
+    128×64) is printed in braille instead (20 rows), since a taller frame scrolls and garbles."""
 
     def __init__(
-        self, width: int = 128, height: int = 64, out: TextIO | None = None, footer: Any = None
+        self,
+        width: int = 128,
+        height: int = 64,
+        out: TextIO | None = None,
+        footer: Any = None,
+        rows: int | None = None,
     ) -> None:
+        self.rows = rows
         self.size = (width, height)
         self.width, self.height = width, height
         self.mode = "1"
@@ -72,10 +81,14 @@ class QuadrantDevice:
 
     def display(self, image: ImageModule.Image) -> None:
         self.image = image.copy()
-        border = "+" + "-" * ((self.width + 1) // 2) + "+"
-        lines = [border, *("|" + row + "|" for row in quadrants(image)), border]
-        if self.footer is not None:
-            lines += list(self.footer())
+        footer = list(self.footer()) if self.footer is not None else []
+        rows = quadrants(image)
+        if self.rows is not None and len(rows) + 2 + len(footer) > self.rows:
+            from mesa.controller.display import braille, fit_columns
+
+            rows = braille(fit_columns(image))
+        border = "+" + "-" * len(rows[0]) + "+"
+        lines = [border, *("|" + row + "|" for row in rows), border, *footer]
         self.out.write("\x1b[H" + "\x1b[K\n".join(lines) + "\x1b[J")
         self.out.flush()
 
@@ -243,7 +256,8 @@ def _terminal(sim: DominoSimTable, args: argparse.Namespace, stop: threading.Eve
     sim.runtime.add_view_listener(outputs.update)  # type: ignore[arg-type]
     sim.runtime.add_sink(outputs)
     w, h = args.size
-    device = QuadrantDevice(w, h, footer=_footer(sim, outputs))
+    rows = shutil.get_terminal_size().lines
+    device = QuadrantDevice(w, h, footer=_footer(sim, outputs), rows=rows)
     display = Display(
         sim.runtime,
         lambda: device,

@@ -29,6 +29,8 @@ import io
 from datetime import datetime
 from typing import Any
 
+from markupsafe import Markup
+
 from mesa.hub.web.i18n import t as tr
 from mesa.hub.web.views import match_view
 from mesa.tournament.matches import Match
@@ -149,7 +151,8 @@ def players_for_qr(t: Tournament | None) -> list[dict[str, str]]:
 
 
 def qr_svg(url: str, *, scale: int = 3) -> str:
-    """``url`` as an inline SVG QR code (segno, pure Python; medium error correction)."""
+    """``url`` as an SVG QR code (segno, pure Python; medium error correction), served as an
+    image of its own (``/players/<id>/qr.svg``), never pasted into a page."""
     import segno
 
     out = io.BytesIO()
@@ -157,4 +160,4 @@ def qr_svg(url: str, *, scale: int = 3) -> str:
         out, kind="svg", scale=scale, border=2, xmldecl=False, svgns=True, svgclass="qr",
         lineclass=None, title=None,
     )  # fmt: skip
-    return out.getvalue().decode("ascii")
+    return Markup(out.getvalue().decode("ascii"))  # segno writes no input text

@@ -77,7 +77,7 @@ def check_card(card: dict[str, Any]) -> list[str]:
     need("match_id", mid is None or _is_text(mid, 64), UNKNOWN)  # shown escaped, as text
     need("length", _is_count(card.get("length")), UNKNOWN)
     need("game", _is_count(card.get("game")), UNKNOWN)
-    need("crawford", card.get("crawford") in ("off", "crawford", "post"), "off")
+    need("crawford", card.get("crawford") in ("pre", "crawford", "post", "off"), "off")
     need("on_move", card.get("on_move") is None or _is_side(card.get("on_move")), None)
     need("timed", isinstance(card.get("timed"), bool), False)
     need("display", card.get("display") in ("delay", "bronstein"), "delay")

@@ -42,6 +42,10 @@ class BackgroundServer:
                 log_level="warning",
                 lifespan="on",
                 timeout_graceful_shutdown=3,
+                # No proxy stands in front of the hub: uvicorn would otherwise trust
+                # X-Forwarded-For from loopback, and a local client could pick the address the
+                # login throttle, the stream limit and the audit log see.
+                proxy_headers=False,
                 ssl_certfile=(tls or {}).get("ssl_certfile"),
                 ssl_keyfile=(tls or {}).get("ssl_keyfile"),
                 # Bounded under anonymous load (see conn_guard): idle connections are closed,

@@ -121,6 +121,17 @@ def test_the_terminal_screen_fits_80_columns() -> None:
         assert len(lines) == 32 + 2 + 2 and max(len(line) for line in lines) <= 80
 
 
+def test_the_terminal_screen_fits_24_rows_in_braille() -> None:
+    """A frame taller than the terminal scrolls and garbles: at 80×24 the OLED is braille."""
+    footer = ["N ●  E ○  S ◐  W ○   buzzer: 3×   t=12345.6", KEYS_HELP]
+    for s in scenes():
+        out = io.StringIO()
+        device = QuadrantDevice(out=out, footer=lambda: footer, rows=24)
+        device.display(render(s.view, s.status, s.now))
+        lines = out.getvalue().replace("\x1b[H", "").replace("\x1b[J", "").split("\x1b[K\n")
+        assert len(lines) == 16 + 2 + 2 and max(len(line) for line in lines) <= 80
+
+
 def test_hardware_check_knows_the_seat_buttons_and_leds(tmp_path: Path) -> None:
     import re
 

@@ -167,3 +167,4 @@ def test_the_csp_breaks_nothing_on_the_normal_pages(browser: Any, stack: Stack) 
     violations = [s for s in seen if "Content Security Policy" in s or "pageerror" in s]
     print("\n".join(seen))
     assert violations == []
+    assert [s for s in seen if "Failed to load resource" in s] == []  # e.g. no /favicon.ico

@@ -129,6 +129,11 @@ def test_the_pages_follow_the_tournament_live_and_fit_a_phone(
             f"'Mesa {mine.table}')",
             timeout=15000,
         )
+        # The switch is readable while off (a button's white text on the white panel was not).
+        colours = big.eval_on_selector(
+            "#chime", "b => [getComputedStyle(b).color, getComputedStyle(b).backgroundColor]"
+        )
+        assert colours[0] != colours[1], colours
         big.click("#chime")
         assert big.get_attribute("#chime", "aria-pressed") == "true"
         phone.screenshot(path=str(SHOTS / "next-match-phone.png"))

@@ -97,6 +97,17 @@ async def test_an_ill_typed_snapshot_degrades_one_card_not_the_pages(
     assert any("table 3" in r.getMessage() and "snapshot" in r.getMessage() for r in caplog.records)
 
 
+async def test_a_well_formed_match_card_is_not_degraded(
+    client: httpx.AsyncClient, hub: Hub, fake_table: FakeTable
+) -> None:
+    """A match before its Crawford game (the view says "pre") is a plain card: no '?' and no
+    warning on every poll (the demo logged one per table per change)."""
+    assigned(fake_table)
+    card = (await client.get("/index.json")).json()["tables"][0]
+    assert card["crawford"] == "pre" and card["degraded"] == []
+    assert hub.metrics.get("web_card_degraded") == 0
+
+
 @pytest.mark.parametrize(
     "change",
     [

@@ -9,6 +9,7 @@ from __future__ import annotations
 import urllib.parse
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from mesa.hub.ingest.app import Hub
@@ -108,3 +109,19 @@ def test_a_burst_of_wrong_passwords_reaches_scrypt_a_few_times_only(
     assert statuses.count(429) == 40 - checks
     # the real director, from another address, right after
     assert login_from(server.url, "127.0.0.2", "director", PASSWORD) == 200
+
+
+def test_a_forwarded_for_header_does_not_change_the_client_address(
+    served: tuple[WebApp, BackgroundServer],
+) -> None:
+    """From loopback, uvicorn would believe X-Forwarded-For: the audit, the login throttle
+    and the stream limit must see the connection's own address."""
+    web, server = served
+    with httpx.Client(timeout=30) as c:
+        r = c.post(
+            server.url + "login",
+            data={"user": "director", "password": PASSWORD},
+            headers={"accept": "application/json", "x-forwarded-for": "10.1.2.3"},
+        )
+    assert r.status_code == 200
+    assert web.store.audit_log(action="login")[0].address == "127.0.0.1"
