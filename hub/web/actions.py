@@ -194,7 +194,7 @@ def _plain(params: dict[str, object]) -> dict[str, Any]:
 # A form field's name as the director reads it in a refusal (the form's own label).
 FIELD_LABELS = {"player_id": "form.player", "match_id": "col.match", "group": "col.group",
                 "new_name": "form.name", "a": "form.score_a", "b": "form.score_b",
-                "preset": "form.clock_preset"}  # fmt: skip
+                "preset": "form.clock_preset", "seconds": "form.seconds"}  # fmt: skip
 
 
 def field_label(field: str, lang: str) -> str:
@@ -560,16 +560,26 @@ async def correct_score(ctx: Context, v: dict[str, Any]) -> str:
     return f"{v['a']}-{v['b']}"
 
 
+# The table's own limit on one adjustment (a day): refused here, with the field named.
+MAX_ADJUST_SECONDS = 86400.0
+
+
 async def adjust_clock(ctx: Context, v: dict[str, Any]) -> str:
+    if abs(v["seconds"]) > MAX_ADJUST_SECONDS:
+        raise Refused(
+            t("flash.bad_value", ctx.lang, field=field_label("seconds", ctx.lang)),
+            code="bad_value",
+            status=400,
+        )
     await table_command(
         ctx, v["table"], "director_adjust", {"side": v["side"], "seconds": v["seconds"]}
     )
-    return f"{v['side']} {v['seconds']:+g} s"
+    return f"{v['side'].upper()} {v['seconds']:+g} s"
 
 
 async def lose_delay(ctx: Context, v: dict[str, Any]) -> str:
     await table_command(ctx, v["table"], "director_lose_delay", {"side": v["side"]})
-    return v["side"]
+    return str(v["side"]).upper()
 
 
 async def pause(ctx: Context, v: dict[str, Any]) -> str:
@@ -716,7 +726,12 @@ async def adopt_table(ctx: Context, v: dict[str, Any]) -> str:
 
 def _tgt(*keys: str) -> Callable[[dict[str, Any]], str]:
     def target(v: dict[str, Any]) -> str:
-        return " ".join(str(v[k]) for k in keys if v.get(k) not in (None, ""))
+        # A side is a player's letter: "2 · A", never "2 a" (which reads as a preposition).
+        return " · ".join(
+            str(v[k]).upper() if k == "side" else str(v[k])
+            for k in keys
+            if v.get(k) not in (None, "")
+        )
 
     return target
 

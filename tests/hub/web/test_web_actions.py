@@ -393,3 +393,16 @@ def _finish(club: Any) -> None:
         for m in t.ready_matches():
             lo = rng.randint(0, m.length - 1)
             t.record_result(m.id, m.length, lo, source="director", now=NOW)
+
+
+async def test_a_clock_adjustment_out_of_range_is_refused_at_the_hub(
+    client: httpx.AsyncClient, web: WebApp, fake_table: FakeTable
+) -> None:
+    """A day at most, as the table itself allows: refused before anything is sent, the field
+    named in the director's language."""
+    fake_table.play_to_running()
+    csrf = await login(client)
+    sent = len(web.hub.store.commands("3"))
+    r = await act(client, csrf, "adjust_clock", table="3", side="a", seconds="1e308", reason="r")
+    assert r.status_code == 400 and "Segundos" in r.json()["message"]
+    assert len(web.hub.store.commands("3")) == sent

@@ -373,7 +373,7 @@ async def test_the_director_settles_a_disputed_game_and_adjusts_a_clock_through_
         assert r.status_code == 303, r.text
         await _until(lambda: (web.hub.table("3") or {})["reserve"]["b"] == before + 45)
     flash = (await client.get("/director/tables/3")).text
-    assert "Hecho: ajustar reloj · 3 b (b +45 s)." in flash
+    assert "Hecho: ajustar reloj · 3 · B (B +45 s)." in flash
     log = [(e.action, e.outcome) for e in web.store.audit_log()][:2]
     assert log == [("adjust_clock", "ok"), ("settle_game", "ok")]
     await walk_pages(client, web)
