@@ -273,6 +273,24 @@ class TournamentDesk:
             return "annulled" if annulled and m.table is None else "elsewhere"
         return None
 
+    def foreign_hold(self, table: str) -> str | None:
+        """The match ``table`` says it holds when the hub never gave it that match (a Pi with
+        an old or foreign assignment, a forged state): the director may free the table."""
+        if self.hub is None:
+            return None
+        live = self.hub.table(table)
+        if live is None or live.get("state") == "idle" or not live.get("match_id"):
+            return None
+        mid = str(live["match_id"])
+        if f"{table}/{mid}" in self._meta["given"]:
+            return None
+        current = next(
+            (r for r in self.hub.store.assignments() if r["table"] == table and r["args"]), None
+        )
+        if current is not None and current["args"].get("match_id") == mid:
+            return None  # the hub's own assignment (made outside the desk): not foreign
+        return mid
+
     def release_table(self, table: str) -> None:
         """Withdraw the retained assignment: the table goes back to idle (the director's
         "Liberar mesa")."""

@@ -647,6 +647,9 @@ async def release_table(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
         _require_table(ctx, v["table"])
         stale = desk.stale_hold(v["table"])
+        foreign = desk.foreign_hold(v["table"]) if stale is None else None
+        if foreign is not None:
+            stale = (foreign, "foreign")
         if stale is None:
             live = ctx.web.hub.table(v["table"]) or {}
             held = live.get("match_id") if live.get("state") != "idle" else None

@@ -387,6 +387,7 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "hold.decided": {"es": "ya tiene resultado", "en": "already decided"},
     "hold.annulled": {"es": "ha sido anulada", "en": "annulled"},
+    "hold.foreign": {"es": "no la asignó el hub", "en": "not assigned by the hub"},
     "hold.elsewhere": {
         "es": "ya no está asignada a esta mesa",
         "en": "no longer assigned to this table",

@@ -460,3 +460,22 @@ async def test_the_desk_records_the_assignments_it_sends_while_ultimo_chance_mus
         assert _t(web, lambda t: (t.match(mid).status, t.match(mid).table)) == ("assigned", "3")
         assert web.desk.release_stale() == []
         await walk_pages(client, web)
+
+
+async def test_liberar_mesa_frees_a_table_holding_a_match_the_hub_never_gave_it(
+    client: httpx.AsyncClient, web: WebApp, fake_table: FakeTable
+) -> None:
+    """A Pi that comes back with an old or foreign assignment (or a forged state): the table
+    says it holds a match the hub never gave it; the director can free it, and is told why."""
+    make_tournament(web, 6)
+    csrf = await login(client)
+    fake_table.apply(
+        "assign",
+        {"match_id": "AMISTOSO-9", "players": {"a": "Intrusa", "b": "Otro"}, "length": 3},
+    )
+    web.poller.poll()
+    assert _live(web)["match_id"] == "AMISTOSO-9"
+    async with serving(fake_table):
+        r = await act(client, csrf, "release_table", table="3")
+        assert r.status_code == 200, r.text
+        assert "AMISTOSO-9: no la asignó el hub" in r.json()["message"]
