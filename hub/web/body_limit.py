@@ -68,8 +68,9 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         declared = _content_length(scope)
+        lang = _language(scope)
         if declared is not None and declared > self.max_bytes:
-            await self._refuse(send, 413)
+            await self._refuse(send, 413, lang)
             return
         seen = 0
         started = False
@@ -106,25 +107,47 @@ class BodyLimit:
                 raise
             # ours, or the app's own wrapping it: the refusal is still the answer
             if not started:
-                await self._refuse(send, refused)
+                await self._refuse(send, refused, lang)
 
-    async def _refuse(self, send: Send, status: int) -> None:
+    async def _refuse(self, send: Send, status: int, lang: str = "es") -> None:
         if self.on_refused is not None:
             self.on_refused()
         error = "too_large" if status == 413 else "too_slow"
-        body = json.dumps({"ok": False, "error": error, "message": f"request {error}"})
+        message = REFUSALS[error].get(lang, REFUSALS[error]["es"])
+        body = json.dumps({"ok": False, "error": error, "message": message}, ensure_ascii=False)
         await send(
             {
                 "type": "http.response.start",
                 "status": status,
                 "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
+                    (b"content-type", b"application/json; charset=utf-8"),
+                    (b"content-length", str(len(body.encode("utf-8"))).encode()),
                     (b"connection", b"close"),
                 ],
             }
         )
-        await send({"type": "http.response.body", "body": body.encode()})
+        await send({"type": "http.response.body", "body": body.encode("utf-8")})
+
+
+# Said before any page code runs, so in the reader's language from the cookie alone.
+REFUSALS = {
+    "too_large": {
+        "es": "El envío es demasiado grande (más de 1 MB). No se ha cambiado nada.",
+        "en": "The request is too large (over 1 MB). Nothing was changed.",
+    },
+    "too_slow": {
+        "es": "El envío llegó demasiado despacio. No se ha cambiado nada.",
+        "en": "The request arrived too slowly. Nothing was changed.",
+    },
+}
+
+
+def _language(scope: Scope) -> str:
+    """``es`` or ``en`` from the language cookie (``mesa_lang``); Spanish by default."""
+    for name, value in scope.get("headers", []):
+        if name == b"cookie" and b"mesa_lang=en" in value:
+            return "en"
+    return "es"
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -246,6 +246,7 @@ async def test_a_body_past_the_limit_is_refused_while_it_streams(
 
     r = await client.post("/login", content=chunks())
     assert r.status_code == 413 and r.json()["error"] == "too_large"
+    assert "demasiado grande" in r.json()["message"]  # in the reader's language (es by default)
     assert r.headers["content-security-policy"] == CSP
     assert sent < 30  # refused as soon as the limit passed, the rest never read
     r = await client.post(
