@@ -93,7 +93,7 @@ class QuadrantDevice:
         self.out.flush()
 
     def cleanup(self) -> None:
-        pass
+        pass  # a terminal has nothing to release (the display's interface asks for it)
 
 
 def status_line(sim: DominoSimTable, event: str, **extra: Any) -> str:

@@ -68,7 +68,7 @@ def pi_serial(
             if key.strip().lower() == "serial" and value.strip().strip("0"):
                 return value.strip().lower()
     except OSError:
-        pass
+        pass  # no /proc/cpuinfo serial (not a Pi): the machine id below serves
     try:
         return machine_id.read_text().strip().lower()[:32]
     except OSError:

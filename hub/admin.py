@@ -61,7 +61,7 @@ def _enrolment_db(args: argparse.Namespace) -> Path:
         try:
             return EnrolmentSettings.from_file(args.settings).db
         except MesaError:
-            pass
+            pass  # an unreadable enrolment file: the hub's own setting names the store
     return _db(args)
 
 
