@@ -64,7 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--max-wall", type=float, default=300.0, help="seconds an evening may last")
     p.add_argument("--jobs", type=int, default=1, help="evenings run side by side")
-    p.add_argument("--keep", action="store_true", help="keep each evening's files")
+    p.add_argument(
+        "--keep", action="store_true", help="keep each evening's files (kept anyway on a violation)"
+    )
     p.add_argument("-v", "--verbose", action="store_true", help="print violations as they happen")
     args = p.parse_args(argv)
     if not 8 <= args.players_min <= args.players_max <= 64:
@@ -97,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             folder = cfg.workdir
             results.append(r)
             report(args, cfg, r)
-            if args.keep:
+            if args.keep or r.violations:  # an evening that went wrong keeps its evidence
                 print(f"  files: {folder}")
             else:
                 shutil.rmtree(folder, ignore_errors=True)

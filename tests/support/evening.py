@@ -82,7 +82,14 @@ import httpx
 from mesa.hub.broker.mosquitto import free_port
 from mesa.protocol import new_id
 from support.evening_pages import Form, PageParser, crawlable, fill, parse_page, route_of, twin
-from support.evening_tables import Genuine, Hostile, RobotTable, last_seq, table_snapshot
+from support.evening_tables import (
+    Genuine,
+    Hostile,
+    HostileUnavailable,
+    RobotTable,
+    last_seq,
+    table_snapshot,
+)
 from support.harness import Process
 from support.mosquitto import HUB_PASSWORD, start_broker
 from support.netcut import CutProxy
@@ -594,6 +601,10 @@ class Evening:
                 self.result.interventions[kind] += 1
                 try:
                     self._intervene(kind, sub)
+                except HostileUnavailable as e:  # the attack never left: nothing to check
+                    log.info("hostile %s not sent: %s", kind, e)
+                    self.result.interventions[kind] -= 1
+                    self.result.interventions["hostile_unsent"] += 1
                 except Exception as e:  # the harness's own fault: said, and the evening goes on
                     log.exception("intervention %s failed", kind)
                     self.violation("harness_error", f"{kind}: {type(e).__name__}: {e}")
@@ -967,6 +978,11 @@ class Evening:
                     return
                 m = by_id[rng.choice(old)]
                 score = _other_score(m, rng)
+                # Noted before sending: a message the broker took but did not ack still counts.
+                self.injections.append((tid, m["id"], score, kind))
+                cur = by_id.get(current or "")
+                if cur is not None:  # a late report lands on the table's current match
+                    self.injections.append((tid, cur["id"], score, kind))
                 if kind == "reassign_correct":
                     players = {
                         "a": (m.get("a") or {}).get("name", "A"),
@@ -994,21 +1010,17 @@ class Evening:
                             "how": "played",
                         },
                     )
-                self.injections.append((tid, m["id"], score, kind))
-                cur = by_id.get(current or "")
-                if cur is not None:  # a late report lands on the table's current match
-                    self.injections.append((tid, cur["id"], score, kind))
             elif kind == "second_end":
                 if current is None or current not in by_id:
                     return
                 m = by_id[current]
                 score = _other_score(m, rng)
                 winner = "a" if score[0] > score[1] else "b"
+                self.injections.append((tid, m["id"], score, kind))
                 h.event(
                     "match.ended",
                     {"winner": winner, "score": {"a": score[0], "b": score[1]}, "how": "played"},
                 )
-                self.injections.append((tid, m["id"], score, kind))
             elif kind in ("bad_snapshot", "xss_score"):
                 mid = current or "G1-1"
                 snap = table_snapshot(mid, {"a": "A", "b": "B"}, 3)

@@ -133,27 +133,60 @@ def table_main(argv: list[str]) -> int:
 
 
 # ── hostile tables ───────────────────────────────────────────────────────────
+class HostileUnavailable(Exception):
+    """The broker would not take the hostile client's message (it was down or busy): the attack
+    did not happen, which is the harness's bad luck, not the product's fault."""
+
+
 class Hostile:
     """Speaks as table ``tid`` (its own broker account) from another client: what a tampered
     Pi, or a stale one coming back, would send."""
+
+    ATTEMPTS = 3
 
     def __init__(self, port: int, tid: str) -> None:
         self.tid = tid
         self.stream = "evil" + new_id()[:20]
         self.seq = 0
+        self.connected = threading.Event()
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
             client_id=f"evil-{tid}-{new_id()[:8]}",
             protocol=mqtt.MQTTv5,
         )
         self.client.username_pw_set(tid, table_password(tid))
-        self.client.connect("127.0.0.1", port, keepalive=10)
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = lambda *_a: self.connected.clear()
+        try:
+            self.client.connect("127.0.0.1", port, keepalive=10)
+        except OSError as e:
+            raise HostileUnavailable(f"connect: {e}") from e
         self.client.loop_start()
 
+    def _on_connect(self, _c: Any, _u: Any, _f: Any, reason: Any, _p: Any = None) -> None:
+        if not reason.is_failure:
+            self.connected.set()
+
     def publish(self, kind: str, payload: dict[str, Any], *, retain: bool = False) -> None:
+        """Publish at QoS 1 and wait for the broker's ack; a dropped connection is retried
+        (paho reconnects by itself inside ``loop_start``)."""
         raw = json.dumps(payload, separators=(",", ":")).encode()  # ASCII: lone surrogates pass
-        info = self.client.publish(table_topic(self.tid, kind), raw, qos=1, retain=retain)
-        info.wait_for_publish(5)
+        last: Exception | None = None
+        for _ in range(self.ATTEMPTS):
+            if not self.connected.wait(5):
+                last = HostileUnavailable("no CONNACK in 5 s")
+                continue
+            info = self.client.publish(table_topic(self.tid, kind), raw, qos=1, retain=retain)
+            try:
+                info.wait_for_publish(5)
+            except (RuntimeError, ValueError) as e:
+                last = e
+                time.sleep(0.5)
+                continue
+            if info.is_published():
+                return
+            last = HostileUnavailable("no PUBACK in 5 s")
+        raise HostileUnavailable(f"{kind}: {last}")
 
     def event(self, type_: str, data: dict[str, Any], *, event_id: str | None = None) -> None:
         self.seq += 1
