@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import signal
 import sys
 import threading
@@ -56,33 +55,11 @@ def _stop_on_signals(stop: threading.Event) -> None:
         signal.signal(sig, handler)
 
 
-def _link_factory(args: argparse.Namespace, outbox: str | Path) -> Any:
-    """A link factory when ``--link`` or ``--hub`` was given (see :func:`app.make_link`)."""
-    if not (getattr(args, "link", None) or getattr(args, "hub", None)):
-        return None
-    from mesa.controller.app import make_link, parse_hub
-
-    host, port = parse_hub(args.hub) if args.hub else (None, 1883)
-
-    def factory(runtime: Any, snapshot: dict[str, Any]) -> Any:
-        return make_link(
-            runtime,
-            table_id=args.table_id,
-            host=host,
-            port=port,
-            link_file=args.link,
-            password=os.environ.get("MESA_HUB_PASSWORD"),
-            outbox=outbox,
-            snapshot=snapshot,
-        )
-
-    return factory
-
-
 # ── mesa controller ────────────────────────────────────────────────────────
 def _controller(args: argparse.Namespace) -> int:
     from mesa.controller.app import TableApp
     from mesa.controller.config import load_config
+    from mesa.controller.sim_shell import link_factory
     from mesa.errors import ConfigError
 
     _logging(args.log_level)
@@ -98,11 +75,10 @@ def _controller(args: argparse.Namespace) -> int:
         app: Any
         if cfg.table.game == "domino":
             from mesa.controller.domino_app import DominoTableApp
-            from mesa.controller.domino_cli import link_factory
 
-            app = DominoTableApp(cfg, link_factory=link_factory(ns, cfg.hub.outbox))
+            app = DominoTableApp(cfg, link_factory=link_factory(ns, cfg.hub.outbox, "domino"))
         else:
-            app = TableApp(cfg, link_factory=_link_factory(ns, cfg.hub.outbox))
+            app = TableApp(cfg, link_factory=link_factory(ns, cfg.hub.outbox))
     except ConfigError as e:
         print(f"mesa controller: {e}", file=sys.stderr)
         return 2
@@ -146,6 +122,7 @@ def _status_line(sim: Any, event: str, **extra: Any) -> str:
 def _sim(args: argparse.Namespace) -> int:
     from mesa.controller.robots import FAST, RobotStyle
     from mesa.controller.sim import SimTable
+    from mesa.controller.sim_shell import headless, link_factory, sim_outbox, start_info
     from mesa.errors import ConfigError
 
     _logging(args.log_level)
@@ -160,8 +137,7 @@ def _sim(args: argparse.Namespace) -> int:
         style = RobotStyle(**{**FAST.__dict__, "ui": args.robot_ui})
     players = tuple(args.players.split(",", 1)) if args.players else None
     try:
-        outbox = Path(args.journal or ".") / f"outbox-{args.table_id or 'sim'}.sqlite3"
-        factory = _link_factory(args, outbox)
+        factory = link_factory(args, sim_outbox(args))
     except ConfigError as e:
         print(f"mesa sim: {e}", file=sys.stderr)
         return 2
@@ -183,17 +159,17 @@ def _sim(args: argparse.Namespace) -> int:
     )
     stop = threading.Event()
     _stop_on_signals(stop)
-    rec = sim.recovery
-    start_info = {
-        "restored": rec is not None,
-        "problems": rec.problems if rec else [],
-        "restore_ms": round(1000 * rec.seconds, 2) if rec else None,
-        "startup_s": round(time.monotonic() - STARTED, 3),
-    }
+    info = start_info(sim, STARTED)
     sim.start()
     try:
         if ui == "none":
-            _headless(sim, args, stop, start_info)
+            headless(
+                args,
+                stop,
+                lambda event, **extra: _status_line(sim, event, **extra),
+                info,
+                lambda: args.matches is not None and sim.matches_ended >= args.matches,
+            )
         elif ui == "terminal":
             _terminal(sim, args, stop)
         else:
@@ -203,20 +179,6 @@ def _sim(args: argparse.Namespace) -> int:
     if ui == "none":
         print(_status_line(sim, "stop"), flush=True)
     return 0
-
-
-def _headless(sim: Any, args: argparse.Namespace, stop: threading.Event, info: dict) -> None:
-    print(_status_line(sim, "start", **info), flush=True)
-    deadline = time.monotonic() + args.duration if args.duration else None
-    every = args.status_every
-    while not stop.is_set():
-        if args.matches is not None and sim.matches_ended >= args.matches:
-            break
-        if deadline is not None and time.monotonic() >= deadline:
-            break
-        stop.wait(every if every else 0.2)
-        if every:
-            print(_status_line(sim, "status"), flush=True)
 
 
 def _footer(sim: Any, outputs: Any) -> Any:
@@ -241,12 +203,9 @@ def _footer(sim: Any, outputs: Any) -> Any:
 
 
 def _terminal(sim: Any, args: argparse.Namespace, stop: threading.Event) -> None:
-    import select
-    import termios
-    import tty
-
     from mesa.controller.display import Display, TerminalDevice
     from mesa.controller.gpio import TableOutputs
+    from mesa.controller.sim_shell import key_loop
     from mesa.table.inputs import Input
 
     outputs = TableOutputs()
@@ -270,32 +229,16 @@ def _terminal(sim: Any, args: argparse.Namespace, stop: threading.Event) -> None
         "p": Input("pause_button"),
         "0": Input("card", {"card": "00UNKNOWN"}),
     }
-    fd = sys.stdin.fileno()
-    interactive = os.isatty(fd)
-    saved = termios.tcgetattr(fd) if interactive else None
-    sys.stdout.write("\x1b[2J\x1b[?25l")
-    display.start()
-    try:
-        if interactive:
-            tty.setcbreak(fd)
-        while not stop.is_set():
-            ready, _, _ = select.select([sys.stdin], [], [], 0.2)
-            if not ready:
-                continue
-            ch = sys.stdin.read(1)
-            if not ch or ch in ("q", "\x1b"):
-                break
-            inp = keys.get(ch)
-            if ch in ("1", "2"):
-                card = cards().get("a" if ch == "1" else "b")
-                inp = Input("card", {"card": card}) if card else None
-            if inp is not None:
-                rt.submit(inp, rt.now())
-    finally:
-        display.stop()
-        if saved is not None:
-            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-        sys.stdout.write("\x1b[?25h\n")
+
+    def on_key(ch: str) -> None:
+        inp = keys.get(ch)
+        if ch in ("1", "2"):
+            card = cards().get("a" if ch == "1" else "b")
+            inp = Input("card", {"card": card}) if card else None
+        if inp is not None:
+            rt.submit(inp, rt.now())
+
+    key_loop(display, stop, on_key)
 
 
 def _window(sim: Any, args: argparse.Namespace, stop: threading.Event) -> None:

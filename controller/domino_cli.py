@@ -14,12 +14,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import threading
-import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from mesa.table.inputs import Input
@@ -116,34 +113,11 @@ def status_line(sim: DominoSimTable, event: str, **extra: Any) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
-def link_factory(args: argparse.Namespace, outbox: str | Path) -> Any:
-    """A domino hub link factory when ``--link`` or ``--hub`` was given."""
-    if not (getattr(args, "link", None) or getattr(args, "hub", None)):
-        return None
-    from mesa.controller.app import parse_hub
-    from mesa.controller.domino_link import make_domino_link
-
-    host, port = parse_hub(args.hub) if args.hub else (None, 1883)
-
-    def factory(runtime: Any, snapshot: dict[str, Any]) -> Any:
-        return make_domino_link(
-            runtime,
-            table_id=args.table_id,
-            host=host,
-            port=port,
-            link_file=args.link,
-            password=os.environ.get("MESA_HUB_PASSWORD"),
-            outbox=outbox,
-            snapshot=snapshot,
-        )
-
-    return factory
-
-
 def run_sim(args: argparse.Namespace, started: float, stop_on_signals: Any) -> int:
     """``mesa sim --game domino`` (the arguments are ``mesa sim``'s)."""
     from mesa.controller.domino_robots import FAST, DominoRobotStyle
     from mesa.controller.domino_sim import DominoSimTable
+    from mesa.controller.sim_shell import headless, link_factory, sim_outbox, start_info
     from mesa.errors import ConfigError
 
     ui = "none" if args.headless else args.ui
@@ -160,8 +134,7 @@ def run_sim(args: argparse.Namespace, started: float, stop_on_signals: Any) -> i
         )
         return 2
     try:
-        outbox = Path(args.journal or ".") / f"outbox-{args.table_id or 'sim'}.sqlite3"
-        factory = link_factory(args, outbox)
+        factory = link_factory(args, sim_outbox(args), "domino")
     except ConfigError as e:
         print(f"mesa sim: {e}", file=sys.stderr)
         return 2
@@ -181,17 +154,17 @@ def run_sim(args: argparse.Namespace, started: float, stop_on_signals: Any) -> i
     )
     stop = threading.Event()
     stop_on_signals(stop)
-    rec = sim.recovery
-    info = {
-        "restored": rec is not None,
-        "problems": rec.problems if rec else [],
-        "restore_ms": round(1000 * rec.seconds, 2) if rec else None,
-        "startup_s": round(time.monotonic() - started, 3),
-    }
+    info = start_info(sim, started)
     sim.start()
     try:
         if ui == "none":
-            _headless(sim, args, stop, games, info)
+            headless(
+                args,
+                stop,
+                lambda event, **extra: status_line(sim, event, **extra),
+                info,
+                lambda: games is not None and sim.games_ended >= games,
+            )
         else:
             _terminal(sim, args, stop)
     finally:
@@ -199,26 +172,6 @@ def run_sim(args: argparse.Namespace, started: float, stop_on_signals: Any) -> i
     if ui == "none":
         print(status_line(sim, "stop"), flush=True)
     return 0
-
-
-def _headless(
-    sim: DominoSimTable,
-    args: argparse.Namespace,
-    stop: threading.Event,
-    games: int | None,
-    info: dict[str, Any],
-) -> None:
-    print(status_line(sim, "start", **info), flush=True)
-    deadline = time.monotonic() + args.duration if args.duration else None
-    every = args.status_every
-    while not stop.is_set():
-        if games is not None and sim.games_ended >= games:
-            break
-        if deadline is not None and time.monotonic() >= deadline:
-            break
-        stop.wait(every if every else 0.2)
-        if every:
-            print(status_line(sim, "status"), flush=True)
 
 
 def _footer(sim: DominoSimTable, outputs: Any) -> Any:
@@ -244,13 +197,10 @@ KEYS: dict[str, tuple[str, str]] = {
 
 
 def _terminal(sim: DominoSimTable, args: argparse.Namespace, stop: threading.Event) -> None:
-    import select
-    import termios
-    import tty
-
     from mesa.controller.display import Display
     from mesa.controller.domino_gpio import DominoOutputs
     from mesa.controller.oled_domino import animated, render
+    from mesa.controller.sim_shell import key_loop
 
     outputs = DominoOutputs()
     sim.runtime.add_view_listener(outputs.update)  # type: ignore[arg-type]
@@ -268,26 +218,10 @@ def _terminal(sim: DominoSimTable, args: argparse.Namespace, stop: threading.Eve
         animated=animated,
     )
     rt = sim.runtime
-    fd = sys.stdin.fileno()
-    interactive = os.isatty(fd)
-    saved = termios.tcgetattr(fd) if interactive else None
-    sys.stdout.write("\x1b[2J\x1b[?25l")
-    display.start()
-    try:
-        if interactive:
-            tty.setcbreak(fd)
-        while not stop.is_set():
-            ready, _, _ = select.select([sys.stdin], [], [], 0.2)
-            if not ready:
-                continue
-            ch = sys.stdin.read(1)
-            if not ch or ch in ("q", "\x1b"):
-                break
-            if ch in KEYS:
-                name, seat = KEYS[ch]
-                rt.submit(Input(name, {"seat": seat}), rt.now())
-    finally:
-        display.stop()
-        if saved is not None:
-            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-        sys.stdout.write("\x1b[?25h\n")
+
+    def on_key(ch: str) -> None:
+        if ch in KEYS:
+            name, seat = KEYS[ch]
+            rt.submit(Input(name, {"seat": seat}), rt.now())
+
+    key_loop(display, stop, on_key)

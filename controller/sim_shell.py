@@ -1,0 +1,122 @@
+"""What ``mesa sim`` and ``mesa controller`` do alike for both games: the hub link built from the
+command line, the start figures of a simulated table, the headless status loop and the terminal's
+key loop. Each game's command (``cli``, ``domino_cli``) keeps its own keys, lines and screens.
+
+>>> import argparse
+>>> link_factory(argparse.Namespace(link=None, hub=None), "outbox.sqlite3") is None
+True
+
+Only the standard library at the top: ``mesa --help`` must stay light.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+def link_factory(args: argparse.Namespace, outbox: str | Path, game: str = "backgammon") -> Any:
+    """A link factory for ``game`` when ``--link`` or ``--hub`` was given, else None (see
+    :func:`app.make_link` and :func:`domino_link.make_domino_link`)."""
+    if not (getattr(args, "link", None) or getattr(args, "hub", None)):
+        return None
+    from mesa.controller.app import parse_hub
+
+    make: Callable[..., Any]
+    if game == "domino":
+        from mesa.controller.domino_link import make_domino_link
+
+        make = make_domino_link
+    else:
+        from mesa.controller.app import make_link
+
+        make = make_link
+    host, port = parse_hub(args.hub) if args.hub else (None, 1883)
+
+    def factory(runtime: Any, snapshot: dict[str, Any]) -> Any:
+        return make(
+            runtime,
+            table_id=args.table_id,
+            host=host,
+            port=port,
+            link_file=args.link,
+            password=os.environ.get("MESA_HUB_PASSWORD"),
+            outbox=outbox,
+            snapshot=snapshot,
+        )
+
+    return factory
+
+
+def sim_outbox(args: argparse.Namespace) -> Path:
+    """Where a simulated table keeps its outbox: beside its journal, named by its table."""
+    return Path(args.journal or ".") / f"outbox-{args.table_id or 'sim'}.sqlite3"
+
+
+def start_info(sim: Any, started: float) -> dict[str, Any]:
+    """The first status line's figures: what the table restored and how long it took to start."""
+    rec = sim.recovery
+    return {
+        "restored": rec is not None,
+        "problems": rec.problems if rec else [],
+        "restore_ms": round(1000 * rec.seconds, 2) if rec else None,
+        "startup_s": round(time.monotonic() - started, 3),
+    }
+
+
+def headless(
+    args: argparse.Namespace,
+    stop: threading.Event,
+    line: Callable[..., str],
+    info: dict[str, Any],
+    done: Callable[[], bool],
+) -> None:
+    """Print ``line("start")``, then ``line("status")`` every ``--status-every`` seconds until
+    ``done()``, ``--duration`` or a signal."""
+    print(line("start", **info), flush=True)
+    deadline = time.monotonic() + args.duration if args.duration else None
+    every = args.status_every
+    while not stop.is_set():
+        if done():
+            break
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        stop.wait(every if every else 0.2)
+        if every:
+            print(line("status"), flush=True)
+
+
+def key_loop(display: Any, stop: threading.Event, on_key: Callable[[str], None]) -> None:
+    """Run ``display`` in a cleared terminal and hand each key read to ``on_key`` until ``q``,
+    Esc, end of input or a signal; the terminal is given back as it was, cursor included."""
+    import select
+    import termios
+    import tty
+
+    fd = sys.stdin.fileno()
+    interactive = os.isatty(fd)
+    saved = termios.tcgetattr(fd) if interactive else None
+    sys.stdout.write("\x1b[2J\x1b[?25l")
+    display.start()
+    try:
+        if interactive:
+            tty.setcbreak(fd)
+        while not stop.is_set():
+            ready, _, _ = select.select([sys.stdin], [], [], 0.2)
+            if not ready:
+                continue
+            ch = sys.stdin.read(1)
+            if not ch or ch in ("q", "\x1b"):
+                break
+            on_key(ch)
+    finally:
+        display.stop()
+        if saved is not None:
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+        sys.stdout.write("\x1b[?25h\n")

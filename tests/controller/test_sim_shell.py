@@ -1,0 +1,73 @@
+"""The pieces both games' ``mesa sim`` share: the link each game gets, the start figures, the
+headless loop's stopping rules."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from mesa.controller import sim_shell
+
+
+def _args(**kw: Any) -> argparse.Namespace:
+    base = {"link": None, "hub": None, "table_id": "7", "duration": None, "status_every": 0}
+    return argparse.Namespace(**{**base, **kw})
+
+
+@pytest.mark.parametrize(
+    ("game", "maker"),
+    [("backgammon", "mesa.controller.app.make_link"),
+     ("domino", "mesa.controller.domino_link.make_domino_link")],
+)  # fmt: skip
+def test_each_game_gets_its_own_link(
+    game: str, maker: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[dict[str, Any]] = []
+    module, name = maker.rsplit(".", 1)
+    monkeypatch.setattr(module + "." + name, lambda runtime, **kw: calls.append(kw) or "link")
+    monkeypatch.setenv("MESA_HUB_PASSWORD", "s3cret")
+    factory = sim_shell.link_factory(_args(hub="10.0.0.2:8883"), "ob.sqlite3", game)
+    assert factory("runtime", {"snap": 1}) == "link"
+    assert calls == [{
+        "table_id": "7", "host": "10.0.0.2", "port": 8883, "link_file": None,
+        "password": "s3cret", "outbox": "ob.sqlite3", "snapshot": {"snap": 1},
+    }]  # fmt: skip
+
+
+def test_no_hub_no_link() -> None:
+    assert sim_shell.link_factory(_args(), "ob.sqlite3", "domino") is None
+
+
+def test_start_info_says_what_was_restored() -> None:
+    fresh = sim_shell.start_info(SimpleNamespace(recovery=None), started=0.0)
+    assert fresh["restored"] is False and fresh["restore_ms"] is None
+    rec = SimpleNamespace(problems=["line 3: bad crc"], seconds=0.0125)
+    back = sim_shell.start_info(SimpleNamespace(recovery=rec), started=0.0)
+    assert back["restored"] is True
+    assert back["problems"] == ["line 3: bad crc"]
+    assert back["restore_ms"] == 12.5
+
+
+def test_headless_prints_start_and_stops_when_done(capsys: pytest.CaptureFixture[str]) -> None:
+    rounds = iter([False, False, True])
+
+    def line(event: str, **extra: Any) -> str:
+        return json.dumps({"event": event, **extra})
+
+    sim_shell.headless(
+        _args(status_every=0.01), threading.Event(), line, {"restored": False}, lambda: next(rounds)
+    )
+    events = [json.loads(x)["event"] for x in capsys.readouterr().out.splitlines()]
+    assert events == ["start", "status", "status"]
+
+
+def test_headless_stops_on_a_signal(capsys: pytest.CaptureFixture[str]) -> None:
+    stop = threading.Event()
+    stop.set()
+    sim_shell.headless(_args(), stop, lambda event, **_: event, {}, lambda: False)
+    assert capsys.readouterr().out.splitlines() == ["start"]
