@@ -26,11 +26,11 @@ buttons send; times are table seconds.
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from mesa.controller.robot_plans import InputCounts, Plan, PlannedPlayers
 from mesa.domino.rules import PAIRS, SEATS, members, pair_of
 from mesa.domino.view import DominoView
 from mesa.table.inputs import Input
@@ -67,20 +67,11 @@ FAST = DominoRobotStyle(
 
 
 @dataclass
-class _Plan:
-    at: float
-    input: Input
-    done_at: float | None = None
-
-
-@dataclass
-class DominoRobotStats:
-    inputs: int = 0
+class DominoRobotStats(InputCounts):
     hands: int = 0
     passes: int = 0
     slow_plays: int = 0
     rejections: int = 0
-    by_name: dict[str, int] = field(default_factory=dict)
 
 
 def game_signed(view: Any) -> bool:
@@ -88,13 +79,14 @@ def game_signed(view: Any) -> bool:
     return bool(view.state == "game_over" and len(view.signed) == len(PAIRS))
 
 
-class DominoRobots:
+class DominoRobots(PlannedPlayers[DominoView]):
     """The players of ``seats`` at one domino table; call :meth:`poll` with the table's view
     (the same interface as :class:`mesa.controller.robots.RobotPlayers`, so
     :class:`~mesa.controller.robots.RobotDriver` and :func:`~mesa.controller.robots.play`
     drive them)."""
 
     retry_after = 10.0  # a planned input that changed nothing is planned again after this
+    stats: DominoRobotStats
 
     def __init__(
         self,
@@ -103,47 +95,15 @@ class DominoRobots:
         seed: int | None = 0,
         style: DominoRobotStyle | None = None,
     ) -> None:
+        super().__init__(seed=seed, stats=DominoRobotStats())
         self.seats = tuple(seats)
         self.style = style or DominoRobotStyle()
-        self.rng = random.Random(seed)
-        self.stats = DominoRobotStats()
-        self._key: Any = None
-        self._plan: _Plan | None = None
         self._hand = -1
-        self._turns = 0
         self._hand_length = 0
         self._result: tuple[str | None, int] | None = None  # (winning pair or None: tie, points)
         self._rejected = False
 
-    # ── the interface ───────────────────────────────────────────────────
-    def poll(self, view: DominoView, now: float) -> Input | None:
-        """The input to submit at ``now``, if one is due."""
-        self._observe(view, now)
-        p = self._plan
-        if p is None:
-            return None
-        if p.done_at is None:
-            if p.at <= now:
-                p.done_at = now
-                self.stats.inputs += 1
-                self.stats.by_name[p.input.name] = self.stats.by_name.get(p.input.name, 0) + 1
-                return p.input
-            return None
-        if now - p.done_at >= self.retry_after:
-            self._key = None  # nothing changed: think again
-        return None
-
-    def next_time(self) -> float | None:
-        """When :meth:`poll` may next return something without the view changing."""
-        p = self._plan
-        if p is None:
-            return None
-        return p.at if p.done_at is None else p.done_at + self.retry_after
-
     # ── thinking ────────────────────────────────────────────────────────
-    def _between(self, bounds: tuple[float, float]) -> float:
-        return self.rng.uniform(*bounds)
-
     def _key_of(self, view: DominoView) -> Any:
         entry = tuple(sorted(view.entry.items())) if view.entry else None
         claim = tuple(sorted(view.claim.items())) if view.claim else None
@@ -157,7 +117,7 @@ class DominoRobots:
             tuple(sorted(view.signed)),
         )
 
-    def _observe(self, view: DominoView, now: float) -> None:
+    def _new_view(self, view: DominoView) -> None:
         if view.hand != self._hand:
             self._hand = view.hand
             self._turns = 0
@@ -166,29 +126,19 @@ class DominoRobots:
             self._rejected = False
             if view.hand > 0:
                 self.stats.hands += 1
-        key = self._key_of(view)
-        if key == self._key:
-            return
-        old = self._key
-        self._key = key
-        if (
-            old is not None
-            and view.state == "playing"
-            and old[0] == "playing"
-            and (old[3] != view.on_turn)
-        ):
-            self._turns += 1
-        self._plan = self._make_plan(view, now)
+
+    def _turn_passed(self, old: Any, view: DominoView) -> bool:
+        return view.state == "playing" and old[0] == "playing" and old[3] != view.on_turn
 
     def _mine(self, seat: str | None) -> bool:
         return seat in self.seats
 
-    def _act(self, at: float, name: str, seat: str) -> _Plan | None:
+    def _act(self, at: float, name: str, seat: str) -> Plan | None:
         if not self._mine(seat):
             return None
-        return _Plan(at, Input(name, {"seat": seat}))
+        return Plan(at, Input(name, {"seat": seat}))
 
-    def _make_plan(self, view: DominoView, now: float) -> _Plan | None:
+    def _make_plan(self, view: DominoView, now: float) -> Plan | None:
         st = view.state
         s = self.style
         if st == "ready":
@@ -215,7 +165,7 @@ class DominoRobots:
                     )
         return None
 
-    def _playing(self, view: DominoView, now: float) -> _Plan | None:
+    def _playing(self, view: DominoView, now: float) -> Plan | None:
         s = self.style
         seat = view.on_turn
         if seat is None or view.timer is None:
@@ -240,7 +190,7 @@ class DominoRobots:
             return self._between(s.slow_range)
         return min(14.5, s.think_median * math.exp(self.rng.gauss(0.0, s.think_sigma)))
 
-    def _entry(self, view: DominoView, now: float) -> _Plan | None:
+    def _entry(self, view: DominoView, now: float) -> Plan | None:
         s = self.style
         entry = view.entry
         if entry is None:

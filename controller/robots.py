@@ -26,12 +26,12 @@ Drive robots with :class:`RobotDriver` (a thread, beside a running runtime) or :
 from __future__ import annotations
 
 import math
-import random
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from mesa.controller.robot_plans import InputCounts, Plan, PlannedPlayers
 from mesa.controller.runtime import ManualClock, TableRuntime
 from mesa.core.match import MAX_CUBE
 from mesa.table.inputs import Input
@@ -79,13 +79,6 @@ FAST = RobotStyle(
 
 
 @dataclass
-class _Plan:
-    at: float
-    input: Input
-    done_at: float | None = None
-
-
-@dataclass
 class _Ending:
     """The game's end the robots agreed on: who claims, who wins, how."""
 
@@ -96,19 +89,17 @@ class _Ending:
 
 
 @dataclass
-class RobotStats:
-    inputs: int = 0
+class RobotStats(InputCounts):
     games: int = 0
     doubles: int = 0
     passes: int = 0
     claims: int = 0
-    by_name: dict[str, int] = field(default_factory=dict)
 
 
-class RobotPlayers:
+class RobotPlayers(PlannedPlayers[View]):
     """The players of ``sides`` at one table; call :meth:`poll` with the table's view."""
 
-    retry_after = 15.0  # a planned input that changed nothing is planned again after this
+    stats: RobotStats
 
     def __init__(
         self,
@@ -117,51 +108,17 @@ class RobotPlayers:
         seed: int | None = 0,
         style: RobotStyle | None = None,
     ) -> None:
+        super().__init__(seed=seed, stats=RobotStats())
         self.sides = tuple(sides)
         self.style = style or RobotStyle()
-        self.rng = random.Random(seed)
-        self.stats = RobotStats()
-        self._key: Any = None
-        self._plan: _Plan | None = None
         self._game = -1
-        self._turns = 0
         self._game_length = 0
         self._ending: _Ending | None = None
         self._checkin_at: dict[str, float] = {}
         self._match: str | None = None
         self._pausing = False  # we paused for a fallen die
 
-    # ── the interface ───────────────────────────────────────────────────
-    def poll(self, view: View, now: float) -> Input | None:
-        """The input to submit at ``now``, if one is due."""
-        self._observe(view, now)
-        p = self._plan
-        if p is None:
-            return None
-        if p.done_at is None:
-            if p.at <= now:
-                p.done_at = now
-                self.stats.inputs += 1
-                self.stats.by_name[p.input.name] = self.stats.by_name.get(p.input.name, 0) + 1
-                return p.input
-            return None
-        if now - p.done_at >= self.retry_after:
-            self._key = None  # nothing changed: think again
-        return None
-
-    def next_time(self) -> float | None:
-        """When :meth:`poll` may next return something without the view changing."""
-        p = self._plan
-        if p is None:
-            return None
-        if p.done_at is None:
-            return p.at
-        return p.done_at + self.retry_after
-
     # ── thinking ────────────────────────────────────────────────────────
-    def _between(self, bounds: tuple[float, float]) -> float:
-        return self.rng.uniform(*bounds)
-
     def _think(self) -> float:
         s = self.style
         if self.rng.random() < s.slow_chance:
@@ -187,7 +144,7 @@ class RobotPlayers:
             tuple(sorted(view.score.items())),
         )
 
-    def _observe(self, view: View, now: float) -> None:
+    def _new_view(self, view: View) -> None:
         if view.match_id != self._match:
             self._match = view.match_id
             self._checkin_at = {}
@@ -199,27 +156,21 @@ class RobotPlayers:
             self._ending = None
             if view.game > 0:
                 self.stats.games += 1
-        key = self._key_of(view)
-        if key == self._key:
-            return
-        old = self._key
-        self._key = key
-        if (
-            old is not None
-            and view.state == "running"
+
+    def _turn_passed(self, old: Any, view: View) -> bool:
+        return (
+            view.state == "running"
             and old[0] in ("running", "cube_offered")
             and old[2] != view.on_move
-        ):
-            self._turns += 1
-        self._plan = self._make_plan(view, now)
+        )
 
     def _mine(self, side: str | None) -> bool:
         return side in self.sides
 
-    def _act(self, at: float, name: str, **args: Any) -> _Plan:
-        return _Plan(at, Input(name, args))
+    def _act(self, at: float, name: str, **args: Any) -> Plan:
+        return Plan(at, Input(name, args))
 
-    def _make_plan(self, view: View, now: float) -> _Plan | None:
+    def _make_plan(self, view: View, now: float) -> Plan | None:
         st = view.state
         s = self.style
         if st in ("assigned", "checking_in"):
@@ -281,7 +232,7 @@ class RobotPlayers:
         conceded = kind == 1 and self.rng.random() < s.concede_chance
         return _Ending(claimant, winner, kind, conceded)
 
-    def _running(self, view: View, now: float) -> _Plan | None:
+    def _running(self, view: View, now: float) -> Plan | None:
         on = view.on_move
         if not self._mine(on):
             return None
@@ -306,7 +257,7 @@ class RobotPlayers:
             return self._act(now + self._think() / 2, "pause", reason="fallen_die")
         return self._act(at, "press", side=on)
 
-    def _navigate(self, view: View, side: str, target: str, now: float) -> _Plan | None:
+    def _navigate(self, view: View, side: str, target: str, now: float) -> Plan | None:
         """Move the menu cursor to ``target`` with presses, then hold to choose it."""
         if target not in view.menu:
             return None
@@ -314,7 +265,7 @@ class RobotPlayers:
         current = view.menu[view.menu_cursor % len(view.menu)]
         return self._act(at, "hold" if current == target else "press", side=side)
 
-    def _paused(self, view: View, now: float) -> _Plan | None:
+    def _paused(self, view: View, now: float) -> Plan | None:
         s = self.style
         if self._ending is not None and view.pause_reason in ("unspecified", "game_over"):
             e = self._ending
@@ -333,7 +284,7 @@ class RobotPlayers:
             return self._act(now + wait, "resume")
         return self._act(now + wait, "both_held")
 
-    def _result_entry(self, view: View, now: float) -> _Plan | None:
+    def _result_entry(self, view: View, now: float) -> Plan | None:
         s = self.style
         claim = view.claim
         if claim:
