@@ -16,7 +16,6 @@ it assigns itself a game between robots and calls "TIEMPO".
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -31,7 +30,7 @@ from mesa.controller.journal import Recovery
 from mesa.controller.ports import OutcomeSink
 from mesa.controller.robots import RobotDriver
 from mesa.controller.runtime import ScaledClock, TableRuntime
-from mesa.controller.sim import NAMES
+from mesa.controller.sim import NAMES, EndCounter
 from mesa.domino.rules import SEATS
 from mesa.domino.view import DominoView
 from mesa.table.inputs import Input
@@ -102,20 +101,11 @@ class DominoAutoAssign:
         self.runtime.submit(Input("assign", args), now)
 
 
-class _GameCounter:
-    def __init__(self) -> None:
-        self.ended = 0
-        self.cond = threading.Condition()
-
-    def on_outcome(self, outcome: Outcome, snapshot: dict[str, Any], now: float) -> None:
-        # A game counts once its sheet is signed by both pairs (the robots' last gesture).
-        if any(
-            e.TYPE == "domino.sheet.signed" and getattr(e, "complete", False)
-            for e in outcome.events
-        ):
-            with self.cond:
-                self.ended += 1
-                self.cond.notify_all()
+def _game_signed(outcome: Outcome) -> bool:
+    # A game counts once its sheet is signed by both pairs (the robots' last gesture).
+    return any(
+        e.TYPE == "domino.sheet.signed" and getattr(e, "complete", False) for e in outcome.events
+    )
 
 
 class DominoSimTable:
@@ -147,7 +137,7 @@ class DominoSimTable:
         self.table_id = table_id
         self.speed = speed
         self.clock = ScaledClock(speed)
-        self.counter = _GameCounter()
+        self.counter = EndCounter(_game_signed)
         self.journal: DominoJournal | None = None
         self.recovery: Recovery | None = None
         recognizer = SeatGestureRecognizer(GestureSettings()) if buttons else None
@@ -209,14 +199,7 @@ class DominoSimTable:
 
     def wait_games(self, count: int, timeout: float) -> bool:
         """Block until ``count`` games have ended and been signed (real ``timeout`` seconds)."""
-        deadline = time.monotonic() + timeout
-        with self.counter.cond:
-            while self.counter.ended < count:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self.counter.cond.wait(left)
-        return True
+        return self.counter.wait(count, timeout)
 
     @property
     def games_ended(self) -> int:

@@ -20,8 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -101,16 +100,29 @@ class AutoAssign:
         )
 
 
-class _MatchCounter:
-    def __init__(self) -> None:
+class EndCounter:
+    """A sink that counts the outcomes that end something (a match; a domino game once its
+    sheet is signed) and lets a caller wait for a number of them."""
+
+    def __init__(self, ends: Callable[[Outcome], bool]) -> None:
+        self.ends = ends
         self.ended = 0
         self.cond = threading.Condition()
 
     def on_outcome(self, outcome: Outcome, snapshot: dict[str, Any], now: float) -> None:
-        if any(e.TYPE == "match.ended" for e in outcome.events):
+        if self.ends(outcome):
             with self.cond:
                 self.ended += 1
                 self.cond.notify_all()
+
+    def wait(self, count: int, timeout: float) -> bool:
+        """Block until ``count`` have ended (real ``timeout`` seconds); False on timeout."""
+        with self.cond:
+            return self.cond.wait_for(lambda: self.ended >= count, timeout)
+
+
+def _match_ended(outcome: Outcome) -> bool:
+    return any(e.TYPE == "match.ended" for e in outcome.events)
 
 
 class SimTable:
@@ -148,7 +160,7 @@ class SimTable:
         self.table_id = table_id
         self.speed = speed
         self.clock = ScaledClock(speed)
-        self.counter = _MatchCounter()
+        self.counter = EndCounter(_match_ended)
         journal = (
             JournalSpec(journal_dir, heartbeat=heartbeat, sync_interval=sync_interval, fsync=fsync)
             if journal_dir is not None
@@ -200,14 +212,7 @@ class SimTable:
 
     def wait_matches(self, count: int, timeout: float) -> bool:
         """Block until ``count`` matches have ended at this table (real ``timeout`` seconds)."""
-        deadline = time.monotonic() + timeout
-        with self.counter.cond:
-            while self.counter.ended < count:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self.counter.cond.wait(left)
-        return True
+        return self.counter.wait(count, timeout)
 
     @property
     def matches_ended(self) -> int:

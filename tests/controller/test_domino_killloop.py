@@ -7,24 +7,17 @@ The loop is bounded: ``MESA_KILL_LOOPS`` restarts (default 8), each under a few 
 
 from __future__ import annotations
 
-import json
 import os
 import random
-import signal
-import subprocess
-import sys
-import threading
 import time
-import zlib
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from mesa.domino.machine import DominoTable
 from mesa.domino.view import domino_view
+from support.killloop import SimChild, journal_records
 
-ROOT = Path(__file__).resolve().parents[2]
 LOOPS = int(os.environ.get("MESA_KILL_LOOPS", "8"))
 SPEED = 20.0
 # The journal notes the time at least every tick (0.1 real s = 2 table s at this speed) while
@@ -33,85 +26,17 @@ GIVEN_BACK = 0.1 * SPEED + 1.0
 TIMED = ("ready", "playing", "hand_entry", "hand_confirm")
 
 
-class Child:
-    """``mesa sim --game domino --headless`` with its status lines read in a thread."""
-
-    def __init__(self, journal: Path, seed: int) -> None:
-        self.started = time.monotonic()
-        self.proc = subprocess.Popen(
-            [
-                sys.executable, "-m", "mesa", "sim", "--game", "domino", "--headless", "--fast",
-                "--journal", str(journal), "--speed", str(SPEED), "--status-every", "0.05",
-                "--seed", str(seed), "--log-level", "error",
-            ],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )  # fmt: skip
-        self.lines: list[dict[str, Any]] = []
-        self.first_line_after: float | None = None
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for raw in self.proc.stdout:
-            try:
-                data = json.loads(raw)
-            except ValueError:
-                continue
-            if self.first_line_after is None:
-                self.first_line_after = time.monotonic() - self.started
-            self.lines.append(data)
-
-    def wait_start(self, timeout: float = 30.0) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.lines:
-                return self.lines[0]
-            if self.proc.poll() is not None:
-                err = self.proc.stderr.read() if self.proc.stderr else ""
-                raise AssertionError(f"the simulator died: {err[-2000:]}")
-            time.sleep(0.01)
-        raise AssertionError("no start line from the simulator")
-
-    def kill9(self) -> dict[str, Any]:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
-        self._reader.join(5)
-        for stream in (self.proc.stdout, self.proc.stderr):
-            if stream:
-                stream.close()
-        return self.lines[-1]
-
-    def stop(self) -> None:
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
-        self._reader.join(5)
-        for stream in (self.proc.stdout, self.proc.stderr):
-            if stream:
-                stream.close()
+def sim_child(journal: Path, seed: int) -> SimChild:
+    return SimChild([
+        "--game", "domino", "--fast", "--journal", str(journal), "--speed", str(SPEED),
+        "--status-every", "0.05", "--seed", str(seed), "--log-level", "error",
+    ])  # fmt: skip
 
 
 def reference(folder: Path) -> tuple[DominoTable, float]:
     """The journal read independently: the newest generation with a whole snapshot line and its
     records up to the first bad one."""
-    recs: list[dict[str, Any]] = []
-    for path in sorted(folder.glob("journal-*.jsonl"), reverse=True):
-        recs = []
-        for line in path.read_bytes().split(b"\n"):
-            crc, _, body = line.partition(b" ")
-            if not body or int(crc, 16) != zlib.crc32(body):
-                break
-            recs.append(json.loads(body))
-        if recs and recs[0]["k"] == "s":
-            break
-    assert recs, "no readable journal"
+    recs = journal_records(folder)
     table = DominoTable.restore(recs[0]["st"])
     last_t = recs[0]["t"]
     for r in recs[1:]:
@@ -124,7 +49,7 @@ def reference(folder: Path) -> tuple[DominoTable, float]:
 def test_kill_9_at_random_instants(tmp_path: Path) -> None:
     rng = random.Random(4321)
     journal = tmp_path / "journal"
-    child = Child(journal, seed=5)
+    child = sim_child(journal, seed=5)
     child.wait_start()
     checked = timed_restores = 0
     startups = []
@@ -134,7 +59,7 @@ def test_kill_9_at_random_instants(tmp_path: Path) -> None:
             last = child.kill9()
             expected, last_t = reference(journal)
             ref = domino_view(expected, last_t)
-            child = Child(journal, seed=5)
+            child = sim_child(journal, seed=5)
             start = child.wait_start()
             startups.append(child.first_line_after)
             assert start["event"] == "start" and start["restored"] is True
