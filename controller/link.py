@@ -133,6 +133,28 @@ class _Pending:
     at: float = field(default_factory=time.monotonic)
 
 
+def _same_assignment(snapshot: dict[str, Any], args: dict[str, Any]) -> bool:
+    """Whether ``args`` assign the match the table holds: the same match, between the same
+    players, to the same length. A correction upstream can send the same match id with other
+    players (a semifinal's winner changed): that is a new assignment, not a repeat.
+
+    >>> held = {"match_id": "KO-F-1", "players": {"a": "Ana", "b": "Beto"}, "match": {"length": 7}}
+    >>> _same_assignment(held, {"match_id": "KO-F-1", "players": {"a": "Ana", "b": "Beto"},
+    ...                         "length": 7})
+    True
+    >>> _same_assignment(held, {"match_id": "KO-F-1", "players": {"a": "Ana", "b": "Carla"},
+    ...                         "length": 7})
+    False
+    """
+    match = snapshot.get("match")
+    return (
+        snapshot.get("match_id") == args.get("match_id")
+        and snapshot.get("players") == args.get("players")
+        and isinstance(match, dict)
+        and match.get("length") == args.get("length")
+    )
+
+
 class TableLink:
     """One table's MQTT link: outbox in, acks out, hub commands in, responses out."""
 
@@ -551,13 +573,24 @@ class TableLink:
             return  # the retained assignment, delivered again on reconnect: already applied
         snap = self._snapshot or {}
         has_match = snap.get("state", "idle") != "idle"
+        # An earlier assignment still on its way to the table (queued while we were offline:
+        # "unassign", then the same match again) makes the snapshot old news: this one goes
+        # to the table in order after it, never answered from the snapshot.
+        settled = not any(p.kind == "assign" for p in self._pending)
         if a.args is None:
-            if not has_match:
+            if settled and not has_match:
                 self._done_assign(a.txn, True, None, None)
                 return
             self._submit(Input("unassign", {}), a.txn, "assign")
             return
-        if has_match and snap.get("match_id") == a.args.get("match_id"):
+        if settled and has_match and _same_assignment(snap, a.args):
+            epoch, held = a.args.get("epoch"), snap.get("epoch")
+            if isinstance(epoch, int) and (held is None or epoch > held):
+                # Assigned here again, and the withdrawal in between never reached us (moved
+                # away and back while we were offline, and the broker lost our queue): the
+                # match goes on under the hub's newer epoch, or every event of it is fenced.
+                self._submit(Input("refence", {"epoch": epoch}), a.txn, "assign")
+                return
             # Applied before a restart whose journal we were restored from.
             self._done_assign(a.txn, True, "already_assigned", None)
             return
@@ -583,10 +616,13 @@ class TableLink:
                 del self._pending[i]
                 r = outcome.refusal
                 code, reason = (r.code, r.message) if r else (None, None)
+                accepted = outcome.accepted
+                if p.input.name == "unassign" and code == "not_now":
+                    accepted, code, reason = True, None, None  # already free: as asked
                 if p.kind == "assign":
-                    self._done_assign(p.txn, outcome.accepted, code, reason)
+                    self._done_assign(p.txn, accepted, code, reason)
                 else:
-                    self._respond(p.txn, outcome.accepted, code, reason)
+                    self._respond(p.txn, accepted, code, reason)
                 return
 
     def _expire_pending(self) -> None:

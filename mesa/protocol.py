@@ -54,11 +54,12 @@ RESERVED_PREFIX = "mesa"
 # a director's "pause" that arrives ten minutes late is worse than none.
 CMD_EXPIRY_SECONDS = 60
 # The inputs a hub may send on the ``cmd`` topic; assign/unassign go through the retained
-# ``assign`` topic so that a table that boots later still learns its match.
+# ``assign`` topic so that a table that boots later still learns its match, and ``refence`` is
+# the table's own reading of an assignment it already holds (never a command).
 CMD_INPUTS: tuple[str, ...] = tuple(
     name
     for name, spec in INPUT_SPECS.items()
-    if spec.source == "hub" and name not in ("assign", "unassign")
+    if spec.source == "hub" and name not in ("assign", "unassign", "refence")
 )
 
 # A domino table's hub commands (the director's); its game and "TIEMPO" travel on the retained

@@ -536,9 +536,7 @@ async def correct_result(ctx: Context, v: dict[str, Any]) -> str:
 async def resolve_conflict(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
         tt = _current(club, ctx.lang)
-        expected = None
-        if v["expected"] is not None:
-            expected = [x for x in v["expected"].split(",") if x]
+        expected = v["expected"]
         tt.resolve_conflict(
             v["conflict_id"], v["resolution"], actor=ctx.user, now=now, expected=expected
         )
@@ -846,7 +844,8 @@ ACTIONS: dict[str, Action] = {
             (
                 S("conflict_id"),
                 S("resolution", "choice", choices=("keep", "apply", "apply_keep_draw")),
-                S("expected", required=False),
+                # What "apply" annuls, as the page showed it: a whole knockout can be listed.
+                S("expected", "ids", required=False),
             ),
             resolve_conflict,
             target=_tgt("conflict_id"),

@@ -174,6 +174,13 @@ INPUT_SPECS: dict[str, InputSpec] = {
         ),
         _spec("unassign", "hub", "The hub withdraws the match from this table."),
         _spec(
+            "refence",
+            "hub",
+            "The hub assigned the match this table holds to it again (moved away and back while"
+            " the table was offline): the table keeps its match and takes the newer epoch.",
+            {"epoch": int},
+        ),
+        _spec(
             "director_pause",
             "hub",
             "The director stops the clocks.",

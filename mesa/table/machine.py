@@ -496,6 +496,14 @@ class Table:
         )
         self._go("assigned")
 
+    def _on_refence(self, inp: Input, now: float) -> None:
+        epoch = inp.args["epoch"]
+        if epoch < 0 or (self.s.epoch is not None and epoch < self.s.epoch):
+            raise _refuse("stale_epoch", f"assignment epoch {epoch} is older than {self.s.epoch}")
+        # No event: the hub already counts this epoch as the table's; what changes is the
+        # epoch stamped on the events from now on (the journal keeps it through a restart).
+        self.s.epoch = epoch
+
     def _on_unassign(self, inp: Input, now: float) -> None:
         match_id = self.s.match_id or ""
         # The epoch stays: the table.unassigned event belongs to the assignment it ends.

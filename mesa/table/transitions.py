@@ -51,6 +51,7 @@ def _t(*targets: str, note: str) -> Transition:
 
 
 _GAME_END = ("between_games", "match_over")
+_REFENCE = {"refence": _t("=", note="the match stays; its newer fencing epoch is kept")}
 _DIRECTOR_COMMON = {
     "director_adjust": _t("=", note="adjust the player's reserve"),
     "director_lose_delay": _t("=", note="the player's next turn has no delay"),
@@ -58,6 +59,7 @@ _DIRECTOR_COMMON = {
     "director_forfeit": _t("match_over", note="the match ends by forfeit"),
     "unassign": _t("idle", note="the match leaves this table"),
     "tick": _t("=", note="nothing to settle"),
+    **_REFENCE,
 }
 _IN_GAME_DIRECTOR = {
     **_DIRECTOR_COMMON,
@@ -87,6 +89,7 @@ _ASSIGNABLE = {
     "unassign": _t("idle", note="the match leaves this table"),
     "director_forfeit": _t("match_over", note="the match ends by forfeit"),
     "director_clock": _t("=", note="the clock settings for the match change"),
+    **_REFENCE,
 }
 _state(
     "assigned",
@@ -253,6 +256,7 @@ _state(
         ),
         "director_clear_call": _t("match_over", note="clear the director call"),
         "tick": _t("match_over", note="nothing to settle"),
+        **_REFENCE,
     },
 )
 

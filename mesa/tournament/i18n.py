@@ -263,6 +263,8 @@ REFUSALS: dict[str, dict[str, str]] = {
     "no_table": {"es": "{match} no tiene mesa", "en": "{match} has no table"},
     "move_no_table": {"es": "{match} está {status}: solo se mueve una partida con mesa",
                       "en": "{match} is {status}: only a match with a table can move"},
+    "move_same_table": {"es": "{match} ya está en la mesa {table}: elija otra mesa",
+                        "en": "{match} is already at table {table}: choose another table"},
     "unassign_not_assigned": {"es": "{match} está {status}: solo se quita una partida asignada",
                               "en": "{match} is {status}: only an assigned match can be unassigned"},
     "format_fixed": {"es": "{match} está {status}: su formato ya no puede cambiar",

@@ -1401,6 +1401,11 @@ class Tournament:
         if m.status not in ("assigned", "playing"):
             raise TableError(f"{match_id} is {m.status}: only a match with a table can move",
                              reason="move_no_table", match=match_id, status=m.status)
+        if table == m.table:
+            # A move to where it is would only re-send the assignment: nothing to do, and a
+            # director who meant another table must know it did not move.
+            raise TableError(f"{match_id} is already at table {table}",
+                             reason="move_same_table", match=match_id, table=table)
         for other in self.matches.values():
             if other.id != match_id and other.table == table and other.status in (
                     "assigned", "playing"):

@@ -9,7 +9,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import paho.mqtt.client as mqtt
 import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
 
 from mesa.controller.link import LinkSettings, TableLink
 from mesa.controller.outbox import Outbox
@@ -82,6 +86,31 @@ def rig(table: str, port: int, path: Path, *, table_state: Table | None = None) 
     threading.Thread(target=pump, daemon=True).start()
     link.start()
     return Rig(runtime, outbox, link, pumping)
+
+
+def forget_session(table: str, port: int, txn: str) -> None:
+    """Drop the table's session at the broker (a broker restart without persistence): what
+    was queued for it while it was away is gone; only the retained messages remain. Returns once
+    the retained assignment is ``txn`` (the hub's publishes have all reached the broker)."""
+    seen = threading.Event()
+
+    def on_message(_c: object, _u: object, msg: mqtt.MQTTMessage) -> None:
+        if txn.encode() in msg.payload:
+            seen.set()
+
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=table, protocol=mqtt.MQTTv5)
+    client.username_pw_set(table, table_password(table))
+    client.on_message = on_message
+    client.on_connect = lambda c, *_: c.subscribe(table_topic(table, "assign"), qos=1)
+    props = Properties(PacketTypes.CONNECT)
+    props.SessionExpiryInterval = 0
+    client.connect("127.0.0.1", port, clean_start=True, properties=props)
+    client.loop_start()
+    try:
+        assert seen.wait(5), "the hub's assignment never reached the broker"
+    finally:
+        client.disconnect()
+        client.loop_stop()
 
 
 def answered(hub: Hub, txn: str) -> dict | None:
@@ -210,6 +239,86 @@ def test_the_retained_assignment_is_applied_once(
         assert wait_until(lambda: again.table.s.match_id == "M2", 10)
     finally:
         again.stop()
+
+
+def test_a_match_assigned_here_again_goes_on_under_the_newer_epoch(
+    hub: Hub, mosquitto: PrivateMosquitto, table_id: str, tmp_path: Path
+) -> None:
+    """Moved away and back while the table was offline: it holds the match still, and must
+    stamp its events with the epoch of the assignment that gave it back, or the hub fences
+    every one of them and the match can never end."""
+    hub.register_table(table_id)
+    _, first = hub.assign_fenced(table_id, ASSIGN_ARGS)
+    path = tmp_path / "outbox.sqlite3"
+    r = rig(table_id, mosquitto.port, path)
+    assert wait_until(lambda: r.table.state == "assigned", 10)
+    r.runtime.apply(parse_input("press", {"side": "a"}), 1.0)
+    assert r.link.flush(5)
+    table = r.table
+    r.stop()
+    assert table.s.epoch == first
+    hub.unassign(table_id)  # moved to another table ...
+    txn, again_epoch = hub.assign_fenced(table_id, ASSIGN_ARGS)  # ... and back
+    forget_session(table_id, mosquitto.port, txn)  # the broker restarted: the withdrawal is lost
+    assert again_epoch is not None and first is not None and again_epoch > first
+    back = rig(table_id, mosquitto.port, path, table_state=Table.restore(table.snapshot()))
+    try:
+        assert wait_until(lambda: answered(hub, txn) is not None, 10)
+        assert answered(hub, txn)["accepted"]  # type: ignore[index]
+        assert back.table.state == "checking_in" and back.table.s.epoch == again_epoch
+        back.runtime.apply(parse_input("press", {"side": "b"}), 2.0)  # the match goes on
+        assert back.link.flush(5)
+        *_, events = Outbox.read_all(path)
+        assert events[-1].epoch == again_epoch
+        assert wait_until(lambda: hub.ingest.epoch(table_id) == again_epoch, 5)
+    finally:
+        back.stop()
+
+
+def test_withdrawn_and_given_back_at_once_starts_the_match_afresh(
+    hub: Hub, mosquitto: PrivateMosquitto, table_id: str, tmp_path: Path
+) -> None:
+    """The withdrawal and the same match again arrive together: the second is applied after
+    the first, not answered from a snapshot the first is about to change; the table ends with
+    the match, under the new epoch, and both are answered."""
+    hub.register_table(table_id)
+    hub.assign_fenced(table_id, ASSIGN_ARGS)
+    r = rig(table_id, mosquitto.port, tmp_path / "outbox.sqlite3")
+    try:
+        assert wait_until(lambda: r.table.state == "assigned", 10)
+        r.runtime.apply(parse_input("press", {"side": "a"}), 1.0)
+        assert r.link.flush(5)
+        away = hub.unassign(table_id)
+        back, epoch = hub.assign_fenced(table_id, ASSIGN_ARGS)
+        assert wait_until(lambda: answered(hub, away) and answered(hub, back), 10)
+        assert answered(hub, away)["accepted"] and answered(hub, back)["accepted"]  # type: ignore[index]
+        assert wait_until(lambda: r.table.s.epoch == epoch, 5)
+        assert r.table.state == "assigned" and r.table.s.match_id == ASSIGN_ARGS["match_id"]
+    finally:
+        r.stop()
+
+
+def test_the_same_match_with_other_players_is_a_new_assignment(
+    hub: Hub, mosquitto: PrivateMosquitto, table_id: str, tmp_path: Path
+) -> None:
+    """A correction upstream changed who plays the final: the hub sends the same match id
+    with other players. The table takes it afresh instead of answering "already assigned"
+    and going on with the wrong pairing under an epoch the hub no longer accepts."""
+    hub.register_table(table_id)
+    hub.assign_fenced(table_id, ASSIGN_ARGS)
+    r = rig(table_id, mosquitto.port, tmp_path / "outbox.sqlite3")
+    try:
+        assert wait_until(lambda: r.table.state == "assigned", 10)
+        r.runtime.apply(parse_input("director_forfeit", {"winner": "a"}), 1.0)
+        assert r.link.flush(5) and r.table.state == "match_over"
+        players = {"a": "Ana", "b": "Carla"}
+        txn, epoch = hub.assign_fenced(table_id, {**ASSIGN_ARGS, "players": players})
+        assert wait_until(lambda: answered(hub, txn) is not None, 10)
+        assert answered(hub, txn)["code"] is None  # type: ignore[index]
+        assert r.table.state == "assigned" and r.table.s.players == players
+        assert r.table.s.epoch == epoch
+    finally:
+        r.stop()
 
 
 def test_a_stale_will_is_corrected(

@@ -117,6 +117,7 @@ def _args(d: Driver, name: str) -> dict[str, Any]:
         "director_result": {"winner": "a", "kind": 1},
         "director_clock": {"clock": {"preset": "singles"}},
         "director_forfeit": {"winner": "a", "reason": "left"},
+        "refence": {"epoch": 9},
     }
     return by_name.get(name, {})
 

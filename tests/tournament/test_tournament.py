@@ -585,6 +585,10 @@ class TestTables:
             t.move_match("G1-1", "T2", now=clock())
         moved = t.move_match("G1-1", "T3", actor="joselo", now=clock())
         assert moved.table == "T3" and t.audit[-1].action == "move_match"
+        # A move to where it already is changes nothing, and says so.
+        with pytest.raises(TableError, match="already at table T3") as same:
+            t.move_match("G1-1", "T3", now=clock())
+        assert same.value.reason == "move_same_table" and t.audit[-1].action == "move_match"
         with pytest.raises(TableError):
             t.move_match("G3-1", "T1", now=clock())
         t.record_result("G1-1", 3, 2, now=clock())

@@ -479,3 +479,19 @@ async def test_liberar_mesa_frees_a_table_holding_a_match_the_hub_never_gave_it(
         r = await act(client, csrf, "release_table", table="3")
         assert r.status_code == 200, r.text
         assert "AMISTOSO-9: no la asignó el hub" in r.json()["message"]
+
+
+async def test_a_long_list_of_what_apply_annuls_is_a_valid_confirmation(
+    client: httpx.AsyncClient, web: WebApp
+) -> None:
+    """A group correction can annul a whole knockout: the form posts every id it lists (here
+    over 300 characters), and that list is read as ids, not refused as a too-long field."""
+    make_tournament(web, 12)
+    csrf = await login(client)
+    listed = ",".join(f"KO-R32-{i}" for i in range(1, 33))
+    assert len(listed) > 300
+    r = await act(
+        client, csrf, "resolve_conflict", conflict_id="C9", resolution="apply", expected=listed
+    )
+    assert r.status_code != 400 and "expected" not in r.text, r.text
+    assert "C9" in r.json()["message"]  # the engine's answer: there is no such conflict
