@@ -67,6 +67,7 @@ from mesa.protocol import (
 )
 from mesa.table.inputs import Input, parse_input
 from mesa.table.machine import Outcome
+from mesa.table.transitions import TRANSITIONS
 
 log = logging.getLogger("mesa.link")
 
@@ -129,7 +130,7 @@ def tls_context(ca_pem: str) -> ssl.SSLContext:
 class _Pending:
     input: Input
     txn: str
-    kind: str  # "assign" or "cmd"
+    kind: str  # "assign", "cmd", or "quiet" (a step of an assignment, answered with it)
     at: float = field(default_factory=time.monotonic)
 
 
@@ -152,6 +153,19 @@ def _same_assignment(snapshot: dict[str, Any], args: dict[str, Any]) -> bool:
         and snapshot.get("players") == args.get("players")
         and isinstance(match, dict)
         and match.get("length") == args.get("length")
+    )
+
+
+def _holds(snapshot: dict[str, Any], args: dict[str, Any] | None) -> bool:
+    """Whether the table is where the assignment ``args`` left it: idle for a withdrawal, the
+    same assignment under its epoch otherwise (a table restored from a journal that lost the
+    last lines, or an empty one, is not, even if the link remembers the assignment's txn)."""
+    if args is None:
+        return snapshot.get("state", "idle") == "idle"
+    return (
+        snapshot.get("state", "idle") != "idle"
+        and _same_assignment(snapshot, args)
+        and snapshot.get("epoch") == args.get("epoch")
     )
 
 
@@ -569,14 +583,17 @@ class TableLink:
             self._pump()
 
     def _assign(self, a: Assignment) -> None:
-        if a.txn == self.outbox.get_meta("assign_txn"):
-            return  # the retained assignment, delivered again on reconnect: already applied
+        """Bring the table to the retained assignment, the hub's latest word for it."""
+        if any(p.txn == a.txn for p in self._pending):
+            return  # a copy of one still on its way (QoS 1 redelivery, the retained copy)
         snap = self._snapshot or {}
         has_match = snap.get("state", "idle") != "idle"
         # An earlier assignment still on its way to the table (queued while we were offline:
         # "unassign", then the same match again) makes the snapshot old news: this one goes
         # to the table in order after it, never answered from the snapshot.
-        settled = not any(p.kind == "assign" for p in self._pending)
+        settled = not any(p.kind in ("assign", "quiet") for p in self._pending)
+        if settled and a.txn == self.outbox.get_meta("assign_txn") and _holds(snap, a.args):
+            return  # the retained assignment, delivered again on reconnect: already applied
         if a.args is None:
             if settled and not has_match:
                 self._done_assign(a.txn, True, None, None)
@@ -585,7 +602,18 @@ class TableLink:
             return
         if settled and has_match and _same_assignment(snap, a.args):
             epoch, held = a.args.get("epoch"), snap.get("epoch")
+            if isinstance(epoch, int) and isinstance(held, int) and epoch < held:
+                # Older than the one we play under (a hub restored from an old backup):
+                # taking it would not help, and saying "done" would hide it.
+                reason = f"assignment epoch {epoch} is older than {held}"
+                self._done_assign(a.txn, False, "stale_epoch", reason)
+                return
             if isinstance(epoch, int) and (held is None or epoch > held):
+                if snap.get("state") == "match_over":
+                    # Given again after it ended here (annulled, and drawn again between the
+                    # same players): there is nothing to go on with, it is played afresh.
+                    self._submit(parse_input("assign", a.args), a.txn, "assign")
+                    return
                 # Assigned here again, and the withdrawal in between never reached us (moved
                 # away and back while we were offline, and the broker lost our queue): the
                 # match goes on under the hub's newer epoch, or every event of it is fenced.
@@ -594,6 +622,10 @@ class TableLink:
             # Applied before a restart whose journal we were restored from.
             self._done_assign(a.txn, True, "already_assigned", None)
             return
+        if settled and has_match and (snap.get("state"), "assign") not in TRANSITIONS:
+            # Another match (or the same one with other players) while a game is on: the hub
+            # has withdrawn ours already, and that withdrawal was lost on the way. Do it now.
+            self._submit(Input("unassign", {}), a.txn, "quiet")
         self._submit(parse_input("assign", a.args), a.txn, "assign")
 
     def _command(self, c: Command) -> None:
@@ -619,6 +651,13 @@ class TableLink:
                 accepted = outcome.accepted
                 if p.input.name == "unassign" and code == "not_now":
                     accepted, code, reason = True, None, None  # already free: as asked
+                if p.kind == "quiet":
+                    return  # a step of an assignment: the assignment itself is answered
+                if p.kind == "assign" and code == "flag_fell":
+                    # The flag fell just before it, and that input settled the fall: the
+                    # hub's word still stands, so it goes to the table once more.
+                    self._submit(p.input, p.txn, p.kind)
+                    return
                 if p.kind == "assign":
                     self._done_assign(p.txn, accepted, code, reason)
                 else:
