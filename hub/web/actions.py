@@ -118,6 +118,11 @@ def parse_fields(action: Action, form: dict[str, Any]) -> dict[str, Any]:
         raw = form.get(f.name)
         if isinstance(raw, str):
             raw = raw.strip()
+        if f.kind == "ids" and raw == "":
+            # Sent, and empty: "none" is an answer (a confirmation that lists nothing), unlike
+            # a field the form did not send at all.
+            out[f.name] = []
+            continue
         if raw in (None, "") or raw == []:
             if f.kind == "bool":
                 out[f.name] = False

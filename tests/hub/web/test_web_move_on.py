@@ -152,6 +152,11 @@ async def test_a_correction_that_annuls_a_playing_knockout_match_keeps_the_knock
         expected="KO-QF-2,KO-SF-1",
     )
     assert r.status_code == 409 and "No se ha cambiado nada" in r.json()["message"]
+    # A page that listed nothing (it was loaded before KO-QF-2 started) confirms nothing.
+    r = await act(
+        client, csrf, "resolve_conflict", conflict_id="C1", resolution="apply", expected=""
+    )
+    assert r.status_code == 409 and "No se ha cambiado nada" in r.json()["message"]
     assert _t(web, lambda t: t.match("KO-QF-2").status) == "playing"
     async with serving(fake_table):
         r = await act(
