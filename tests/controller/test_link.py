@@ -113,6 +113,19 @@ def forget_session(table: str, port: int, txn: str) -> None:
         client.loop_stop()
 
 
+def assigned_rig(
+    hub: Hub, port: int, table_id: str, path: Path, then: str, **args: object
+) -> Rig:
+    """A table given ``ASSIGN_ARGS`` by the hub, that has then applied ``then`` (stored)."""
+    hub.register_table(table_id)
+    hub.assign_fenced(table_id, ASSIGN_ARGS)
+    r = rig(table_id, port, path)
+    assert wait_until(lambda: r.table.state == "assigned", 10)
+    r.runtime.apply(parse_input(then, dict(args)), 1.0)
+    assert r.link.flush(5)
+    return r
+
+
 def answered(hub: Hub, txn: str) -> dict | None:
     status = hub.command_status(txn)
     return status if status and status["accepted"] is not None else None
@@ -281,13 +294,8 @@ def test_withdrawn_and_given_back_at_once_starts_the_match_afresh(
     """The withdrawal and the same match again arrive together: the second is applied after
     the first, not answered from a snapshot the first is about to change; the table ends with
     the match, under the new epoch, and both are answered."""
-    hub.register_table(table_id)
-    hub.assign_fenced(table_id, ASSIGN_ARGS)
-    r = rig(table_id, mosquitto.port, tmp_path / "outbox.sqlite3")
+    r = assigned_rig(hub, mosquitto.port, table_id, tmp_path / "outbox.sqlite3", "press", side="a")
     try:
-        assert wait_until(lambda: r.table.state == "assigned", 10)
-        r.runtime.apply(parse_input("press", {"side": "a"}), 1.0)
-        assert r.link.flush(5)
         away = hub.unassign(table_id)
         back, epoch = hub.assign_fenced(table_id, ASSIGN_ARGS)
         assert wait_until(lambda: answered(hub, away) and answered(hub, back), 10)
@@ -304,13 +312,10 @@ def test_the_same_match_with_other_players_is_a_new_assignment(
     """A correction upstream changed who plays the final: the hub sends the same match id
     with other players. The table takes it afresh instead of answering "already assigned"
     and going on with the wrong pairing under an epoch the hub no longer accepts."""
-    hub.register_table(table_id)
-    hub.assign_fenced(table_id, ASSIGN_ARGS)
-    r = rig(table_id, mosquitto.port, tmp_path / "outbox.sqlite3")
+    path = tmp_path / "outbox.sqlite3"
+    r = assigned_rig(hub, mosquitto.port, table_id, path, "director_forfeit", winner="a")
     try:
-        assert wait_until(lambda: r.table.state == "assigned", 10)
-        r.runtime.apply(parse_input("director_forfeit", {"winner": "a"}), 1.0)
-        assert r.link.flush(5) and r.table.state == "match_over"
+        assert r.table.state == "match_over"
         players = {"a": "Ana", "b": "Carla"}
         txn, epoch = hub.assign_fenced(table_id, {**ASSIGN_ARGS, "players": players})
         assert wait_until(lambda: answered(hub, txn) is not None, 10)
