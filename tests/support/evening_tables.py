@@ -258,6 +258,19 @@ class Genuine:
                     )
 
 
+def unacked(outbox: Path) -> int:
+    """How many of the outbox's events the hub has not acknowledged (0 if unreadable)."""
+    try:
+        conn = sqlite3.connect(f"file:{outbox}?mode=ro", uri=True, timeout=5)
+        try:
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        finally:
+            conn.close()
+        return max(0, int(meta.get("last_seq", 0)) - int(meta.get("acked", 0)))
+    except (sqlite3.Error, ValueError):
+        return 0
+
+
 def last_seq(outbox: Path) -> int:
     try:
         conn = sqlite3.connect(f"file:{outbox}?mode=ro", uri=True, timeout=5)
