@@ -13,11 +13,15 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mesa.hub.broker.mosquitto import PrivateMosquitto
 from mesa.hub.ingest.app import Hub
 from mesa.hub.settings import HubSettings
 from support.mosquitto import HUB_PASSWORD, table_password
+
+if TYPE_CHECKING:
+    from mesa.controller.sim import SimTable
 
 ASSIGN_ARGS = {
     "match_id": "M1",
@@ -115,6 +119,34 @@ class Process:
             return self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             return None
+
+
+def linked_sim(
+    outbox: Path, *, table: str | None = None, port: int = 1883, link_file: str | None = None
+) -> SimTable:
+    """A simulated table (no robots) on the hub's broker, linked as ``mesa sim --hub`` links
+    one (:func:`mesa.controller.app.make_link`): by ``table`` and ``port`` on the test broker,
+    or by an enrolled table's ``link_file``. Started; ``stop()`` stops its link too."""
+    from mesa.controller.app import make_link
+    from mesa.controller.link import LinkSettings
+    from mesa.controller.sim import SimTable
+
+    def link(runtime: Any, snapshot: dict[str, Any]) -> Any:
+        return make_link(
+            runtime,
+            table_id=table,
+            host="127.0.0.1",
+            port=port,
+            link_file=link_file,
+            password=None if table is None else table_password(table),
+            outbox=outbox,
+            snapshot=snapshot,
+        )
+
+    name = table if link_file is None else LinkSettings.from_file(link_file).table
+    sim = SimTable(name, speed=1.0, robots=(), link=link)
+    sim.start()
+    return sim
 
 
 def sim_table(

@@ -21,13 +21,11 @@ import httpx
 import pytest
 
 from mesa.controller.enrol import EnrolBundle, Enrolment
-from mesa.controller.link import LinkSettings, TableLink
-from mesa.controller.outbox import Outbox
 from mesa.controller.sim import SimTable
 from mesa.hub.broker.mosquitto import ENROL_USERNAME, PrivateMosquitto, free_port
 from mesa.hub.broker.tls import TlsFiles, ensure_venue_tls
 from mesa.hub.process import HubProcess
-from support.harness import hub_settings, wait_until
+from support.harness import hub_settings, linked_sim, wait_until
 from support.mosquitto import DESK_PASSWORD, ENROL_PASSWORD, have_mosquitto, start_venue_broker
 from support.shots import SHOTS
 
@@ -74,7 +72,7 @@ class Pi:
             target=lambda: self.answer.append(self.enrolment.wait(60)), daemon=True
         )
         self.thread.start()
-        self.table: tuple[SimTable, TableLink, Outbox] | None = None
+        self.table: SimTable | None = None
 
     def adopted(self, timeout: float = 30) -> dict[str, Any]:
         self.thread.join(timeout)
@@ -83,28 +81,15 @@ class Pi:
 
     def come_online(self) -> str:
         """What ``mesa-table.service`` does after enrolment: the table on its new account."""
-        settings = LinkSettings.from_file(self.link_file)
-        sim = SimTable(settings.table, speed=1.0, robots=())
-        outbox = Outbox(self.venue.tmp / f"{self.serial}-outbox.sqlite3", settings.table)
-        link = TableLink(
-            settings,
-            outbox,
-            submitter=sim.runtime,
-            snapshot=sim.runtime.snapshot(),
-            clock=sim.runtime.now,
+        sim = linked_sim(
+            self.venue.tmp / f"{self.serial}-outbox.sqlite3", link_file=str(self.link_file)
         )
-        sim.runtime.add_sink(link)
-        link.start()
-        sim.start()
-        self.table = (sim, link, outbox)
-        return settings.table
+        self.table = sim
+        return sim.table_id
 
     def stop(self) -> None:
         if self.table is not None:
-            sim, link, outbox = self.table
-            sim.stop()
-            link.stop()
-            outbox.close()
+            self.table.stop()
 
 
 def start_venue(tmp: Path) -> Venue:

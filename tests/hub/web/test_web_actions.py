@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -14,28 +13,9 @@ import pytest
 
 from mesa.hub.web.app import WebApp
 from mesa.tournament.settings import TournamentSettings
-from support.hubkit import NOW, TODAY, FakeTable, act, login, make_tournament
+from support.hubkit import NOW, TODAY, FakeTable, act, login, make_tournament, serving
 
 pytestmark = pytest.mark.anyio
-
-
-@contextlib.asynccontextmanager
-async def serving(*tables: FakeTable) -> AsyncIterator[None]:
-    """The fake tables answer the hub's commands while the block runs (as a real one would)."""
-    stop = asyncio.Event()
-
-    async def loop() -> None:
-        while not stop.is_set():
-            for table in tables:
-                await asyncio.to_thread(table.serve)
-            await asyncio.sleep(0.02)
-
-    task = asyncio.create_task(loop())
-    try:
-        yield
-    finally:
-        stop.set()
-        await task
 
 
 def _t(web: WebApp, fn: Any) -> Any:

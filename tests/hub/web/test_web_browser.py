@@ -16,16 +16,14 @@ from typing import Any
 
 import pytest
 
-from mesa.controller.link import LinkSettings, TableLink
-from mesa.controller.outbox import Outbox
 from mesa.controller.sim import SimTable
 from mesa.hub.ingest.app import Hub
 from mesa.hub.web.app import WebApp
 from mesa.hub.web.server import BackgroundServer
 from mesa.table.inputs import Input
-from support.harness import hub_settings, wait_until
+from support.harness import hub_settings, linked_sim, wait_until
 from support.hubkit import TODAY
-from support.mosquitto import have_mosquitto, start_broker, table_password
+from support.mosquitto import have_mosquitto, start_broker
 from support.shots import SHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.broker]
@@ -40,8 +38,6 @@ class Stack:
     web: WebApp
     server: BackgroundServer
     table: SimTable
-    link: TableLink
-    outbox: Outbox
 
     @property
     def url(self) -> str:
@@ -64,27 +60,14 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         hub.settings.replace(director_password=PASSWORD, auto_assign=False, command_wait=5.0),
     )
     server = BackgroundServer(web).start()
-    sim = SimTable("w1", speed=1.0, robots=())
-    outbox = Outbox(tmp / "w1.sqlite3", "w1")
-    link = TableLink(
-        LinkSettings("w1", port=broker.port, password=table_password("w1")),
-        outbox,
-        submitter=sim.runtime,
-        snapshot=sim.runtime.snapshot(),
-        clock=sim.runtime.now,
-    )
-    sim.runtime.add_sink(link)
-    link.start()
-    sim.start()
-    s = Stack(hub, web, server, sim, link, outbox)
+    sim = linked_sim(tmp / "w1.sqlite3", table="w1", port=broker.port)
+    s = Stack(hub, web, server, sim)
     assert wait_until(
         lambda: any(c["id"] == "w1" and c["link"] == "online" for c in web.poller.cards.values()),
         10,
     )
     yield s
     sim.stop()
-    link.stop()
-    outbox.close()
     server.stop()
     web.close()
     hub.stop()

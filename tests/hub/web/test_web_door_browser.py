@@ -14,16 +14,13 @@ from typing import Any
 
 import pytest
 
-from mesa.controller.link import LinkSettings, TableLink
-from mesa.controller.outbox import Outbox
-from mesa.controller.sim import SimTable
 from mesa.hub.ingest.app import Hub
 from mesa.hub.settings import HubSettings
 from mesa.hub.web.app import WebApp
 from mesa.hub.web.server import BackgroundServer
-from support.harness import hub_settings, wait_until
+from support.harness import hub_settings, linked_sim, wait_until
 from support.hubkit import TODAY
-from support.mosquitto import have_mosquitto, start_broker, table_password
+from support.mosquitto import have_mosquitto, start_broker
 from support.shots import SHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.broker]
@@ -75,18 +72,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     hub = Hub(hub_settings(tmp / "hub.sqlite3", broker)).start()
     web = WebApp(hub, hub.settings.replace(director_password=PASSWORD, auto_assign=False))
     server = BackgroundServer(web).start()
-    sim = SimTable("w1", speed=1.0, robots=())
-    outbox = Outbox(tmp / "w1.sqlite3", "w1")
-    link = TableLink(
-        LinkSettings("w1", port=broker.port, password=table_password("w1")),
-        outbox,
-        submitter=sim.runtime,
-        snapshot=sim.runtime.snapshot(),
-        clock=sim.runtime.now,
-    )
-    sim.runtime.add_sink(link)
-    link.start()
-    sim.start()
+    sim = linked_sim(tmp / "w1.sqlite3", table="w1", port=broker.port)
     hub.register_table("4")
     assert wait_until(
         lambda: any(c["id"] == "w1" and c["link"] == "online" for c in web.poller.cards.values()),
@@ -94,8 +80,6 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     )
     yield Stack(hub, web, server)
     sim.stop()
-    link.stop()
-    outbox.close()
     server.stop()
     web.close()
     hub.stop()
