@@ -19,6 +19,7 @@ Each game's players (:class:`~mesa.controller.robots.RobotPlayers`,
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -42,7 +43,7 @@ class InputCounts:
     by_name: dict[str, int] = field(default_factory=dict)
 
 
-class PlannedPlayers(Generic[V]):
+class PlannedPlayers(ABC, Generic[V]):
     """The planning loop; subclasses give :meth:`_key_of` (what in a view calls for a new plan)
     and :meth:`_make_plan`, and may watch every view in :meth:`_new_view`."""
 
@@ -84,15 +85,17 @@ class PlannedPlayers(Generic[V]):
     def _new_view(self, view: V) -> None:
         """Every view, before its key is compared: a new match, game or hand starts here."""
 
+    @abstractmethod
     def _key_of(self, view: V) -> Any:
-        raise NotImplementedError
+        """What in ``view`` calls for a new plan when it changes."""
 
     def _turn_passed(self, old: Any, view: V) -> bool:
         """Whether the step from the view keyed ``old`` to ``view`` ended a turn."""
         return False
 
+    @abstractmethod
     def _make_plan(self, view: V, now: float) -> Plan | None:
-        raise NotImplementedError
+        """The next input for ``view`` and when to hand it over (None: nothing to do)."""
 
     # ── thinking ────────────────────────────────────────────────────────
     def _between(self, bounds: tuple[float, float]) -> float:
