@@ -249,14 +249,20 @@ class TournamentDesk:
         annulled and waiting to be played again) or ``elsewhere`` (moved, or taken off it).
         The table's own word (its state report) says what it holds.
         """
+        mid = self._held(table)
+        if mid is None:
+            return None
+        why = self._not_its_own(table, mid)
+        return None if why is None else (mid, why)
+
+    def _held(self, table: str) -> str | None:
+        """The match ``table`` says it holds (its last state report), None when idle."""
         if self.hub is None:
             return None
         live = self.hub.table(table)
         if live is None or live.get("state") == "idle" or not live.get("match_id"):
             return None
-        mid = str(live["match_id"])
-        why = self._not_its_own(table, mid)
-        return None if why is None else (mid, why)
+        return str(live["match_id"])
 
     def _not_its_own(self, table: str, mid: str) -> str | None:
         tid = self._meta["given"].get(f"{table}/{mid}")
@@ -276,13 +282,8 @@ class TournamentDesk:
     def foreign_hold(self, table: str) -> str | None:
         """The match ``table`` says it holds when the hub never gave it that match (a Pi with
         an old or foreign assignment, a forged state): the director may free the table."""
-        if self.hub is None:
-            return None
-        live = self.hub.table(table)
-        if live is None or live.get("state") == "idle" or not live.get("match_id"):
-            return None
-        mid = str(live["match_id"])
-        if f"{table}/{mid}" in self._meta["given"]:
+        mid = self._held(table)
+        if mid is None or self.hub is None or f"{table}/{mid}" in self._meta["given"]:
             return None
         current = next(
             (r for r in self.hub.store.assignments() if r["table"] == table and r["args"]), None
