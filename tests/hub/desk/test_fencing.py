@@ -49,6 +49,17 @@ def _tables(hub: Hub, *ids: str) -> list[FakeTable]:
     return out
 
 
+def _give(desk: TournamentDesk, table: FakeTable, match: str = "G1-1") -> None:
+    """The director assigns ``match`` to ``table``, and the table takes it."""
+
+    def assign(club: Any, now: datetime) -> None:
+        t = club.tournament("T")
+        desk.publish_assignment(t, desk.assign_match(t, match, table.id, now, "director"), now)
+
+    desk.call(assign)
+    table.serve()
+
+
 def _play(table: FakeTable, winner: str = "a") -> None:
     """Both players check in and the match is played out, every game to ``winner``."""
     table.apply("press", {"side": "a"})
@@ -126,12 +137,7 @@ def test_two_tables_one_match_the_stale_one_is_refused_counted_and_shown(hub: Hu
     old, new = _tables(hub, "3", "4")
     mid = "G1-1"
 
-    def assign(club: Any, now: datetime) -> None:
-        t = club.tournament("T")
-        desk.publish_assignment(t, desk.assign_match(t, mid, "3", now, "director"), now)
-
-    desk.call(assign)
-    old.serve()
+    _give(desk, old, mid)
     _move(desk, mid, "4")  # table 3 never hears of it (its link is down)
     new.serve()
     assert new.table.s.epoch is not None and new.table.s.epoch > (old.table.s.epoch or 0)
@@ -160,12 +166,7 @@ def test_a_stale_result_before_any_other_can_be_applied_by_the_director(hub: Hub
     _setup(desk)
     old, _new = _tables(hub, "3", "4")
 
-    def assign(club: Any, now: datetime) -> None:
-        t = club.tournament("T")
-        desk.publish_assignment(t, desk.assign_match(t, "G1-1", "3", now, "director"), now)
-
-    desk.call(assign)
-    old.serve()
+    _give(desk, old, "G1-1")
     _move(desk, "G1-1", "4")
     _play(old, "b")
     desk.sync()
@@ -235,12 +236,7 @@ def test_a_second_match_ended_becomes_a_conflict_not_an_overwrite(hub: Hub) -> N
     _setup(desk)
     (t3,) = _tables(hub, "3")
 
-    def assign(club: Any, now: datetime) -> None:
-        t = club.tournament("T")
-        desk.publish_assignment(t, desk.assign_match(t, "G1-1", "3", now, "director"), now)
-
-    desk.call(assign)
-    t3.serve()
+    _give(desk, t3, "G1-1")
     _play(t3, "a")
     desk.sync()
     epoch = t3.table.s.epoch
@@ -261,12 +257,7 @@ def test_a_forfeit_is_not_overwritten_by_a_late_table_result(hub: Hub) -> None:
     _setup(desk)
     (t3,) = _tables(hub, "3")
 
-    def assign(club: Any, now: datetime) -> None:
-        t = club.tournament("T")
-        desk.publish_assignment(t, desk.assign_match(t, "G1-1", "3", now, "director"), now)
-
-    desk.call(assign)
-    t3.serve()
+    _give(desk, t3, "G1-1")
     t3.apply("press", {"side": "a"})
     t3.apply("press", {"side": "b"})
     desk.sync()
@@ -403,12 +394,7 @@ async def test_the_director_page_shows_a_stale_tables_conflict(
     assert web.hub is not None
     old, _new = _tables(web.hub, "3", "4")
 
-    def assign(club: Any, now: datetime) -> None:
-        t = club.tournament("T")
-        desk.publish_assignment(t, desk.assign_match(t, "G1-1", "3", now, "director"), now)
-
-    desk.call(assign)
-    old.serve()
+    _give(desk, old, "G1-1")
     _move(desk, "G1-1", "4")
     _play(old, "b")
     desk.sync()
@@ -425,12 +411,7 @@ def test_a_result_is_not_lost_when_the_desk_never_saved_the_epoch(hub: Hub) -> N
     (table,) = _tables(hub, "5")
     mid = "G1-1"
 
-    def assign(club: Any, now: datetime) -> None:
-        t = club.tournament("T")
-        desk.publish_assignment(t, desk.assign_match(t, mid, "5", now, "director"), now)
-
-    desk.call(assign)
-    table.serve()
+    _give(desk, table, mid)
 
     def forget(club: Any, now: datetime) -> None:  # as if the record had never been written
         desk._meta["epochs"].clear()
