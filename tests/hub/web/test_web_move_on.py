@@ -64,6 +64,13 @@ async def _until(check: Callable[[], bool]) -> None:
     raise AssertionError("the table did not get there")
 
 
+async def _assign(client: httpx.AsyncClient, csrf: str, web: WebApp, match_id: str) -> None:
+    """The director assigns ``match_id`` to table 3, and the table takes it."""
+    assert (await act(client, csrf, "assign", match_id=match_id, table="3")).is_success
+    await _until(lambda: _live(web).get("match_id") == match_id)
+    assert _live(web)["state"] == "assigned"
+
+
 async def walk_pages(client: httpx.AsyncClient, web: WebApp) -> None:
     """Every director match and table page and its JSON twin answers 200; the overviews answer;
     and no table holds two unfinished matches at once."""
@@ -116,8 +123,7 @@ async def test_a_correction_that_annuls_a_playing_knockout_match_keeps_the_knock
     assert _t(web, lambda t: t.match("KO-QF-2").status) == "ready"
     csrf = await login(client)
     async with serving(fake_table):
-        assert (await act(client, csrf, "assign", match_id="KO-QF-2", table="3")).is_success
-        await _until(lambda: _live(web)["state"] == "assigned")
+        await _assign(client, csrf, web, "KO-QF-2")
     fake_table.apply("press", {"side": "a"})
     fake_table.apply("press", {"side": "b"})  # both in: the match starts at the table
     web.desk.sync()
@@ -180,8 +186,7 @@ async def test_a_correction_that_annuls_a_playing_knockout_match_keeps_the_knock
     assert "anulación" in page and 'action="/director/actions/assign"' in page
     # The knockout moves on: KO-QF-2 goes back to the table, with the new names.
     async with serving(fake_table):
-        assert (await act(client, csrf, "assign", match_id="KO-QF-2", table="3")).is_success
-        await _until(lambda: _live(web)["state"] == "assigned")
+        await _assign(client, csrf, web, "KO-QF-2")
     assert fake_table.table.s.match_id == "KO-QF-2"
     assert (web.hub.table("3") or {})["players"]["b"] == _t(web, lambda t: t.name_of(new_b))
     audit = [e for e in web.store.audit_log() if e.action == "resolve_conflict"]
@@ -196,8 +201,7 @@ async def test_a_no_show_sanction_frees_the_table_that_waited_for_the_player(
     make_tournament(web, 6)
     csrf = await login(client)
     async with serving(fake_table):
-        assert (await act(client, csrf, "assign", match_id="G1-1", table="3")).is_success
-        await _until(lambda: _live(web)["state"] == "assigned")
+        await _assign(client, csrf, web, "G1-1")
         victim = _t(web, lambda t: t.match("G1-1").a)
         r = await act(
             client, csrf, "sanction", player_id=victim, kind="no_show", reason="confirmó y no vino"
@@ -211,8 +215,7 @@ async def test_a_no_show_sanction_frees_the_table_that_waited_for_the_player(
         page = (await client.get("/director/tables/3")).text
         assert "Liberar mesa" not in page
         nxt = _t(web, lambda t: next(m.id for m in t.ready_matches() if victim not in m.players))
-        assert (await act(client, csrf, "assign", match_id=nxt, table="3")).is_success
-        await _until(lambda: _live(web)["match_id"] == nxt)
+        await _assign(client, csrf, web, nxt)
     line = next(e for e in web.store.audit_log() if e.action == "sanction")
     assert line.outcome == "ok" and "[released: 3]" in line.detail
     await walk_pages(client, web)
@@ -224,8 +227,7 @@ async def test_liberar_mesa_frees_a_table_that_keeps_a_decided_match(
     make_tournament(web, 6)
     csrf = await login(client)
     async with serving(fake_table):
-        assert (await act(client, csrf, "assign", match_id="G1-1", table="3")).is_success
-        await _until(lambda: _live(web)["state"] == "assigned")
+        await _assign(client, csrf, web, "G1-1")
     # Decided behind the table's back (as a desk that missed it would leave it).
     web.desk.call(
         lambda club, now: club.tournament(TID).record_result(
@@ -252,8 +254,7 @@ async def test_liberar_mesa_frees_a_table_that_keeps_a_decided_match(
         r = await act(client, csrf, "release_table", table="3")
         assert r.status_code == 409 and "la mesa no tiene ninguna partida" in r.json()["message"]
         # A table whose match is still its own to play is not released.
-        assert (await act(client, csrf, "assign", match_id="G1-2", table="3")).is_success
-        await _until(lambda: _live(web)["match_id"] == "G1-2")
+        await _assign(client, csrf, web, "G1-2")
         r = await act(client, csrf, "release_table", table="3")
         assert r.status_code == 409 and "sigue siendo suya" in r.json()["message"]
     assert fake_table.table.state == "assigned"
@@ -275,8 +276,7 @@ async def test_a_forfeited_final_keeps_its_page_and_forms(
     assert _t(web, lambda t: t.match("KO-F-1").status) == "ready"
     csrf = await login(client)
     async with serving(fake_table):
-        assert (await act(client, csrf, "assign", match_id="KO-F-1", table="3")).is_success
-        await _until(lambda: _live(web)["state"] == "assigned")
+        await _assign(client, csrf, web, "KO-F-1")
         web.poller.poll()
         forfeiter = _t(web, lambda t: t.match("KO-F-1").b)
         r = await act(
