@@ -6,12 +6,14 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +24,8 @@ from support.mosquitto import HUB_PASSWORD, table_password
 
 if TYPE_CHECKING:
     from mesa.controller.sim import SimTable
+    from mesa.hub.web.app import WebApp
+    from mesa.hub.web.server import BackgroundServer
 
 ASSIGN_ARGS = {
     "match_id": "M1",
@@ -119,6 +123,41 @@ class Process:
             return self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             return None
+
+
+@dataclass
+class ServedHub:
+    """A hub on a real Mosquitto with its dashboard served over HTTP (for a real browser)."""
+
+    broker: PrivateMosquitto
+    hub: Hub
+    web: WebApp
+    server: BackgroundServer
+
+    @property
+    def url(self) -> str:
+        return self.server.url.rstrip("/")
+
+
+@contextlib.contextmanager
+def served_hub(folder: Path, tables: tuple[str, ...], **web: Any) -> Iterator[ServedHub]:
+    """Broker accounts for ``tables``, the hub, and its dashboard with the director password
+    and ``web`` settings (``auto_assign`` off unless given); all stopped afterwards."""
+    from mesa.hub.web.app import WebApp
+    from mesa.hub.web.server import BackgroundServer
+    from support.mosquitto import start_broker
+
+    broker = start_broker(folder / "broker", tables=tables)
+    hub = Hub(hub_settings(folder / "hub.sqlite3", broker)).start()
+    app = WebApp(hub, hub.settings.replace(**{"auto_assign": False, **web}))
+    server = BackgroundServer(app).start()
+    try:
+        yield ServedHub(broker, hub, app, server)
+    finally:
+        server.stop()
+        app.close()
+        hub.stop()
+        broker.stop()
 
 
 def linked_sim(

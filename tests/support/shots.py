@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS_SHOTS = ROOT / "docs" / "screenshots"
@@ -25,3 +26,8 @@ def shots_dir() -> Path:
 
 
 SHOTS = shots_dir()
+
+
+def shot(page: Any, name: str, full: bool = True) -> None:
+    """A screenshot of ``page`` (Playwright) as ``<name>.png`` in :data:`SHOTS`."""
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)

@@ -20,8 +20,8 @@ from mesa.hub.web.headers import CSP
 from mesa.hub.web.server import BackgroundServer
 from mesa.protocol import StateReport, TableStatus, table_topic
 from mesa.table.machine import Table
-from support.harness import hub_settings, wait_until
-from support.mosquitto import have_mosquitto, start_broker, table_password
+from support.harness import served_hub, wait_until
+from support.mosquitto import have_mosquitto, table_password
 
 pytestmark = [pytest.mark.browser, pytest.mark.broker]
 
@@ -45,18 +45,10 @@ class Stack:
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     if not have_mosquitto():
         pytest.skip("mosquitto not installed")
-    tmp = tmp_path_factory.mktemp("csp")
-    broker = start_broker(tmp / "broker", tables=("c1", "c2"))
-    hub = Hub(hub_settings(tmp / "hub.sqlite3", broker)).start()
-    web = WebApp(hub, hub.settings.replace(director_password=PASSWORD, auto_assign=False))
-    server = BackgroundServer(web).start()
-    for tid in ("c1", "c2"):
-        hub.register_table(tid)
-    yield Stack(hub, web, server, broker.port)
-    server.stop()
-    web.close()
-    hub.stop()
-    broker.stop()
+    with served_hub(tmp_path_factory.mktemp("csp"), ("c1", "c2"), director_password=PASSWORD) as h:
+        for tid in ("c1", "c2"):
+            h.hub.register_table(tid)
+        yield Stack(h.hub, h.web, h.server, h.broker.port)
 
 
 def publish_as_table(port: int, table: str, snapshot: dict[str, Any]) -> None:

@@ -18,10 +18,10 @@ from mesa.hub.ingest.app import Hub
 from mesa.hub.settings import HubSettings
 from mesa.hub.web.app import WebApp
 from mesa.hub.web.server import BackgroundServer
-from support.harness import hub_settings, linked_sim, wait_until
+from support.harness import linked_sim, served_hub, wait_until
 from support.hubkit import TODAY
-from support.mosquitto import have_mosquitto, start_broker
-from support.shots import SHOTS
+from support.mosquitto import have_mosquitto
+from support.shots import shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.broker]
 
@@ -68,27 +68,18 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     if not have_mosquitto():
         pytest.skip("mosquitto not installed")
     tmp = tmp_path_factory.mktemp("door")
-    broker = start_broker(tmp / "broker", tables=("w1",))
-    hub = Hub(hub_settings(tmp / "hub.sqlite3", broker)).start()
-    web = WebApp(hub, hub.settings.replace(director_password=PASSWORD, auto_assign=False))
-    server = BackgroundServer(web).start()
-    sim = linked_sim(tmp / "w1.sqlite3", table="w1", port=broker.port)
-    hub.register_table("4")
-    assert wait_until(
-        lambda: any(c["id"] == "w1" and c["link"] == "online" for c in web.poller.cards.values()),
-        10,
-    )
-    yield Stack(hub, web, server)
-    sim.stop()
-    server.stop()
-    web.close()
-    hub.stop()
-    broker.stop()
-
-
-def shot(page: Any, name: str, full: bool = True) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
+    with served_hub(tmp, ("w1",), director_password=PASSWORD) as h:
+        sim = linked_sim(tmp / "w1.sqlite3", table="w1", port=h.broker.port)
+        try:
+            h.hub.register_table("4")
+            cards = h.web.poller.cards
+            assert wait_until(
+                lambda: any(c["id"] == "w1" and c["link"] == "online" for c in cards.values()),
+                10,
+            )
+            yield Stack(h.hub, h.web, h.server)
+        finally:
+            sim.stop()
 
 
 class Counter:
