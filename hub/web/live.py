@@ -41,6 +41,7 @@ from mesa.core.sides import SIDES
 from mesa.domino.machine import DominoTable
 from mesa.domino.view import domino_view
 from mesa.errors import MesaError
+from mesa.hub.ingest.ports import HubReads
 from mesa.hub.web.card_check import check_card
 from mesa.metrics import Metrics
 from mesa.table.machine import Table
@@ -440,7 +441,7 @@ class LivePoller:
 
     def __init__(
         self,
-        hub: Any,
+        hub: HubReads,
         feed: LiveFeed,
         *,
         rate: float = 1.0,
