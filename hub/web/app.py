@@ -228,6 +228,7 @@ class WebApp:
             self.site.desk.wake()
         if self.owns_domino:
             self.domino.wake()
+        self.site.poller.committed(commit)  # the snapshots it validated: read once, not again
         self._on_loop(self.site.refresh_live)
 
     def _enrolment_changed(self) -> None:
