@@ -156,10 +156,15 @@ def build_card(
     row = row or {}
     snapshot = row.get("snapshot")
     game = _game_of(snapshot)
-    machine = None
-    if isinstance(snapshot, dict) and (game == "domino" or _snapshot_is_current(live, row)):
-        machine = _restore(game, snapshot)
+    machine = _restore(game, snapshot) if isinstance(snapshot, dict) else None
     return card_of(live, row, game, machine, now=now, rate=rate, low_time=low_time)
+
+
+# How a card reads what is particular to each game: (card, live, row, machine, trusted, table
+# now) → the degraded fields. Keyed by the registered game's name (mesa.games.registry).
+Figures = Callable[
+    [dict[str, Any], dict[str, Any], dict[str, Any], Any, bool, float], list[str]
+]
 
 
 def card_of(
@@ -180,15 +185,27 @@ def card_of(
     card = _projection_card(live, row, now, rate)
     if game is not None:
         card["kind"] = game
-    if game == "domino":
-        assert isinstance(snapshot, dict)
-        table_now = _table_now(snapshot, row.get("state_ts"), now, rate)
-        card["domino"] = None if machine is None else _domino_figures(machine, snapshot, table_now)
-        if _snapshot_is_current(live, row) and card["domino"]:
-            card["state"] = card["domino"]["state"]
-        card["degraded"] = [] if card["domino"] else ["snapshot"]
-        card["badges"] = badges(card, low_time=low_time)
-        return card
+    table_now = (
+        _table_now(snapshot, row.get("state_ts"), now, rate) if isinstance(snapshot, dict) else 0.0
+    )
+    # A game the hub does not know shows what the projection alone says (and degrades).
+    figures = GAME_FIGURES.get(game or "", _backgammon_figures)
+    card["degraded"] = figures(card, live, row, machine, trusted, table_now)
+    card["badges"] = badges(card, low_time=low_time)
+    return card
+
+
+def _backgammon_figures(
+    card: dict[str, Any],
+    live: dict[str, Any],
+    row: dict[str, Any],
+    machine: Any,
+    trusted: bool,
+    table_now: float,
+) -> list[str]:
+    """A backgammon table's figures through its own view code, when its snapshot is current;
+    every field is checked unless they came from a snapshot the protocol's check passed."""
+    snapshot = row.get("snapshot")
     degraded: list[str] = []
     read = False
     if isinstance(snapshot, dict) and _snapshot_is_current(live, row):
@@ -196,15 +213,30 @@ def card_of(
             degraded.append("snapshot")  # ill-typed, or a game the hub does not know
         else:
             try:
-                _from_snapshot(card, machine, _table_now(snapshot, row.get("state_ts"), now, rate))
+                _from_snapshot(card, machine, table_now)
                 read = True
             except Exception:  # an ill-typed snapshot: the projection alone still shows a lot
                 degraded.append("snapshot")
     elif snapshot is not None and not isinstance(snapshot, dict):
         degraded.append("snapshot")
-    card["degraded"] = sorted({*degraded, *check_card(card, figures=not (read and trusted))})
-    card["badges"] = badges(card, low_time=low_time)
-    return card
+    return sorted({*degraded, *check_card(card, figures=not (read and trusted))})
+
+
+def _domino_card_figures(
+    card: dict[str, Any],
+    live: dict[str, Any],
+    row: dict[str, Any],
+    machine: Any,
+    trusted: bool,
+    table_now: float,
+) -> list[str]:
+    """A domino table's figures under ``card["domino"]`` (:func:`domino_card`)."""
+    snapshot = row.get("snapshot")
+    assert isinstance(snapshot, dict)  # (its game was read from it)
+    card["domino"] = None if machine is None else _domino_figures(machine, snapshot, table_now)
+    if _snapshot_is_current(live, row) and card["domino"]:
+        card["state"] = card["domino"]["state"]
+    return [] if card["domino"] else ["snapshot"]
 
 
 def _projection_card(
@@ -295,6 +327,12 @@ def _domino_figures(
         "start_wall": snapshot.get("start_wall"),
         "reach_left": view.reach_left,
     }
+
+
+GAME_FIGURES: dict[str, Figures] = {
+    "backgammon": _backgammon_figures,
+    "domino": _domino_card_figures,
+}
 
 
 def fallback_card(table: Any, now: float) -> dict[str, Any]:

@@ -321,3 +321,10 @@ def test_a_domino_card_comes_from_the_registered_game_of_its_snapshot() -> None:
     assert card["degraded"] == []
     unknown = build_card({"table": "7"}, {"snapshot": {**snap, "game_name": "chess"}}, now=1.0)
     assert unknown["degraded"] == ["snapshot"] and "domino" not in unknown
+
+
+def test_every_registered_game_has_its_card() -> None:
+    from mesa.games.registry import names
+    from mesa.hub.web.live import GAME_FIGURES
+
+    assert set(GAME_FIGURES) == set(names())
