@@ -99,7 +99,10 @@ class Held:
         if not checked:
             try:
                 check_snapshot(snapshot)
-            except ProtocolError:
+            except Exception as e:  # a refusal (or worse): never the feed's failure
+                if not isinstance(e, ProtocolError):
+                    log.warning("table %s: its stored snapshot could not be checked: %r",
+                                row.get("table"), e)
                 return cls(version, row, _game_of(snapshot), None, False)
         game = _game_of(snapshot)
         return cls(version, row, game, _restore(game, snapshot), game is not None)
@@ -639,8 +642,8 @@ class SnapshotCache:
                 self.parsed += 1
                 try:
                     snapshot = json.loads(text)
-                except ValueError:
-                    snapshot = text  # not JSON at all: shown as a degraded card
+                except (ValueError, RecursionError):
+                    snapshot = text  # not JSON a card can read: shown as a degraded card
             self._held[table] = Held.read(
                 {k: row.get(k) for k in _ROW_KEYS} | {"snapshot": snapshot}, checked=False
             )

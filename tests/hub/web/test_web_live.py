@@ -328,3 +328,17 @@ def test_every_registered_game_has_its_card() -> None:
     from mesa.hub.web.live import GAME_FIGURES
 
     assert set(GAME_FIGURES) == set(names())
+
+
+@pytest.mark.parametrize("text", ["not json", "[" * 100_000 + "]" * 100_000, "5"])
+def test_stored_text_no_card_can_read_degrades_that_card_only(
+    web: WebApp, hub: Any, text: str
+) -> None:
+    _room(hub, 2)
+    web.poller.current()
+    with hub.store.transaction():  # as a damaged store would hold it
+        hub.store._db.execute(
+            "UPDATE tables SET snapshot = ?, state_ts = 1.0 WHERE table_id = '2'", (text,)
+        )
+    cards = {c["id"]: c for c in web.poller.current()}
+    assert cards["2"]["degraded"] == ["snapshot"] and cards["1"]["degraded"] == []
