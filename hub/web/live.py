@@ -44,7 +44,7 @@ from mesa.domino.machine import DominoTable
 from mesa.domino.view import domino_view
 from mesa.errors import MesaError
 from mesa.games.registry import UnknownGame, game_named, game_of_snapshot
-from mesa.hub.ingest.ports import Commit, HubReads
+from mesa.hub.ingest.ports import Commit, HubReads, StoreReads
 from mesa.hub.web.card_check import check_card
 from mesa.metrics import Metrics
 from mesa.protocol import ProtocolError, StateReport, check_snapshot
@@ -591,8 +591,8 @@ class SnapshotCache:
     and checked once. Only the event loop's thread calls the rest.
     """
 
-    def __init__(self, store: Callable[[], list[dict[str, Any]]]) -> None:
-        self._rows = store  # the store's table rows, snapshots as JSON text
+    def __init__(self, store: StoreReads) -> None:
+        self._store = store  # its table_rows(): the snapshots as JSON text
         self._held: dict[str, Held] = {}
         self._offered: dict[str, StateReport] = {}
         self._lock = threading.Lock()
@@ -624,7 +624,7 @@ class SnapshotCache:
             held = self._held.get(table)
             seen = (live.get("snapshot_seq"), live.get("snapshot_ts"))
             if seen != (None, None) and (held.version[1:] if held else None) != seen:
-                self.update(self._rows())
+                self.update(self._store.table_rows())
                 return
 
     def update(self, rows: list[dict[str, Any]]) -> None:
@@ -682,7 +682,7 @@ class LivePoller:
         self.cards: dict[str, dict[str, Any]] = {}
         self.metrics = Metrics()  # the web app hands over the hub's
         self.degraded: dict[str, list[str]] = {}  # table → the fields shown as "?"
-        self.snapshots = SnapshotCache(hub.store.table_rows)
+        self.snapshots = SnapshotCache(hub.store)
 
     def committed(self, commit: Commit) -> None:
         """The ingest's commit (its thread): keep the snapshots it validated for the next poll."""

@@ -269,7 +269,6 @@ def test_the_snapshots_a_commit_hands_over_are_neither_parsed_nor_checked_again(
     reads: list[int] = []
     real_rows = hub.store.table_rows
     monkeypatch.setattr(hub.store, "table_rows", lambda: reads.append(1) or real_rows())
-    web.poller.snapshots._rows = hub.store.table_rows
     web.poller.poll()
     for side in ("a", "b", "a"):
         tables[0].apply("press", {"side": side})
