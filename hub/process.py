@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
 from typing import Any
 
 from mesa.errors import MesaError
 from mesa.hub.desk.desk import TournamentDesk
 from mesa.hub.desk.make import make_desk
 from mesa.hub.ingest.app import Hub
+from mesa.hub.ingest.ports import Commit
 from mesa.hub.settings import HubSettings
 
 log = logging.getLogger(__name__)
@@ -95,7 +95,7 @@ class HubProcess:
             return None
         return EnrolmentDesk(settings).start()
 
-    def _committed(self, events: Sequence[Any]) -> None:
+    def _committed(self, commit: Commit) -> None:
         if self.desk is not None:
             self.desk.wake()
 

@@ -1,1 +1,2 @@
-"""Ingest and the event store: table events from MQTT into SQLite, idempotent, acked after commit."""
+"""Ingest and the event store: table events from MQTT into SQLite, idempotent, acked after commit;
+``ports`` is what the desk and the web may ask of it."""

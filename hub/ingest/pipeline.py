@@ -36,6 +36,7 @@ from typing import Any
 import orjson
 
 from mesa.events import FENCED_TYPES
+from mesa.hub.ingest.ports import Commit, CommitListener
 from mesa.hub.ingest.projections import Projections
 from mesa.hub.ingest.store import EventStore
 from mesa.metrics import Metrics
@@ -57,8 +58,6 @@ from mesa.protocol import (
 log = logging.getLogger("mesa.hub.ingest.pipeline")
 
 Publish = Callable[[str, bytes, int, bool], Any]
-# Told after each commit, with the events it committed (maybe none: a status or a snapshot).
-CommitListener = Callable[[Sequence[EventEnvelope]], None]
 # A gap is asked to be filled again only after this long: the resend is already on its way.
 RESEND_INTERVAL = 1.0
 
@@ -338,9 +337,11 @@ class Ingest:
             self.projections.apply_state(report)
         self._ack(b.touched)
         if b.committed or b.statuses or b.states:
+            # Told with what it committed (maybe no event: a status or a snapshot alone).
+            commit = Commit(tuple(b.committed), tuple(b.states), tuple(b.statuses))
             for listener in list(self.listeners):
                 try:
-                    listener(b.committed)
+                    listener(commit)
                 except Exception:
                     log.exception("commit listener failed")
 

@@ -15,11 +15,13 @@ a restart the projections are rebuilt from the store, so the dashboard loses not
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from mesa.games.registry import UnknownGame, game_of_snapshot
 from mesa.protocol import EventEnvelope, StateReport, TableStatus
 
 
@@ -51,11 +53,19 @@ class TableLive:
     seq: int = 0
     snapshot_seq: int | None = None
     snapshot_ts: float | None = None
-    kind: str = "backgammon"  # "domino" once the table shows it is a domino table
-
+    kind: str = "backgammon"  # the game's registered name (mesa.games.registry)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """A copy the reader may keep: every field, the three dicts copied. By hand, not
+        ``dataclasses.asdict`` (which deep-copies field by field): the live feed reads every
+        table's projection at each commit, and ``asdict`` was most of its CPU."""
+        d = self.__dict__.copy()
+        d["players"], d["score"], d["reserve"] = (
+            dict(self.players),
+            dict(self.score),
+            dict(self.reserve),
+        )
+        return d
 
 
 def _other(side: str) -> str:
@@ -99,8 +109,9 @@ class Projections:
                 state = report.snapshot.get("state")
                 if isinstance(state, str):
                     live.state = state
-            if "game_id" in report.snapshot:  # a DominoTable snapshot (backgammon: match_id)
-                live.kind = "domino"
+            # The ingest checked the snapshot, and with it the game it names (or implies).
+            with contextlib.suppress(UnknownGame):  # (a projection is never worth a failure)
+                live.kind = game_of_snapshot(report.snapshot).name
 
     def apply_event(self, env: EventEnvelope) -> None:
         with self._lock:

@@ -387,11 +387,20 @@ class EventStore:
 
     def tables(self) -> list[dict[str, Any]]:
         """Every known table with its last status and snapshot."""
+        out = self.table_rows()
+        for d in out:
+            text = d.pop("snapshot_json")
+            d["snapshot"] = json.loads(text) if text else None
+        return out
+
+    def table_rows(self) -> list[dict[str, Any]]:
+        """:meth:`tables` with each snapshot as its stored JSON text, under ``snapshot_json``
+        (None: no snapshot): a reader that keeps parsed snapshots parses only the new ones."""
         rows = self._reader().execute("SELECT * FROM tables ORDER BY table_id").fetchall()
         out = []
         for r in rows:
             d = dict(r)
-            d["snapshot"] = json.loads(d["snapshot"]) if d["snapshot"] else None
+            d["snapshot_json"] = d.pop("snapshot") or None
             d["table"] = d.pop("table_id")
             out.append(d)
         return out

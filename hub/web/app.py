@@ -21,7 +21,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 from typing import Any
 
@@ -34,6 +34,7 @@ from starlette.types import ASGIApp
 from mesa.hub.desk.desk import TournamentDesk
 from mesa.hub.desk.domino import DominoDesk
 from mesa.hub.desk.make import make_desk
+from mesa.hub.ingest.ports import Commit, HubPort
 from mesa.hub.settings import HubSettings
 from mesa.hub.web.actions import ACTIONS, ActionEndpoint
 from mesa.hub.web.body_limit import MAX_BODY_BYTES, BodyLimit
@@ -77,7 +78,7 @@ class WebApp:
 
     def __init__(
         self,
-        hub: Any,
+        hub: HubPort,
         settings: HubSettings | None = None,
         *,
         desk: TournamentDesk | None = None,
@@ -221,12 +222,13 @@ class WebApp:
                 await ticker
             self.loop = None
 
-    def on_commit(self, events: Sequence[Any]) -> None:
+    def on_commit(self, commit: Commit) -> None:
         """The ingest committed (any thread): wake the desk, refresh the grid on the loop."""
         if self.owns_desk:
             self.site.desk.wake()
         if self.owns_domino:
             self.domino.wake()
+        self.site.poller.committed(commit)  # the snapshots it validated: read once, not again
         self._on_loop(self.site.refresh_live)
 
     def _enrolment_changed(self) -> None:

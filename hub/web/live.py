@@ -30,10 +30,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import logging
 import re
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,8 +43,11 @@ from mesa.core.sides import SIDES
 from mesa.domino.machine import DominoTable
 from mesa.domino.view import domino_view
 from mesa.errors import MesaError
+from mesa.games.registry import UnknownGame, game_named, game_of_snapshot
+from mesa.hub.ingest.ports import Commit, HubReads, StoreReads
 from mesa.hub.web.card_check import check_card
 from mesa.metrics import Metrics
+from mesa.protocol import ProtocolError, StateReport, check_snapshot
 from mesa.table.machine import Table
 from mesa.table.view import table_view
 
@@ -67,6 +72,74 @@ def _table_now(snapshot: dict[str, Any], state_ts: float | None, now: float, rat
     return float(last) + max(0.0, now - state_ts) * rate
 
 
+@dataclass(frozen=True)
+class Held:
+    """One table's retained snapshot as the live feed holds it: read once per version.
+
+    ``row`` is what a card reads (``state_stream``, ``state_seq``, ``state_ts`` and the parsed
+    ``snapshot``); ``game`` the registered game it belongs to (None: not one the hub knows);
+    ``machine`` that game's machine restored from it (None: it cannot be, the card degrades);
+    ``trusted`` whether it passed :func:`mesa.protocol.check_snapshot` (at the ingest, or here
+    for one read from the store), so that its figures need no second check.
+    """
+
+    version: tuple[Any, ...]  # (stream, seq, ts): what tells a new snapshot from the one held
+    row: dict[str, Any]
+    game: str | None
+    machine: Any
+    trusted: bool
+
+    @classmethod
+    def read(cls, row: dict[str, Any], *, checked: bool) -> Held:
+        """``row``'s snapshot restored; ``checked`` when the ingest already validated it."""
+        snapshot = row.get("snapshot")
+        version = (row.get("state_stream"), row.get("state_seq"), row.get("state_ts"))
+        if not isinstance(snapshot, dict):
+            return cls(version, row, None, None, False)
+        if not checked:
+            try:
+                check_snapshot(snapshot)
+            except Exception as e:  # a refusal (or worse): never the feed's failure
+                if not isinstance(e, ProtocolError):
+                    log.warning("table %s: its stored snapshot could not be checked: %r",
+                                row.get("table"), e)
+                return cls(version, row, _game_of(snapshot), None, False)
+        game = _game_of(snapshot)
+        return cls(version, row, game, _restore(game, snapshot), game is not None)
+
+    @classmethod
+    def of_report(cls, report: StateReport) -> Held:
+        """A snapshot the ingest committed (and checked): nothing to parse nor to check."""
+        row = {
+            "table": report.table,
+            "state_stream": report.stream,
+            "state_seq": report.seq,
+            "state_ts": report.ts,
+            "snapshot": report.snapshot,
+        }
+        return cls.read(row, checked=True)
+
+
+def _game_of(snapshot: Any) -> str | None:
+    """The registered game's name of a snapshot (None: not a dict, or a game nobody knows)."""
+    if not isinstance(snapshot, dict):
+        return None
+    try:
+        return game_of_snapshot(snapshot).name
+    except UnknownGame:
+        return None
+
+
+def _restore(game: str | None, snapshot: dict[str, Any]) -> Any:
+    """The game's machine rebuilt from the snapshot; None when it cannot be (never raises)."""
+    if game is None:
+        return None
+    try:
+        return game_named(game).machine.restore(snapshot)
+    except Exception:  # whatever the constructors refuse, the card shows the projection
+        return None
+
+
 def build_card(
     live: dict[str, Any],
     row: dict[str, Any] | None,
@@ -79,10 +152,100 @@ def build_card(
 
     ``live`` is the hub's projection of the table, ``row`` its stored status and retained
     snapshot (``hub.store.tables()``); either may be thin for a table that just appeared.
-    Times in the card are wall-clock seconds, so the browser can count them down.
+    Times in the card are wall-clock seconds, so the browser can count them down. The snapshot
+    is taken as untrusted (restored here, every field checked); the live poller hands over
+    the ones it holds already read (:func:`card_of`).
     """
     row = row or {}
     snapshot = row.get("snapshot")
+    game = _game_of(snapshot)
+    machine = _restore(game, snapshot) if isinstance(snapshot, dict) else None
+    return card_of(live, row, game, machine, now=now, rate=rate, low_time=low_time)
+
+
+# How a card reads what is particular to each game: (card, live, row, machine, trusted, table
+# now) → the degraded fields. Keyed by the registered game's name (mesa.games.registry).
+Figures = Callable[
+    [dict[str, Any], dict[str, Any], dict[str, Any], Any, bool, float], list[str]
+]
+
+
+def card_of(
+    live: dict[str, Any],
+    row: dict[str, Any],
+    game: str | None,
+    machine: Any,
+    *,
+    trusted: bool = False,
+    now: float,
+    rate: float = 1.0,
+    low_time: float = LOW_TIME_SECONDS,
+) -> dict[str, Any]:
+    """:func:`build_card` from a snapshot already read: its ``game``, its restored ``machine``
+    (None: it could not be), and whether it was ``trusted`` (checked by the protocol's own
+    check): then the figures read from it are not checked again, only the card's words."""
+    snapshot = row.get("snapshot")
+    card = _projection_card(live, row, now, rate)
+    if game is not None:
+        card["kind"] = game
+    table_now = (
+        _table_now(snapshot, row.get("state_ts"), now, rate) if isinstance(snapshot, dict) else 0.0
+    )
+    # A game the hub does not know shows what the projection alone says (and degrades).
+    figures = GAME_FIGURES.get(game or "", _backgammon_figures)
+    card["degraded"] = figures(card, live, row, machine, trusted, table_now)
+    card["badges"] = badges(card, low_time=low_time)
+    return card
+
+
+def _backgammon_figures(
+    card: dict[str, Any],
+    live: dict[str, Any],
+    row: dict[str, Any],
+    machine: Any,
+    trusted: bool,
+    table_now: float,
+) -> list[str]:
+    """A backgammon table's figures through its own view code, when its snapshot is current;
+    every field is checked unless they came from a snapshot the protocol's check passed."""
+    snapshot = row.get("snapshot")
+    degraded: list[str] = []
+    read = False
+    if isinstance(snapshot, dict) and _snapshot_is_current(live, row):
+        if machine is None:
+            degraded.append("snapshot")  # ill-typed, or a game the hub does not know
+        else:
+            try:
+                _from_snapshot(card, machine, table_now)
+                read = True
+            except Exception:  # an ill-typed snapshot: the projection alone still shows a lot
+                degraded.append("snapshot")
+    elif snapshot is not None and not isinstance(snapshot, dict):
+        degraded.append("snapshot")
+    return sorted({*degraded, *check_card(card, figures=not (read and trusted))})
+
+
+def _domino_card_figures(
+    card: dict[str, Any],
+    live: dict[str, Any],
+    row: dict[str, Any],
+    machine: Any,
+    trusted: bool,
+    table_now: float,
+) -> list[str]:
+    """A domino table's figures under ``card["domino"]`` (:func:`domino_card`)."""
+    snapshot = row.get("snapshot")
+    assert isinstance(snapshot, dict)  # (its game was read from it)
+    card["domino"] = None if machine is None else _domino_figures(machine, snapshot, table_now)
+    if _snapshot_is_current(live, row) and card["domino"]:
+        card["state"] = card["domino"]["state"]
+    return [] if card["domino"] else ["snapshot"]
+
+
+def _projection_card(
+    live: dict[str, Any], row: dict[str, Any], now: float, rate: float
+) -> dict[str, Any]:
+    """The card as the hub's projection alone shows it (a snapshot fills in the rest)."""
     card: dict[str, Any] = {
         "id": live.get("table") or row.get("table"),
         "link": live.get("status") or row.get("status") or "unknown",
@@ -114,48 +277,35 @@ def build_card(
         "lateness": None,
         "winner": live.get("winner"),
         "ended_by": live.get("ended_by"),
+        "kind": live.get("kind", "backgammon"),
     }
     if live.get("paused") and card["state"] == "paused":
         card["paused"] = {"reason": live["paused"], "by": None}
-    heard = max(
-        (
-            x
-            for x in (live.get("last_event_ts"), live.get("snapshot_ts"), live.get("status_ts"))
-            if isinstance(x, int | float)
-        ),
-        default=None,
-    )
-    if heard is not None:
-        card["silent_for"] = max(0.0, now - heard)
-    card["kind"] = live.get("kind", "backgammon")
-    if isinstance(snapshot, dict) and "game_id" in snapshot:  # a domino table's snapshot
-        card["kind"] = "domino"
-        card["domino"] = domino_card(snapshot, _table_now(snapshot, row.get("state_ts"), now,
-                                                          rate))
-        if _snapshot_is_current(live, row) and card["domino"]:
-            card["state"] = card["domino"]["state"]
-        card["degraded"] = [] if card["domino"] else ["snapshot"]
-        card["badges"] = badges(card, low_time=low_time)
-        return card
-    degraded: list[str] = []
-    if isinstance(snapshot, dict) and _snapshot_is_current(live, row):
-        try:
-            _from_snapshot(card, snapshot, row.get("state_ts"), now, rate)
-        except Exception:  # an ill-typed snapshot: the projection alone still shows a lot
-            degraded.append("snapshot")
-    elif snapshot is not None and not isinstance(snapshot, dict):
-        degraded.append("snapshot")
-    card["degraded"] = sorted({*degraded, *check_card(card)})
-    card["badges"] = badges(card, low_time=low_time)
+    heard = [
+        x
+        for x in (live.get("last_event_ts"), live.get("snapshot_ts"), live.get("status_ts"))
+        if isinstance(x, int | float)
+    ]
+    if heard:
+        card["silent_for"] = max(0.0, now - max(heard))
     return card
 
 
 def domino_card(snapshot: dict[str, Any], table_now: float) -> dict[str, Any] | None:
     """A domino table's figures for the grid, read through the table's own view code: the
     pairs and their points, the hand, the game's time left, the two minutes to reach the table,
-    the play timer, the warnings."""
+    the play timer, the warnings. None for a snapshot that code cannot read."""
     try:
-        view = domino_view(DominoTable.restore(snapshot), table_now)
+        return _domino_figures(DominoTable.restore(snapshot), snapshot, table_now)
+    except (MesaError, TypeError, KeyError, ValueError):
+        return None
+
+
+def _domino_figures(
+    machine: DominoTable, snapshot: dict[str, Any], table_now: float
+) -> dict[str, Any] | None:
+    try:
+        view = domino_view(machine, table_now)
     except (MesaError, TypeError, KeyError, ValueError):
         return None
     timer = view.timer
@@ -182,6 +332,12 @@ def domino_card(snapshot: dict[str, Any], table_now: float) -> dict[str, Any] | 
     }
 
 
+GAME_FIGURES: dict[str, Figures] = {
+    "backgammon": _backgammon_figures,
+    "domino": _domino_card_figures,
+}
+
+
 def fallback_card(table: Any, now: float) -> dict[str, Any]:
     """What the grid shows of a table whose card could not be built at all.
 
@@ -202,11 +358,8 @@ def _snapshot_is_current(live: dict[str, Any], row: dict[str, Any]) -> bool:
     return snap_seq >= seq
 
 
-def _from_snapshot(
-    card: dict[str, Any], snapshot: dict[str, Any], state_ts: float | None, now: float, rate: float
-) -> None:
-    table = Table.restore(snapshot)  # raises on a snapshot it cannot read (build_card catches)
-    t_now = _table_now(snapshot, state_ts, now, rate)
+def _from_snapshot(card: dict[str, Any], table: Table, t_now: float) -> None:
+    """The card's figures through the table's own view code, at the table's clock ``t_now``."""
     v = table_view(table, t_now)
     card.update(
         state=v.state,
@@ -214,7 +367,7 @@ def _from_snapshot(
         players=dict(v.players),
         checked_in=list(v.checked_in),
         length=v.length,
-        score=dict(v.score),
+        score={s: v.score.get(s, 0) for s in SIDES},
         game=v.game,
         crawford=v.crawford,
         cube={"value": v.cube_value, "owner": v.cube_owner, "offered_by": v.cube_offered_by},
@@ -228,7 +381,7 @@ def _from_snapshot(
         ended_by=v.ended_by,
     )
     card["clocks"] = {
-        side: {"reserve": c.reserve, "delay": c.delay, "running": c.running}
+        side: {"reserve": float(c.reserve), "delay": float(c.delay), "running": c.running}
         for side, c in v.clocks.items()
     }
     card["paused"] = (
@@ -238,12 +391,11 @@ def _from_snapshot(
     )
     if v.lateness is not None:
         present = list(v.lateness.present)
-        nxt = v.lateness.next_point_in
         card["lateness"] = {
             "present": present,
             "absent": [s for s in SIDES if s not in present],
-            "points": dict(v.lateness.points),
-            "next_point_in": nxt,
+            "points": {s: v.lateness.points.get(s, 0) for s in SIDES},
+            "next_point_in": v.lateness.next_point_in,
         }
 
 
@@ -430,17 +582,89 @@ def _natural(key: str) -> tuple[Any, ...]:
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", key))
 
 
+class SnapshotCache:
+    """The tables' retained snapshots, each read once per version (:class:`Held`).
+
+    The ingest's commit listener hands over the snapshots it committed, already parsed and
+    checked (:meth:`offer`, any thread); a snapshot the feed was not handed (those of before
+    the server started, or written while no listener ran) is read from the store's text, parsed
+    and checked once. Only the event loop's thread calls the rest.
+    """
+
+    def __init__(self, store: StoreReads) -> None:
+        self._store = store  # its table_rows(): the snapshots as JSON text
+        self._held: dict[str, Held] = {}
+        self._offered: dict[str, StateReport] = {}
+        self._lock = threading.Lock()
+        self.parsed = 0  # snapshots parsed from the store's text (the tests count them)
+
+    def offer(self, reports: Iterable[StateReport]) -> None:
+        """Snapshots just committed (the committing thread: only kept, read on the loop)."""
+        with self._lock:
+            for report in reports:
+                self._offered[report.table] = report
+
+    def get(self, table: str) -> Held | None:
+        return self._held.get(table)
+
+    def take_offered(self) -> None:
+        with self._lock:
+            offered, self._offered = self._offered, {}
+        for table, report in offered.items():
+            held = self._held.get(table)
+            if held is None or held.version != (report.stream, report.seq, report.ts):
+                self._held[table] = Held.of_report(report)
+
+    def follow(self, lives: dict[str, dict[str, Any]], tables: Iterable[str]) -> None:
+        """Make sure the snapshot held for each of ``tables`` is the one its projection saw
+        last; the store is read only when one is not (a snapshot the feed was not handed)."""
+        self.take_offered()
+        for table in tables:
+            live = lives.get(table, {})
+            held = self._held.get(table)
+            seen = (live.get("snapshot_seq"), live.get("snapshot_ts"))
+            if seen != (None, None) and (held.version[1:] if held else None) != seen:
+                self.update(self._store.table_rows())
+                return
+
+    def update(self, rows: list[dict[str, Any]]) -> None:
+        """Follow the store's rows: parse (and check) only the snapshots not held yet."""
+        self.take_offered()
+        for row in rows:
+            table = row["table"]
+            version = (row.get("state_stream"), row.get("state_seq"), row.get("state_ts"))
+            held = self._held.get(table)
+            if held is not None and held.version == version:
+                continue
+            text = row.get("snapshot_json")
+            snapshot = None
+            if text is not None:
+                self.parsed += 1
+                try:
+                    snapshot = json.loads(text)
+                except (ValueError, RecursionError):
+                    snapshot = text  # not JSON a card can read: shown as a degraded card
+            self._held[table] = Held.read(
+                {k: row.get(k) for k in _ROW_KEYS} | {"snapshot": snapshot}, checked=False
+            )
+
+
+# What a card reads of a table's stored row.
+_ROW_KEYS = ("table", "status", "state_stream", "state_seq", "state_ts")
+
+
 class LivePoller:
     """Reads the hub's projections and publishes the cards that changed.
 
     :meth:`poll` runs on the event loop, when the ingest's commit listener schedules it there
-    (``call_soon_threadsafe``) and on the dashboard's slow tick for time-only changes; the web
-    layer never runs on the ingest's thread.
+    (``call_soon_threadsafe``, after handing over the committed snapshots: :meth:`committed`)
+    and on the dashboard's slow tick for time-only changes; the web layer never runs on the
+    ingest's thread.
     """
 
     def __init__(
         self,
-        hub: Any,
+        hub: HubReads,
         feed: LiveFeed,
         *,
         rate: float = 1.0,
@@ -458,14 +682,26 @@ class LivePoller:
         self.cards: dict[str, dict[str, Any]] = {}
         self.metrics = Metrics()  # the web app hands over the hub's
         self.degraded: dict[str, list[str]] = {}  # table → the fields shown as "?"
+        self.snapshots = SnapshotCache(hub.store)
+
+    def committed(self, commit: Commit) -> None:
+        """The ingest's commit (its thread): keep the snapshots it validated for the next poll."""
+        if commit.states:
+            self.snapshots.offer(commit.states)
 
     def _card(
-        self, tid: str, live: dict[str, Any], row: dict[str, Any] | None, now: float
+        self, tid: str, live: dict[str, Any], held: Held | None, now: float
     ) -> dict[str, Any]:
         """One card; never raises: a hostile stored value degrades the card, logged and
         counted once per table and set of fields."""
         try:
-            card = build_card(live, row, now=now, rate=self.rate, low_time=self.low_time)
+            if held is None:
+                card = build_card(live, None, now=now, rate=self.rate, low_time=self.low_time)
+            else:
+                card = card_of(
+                    live, held.row, held.game, held.machine, trusted=held.trusted,
+                    now=now, rate=self.rate, low_time=self.low_time,
+                )
         except Exception:
             log.exception("table %s: its card could not be built", tid)
             card = fallback_card(tid, now)
@@ -498,10 +734,10 @@ class LivePoller:
                 changed.append(tid)
                 self._versions[tid] = version
         if changed:
-            rows = {r["table"]: r for r in self.hub.store.tables()}
+            self.snapshots.follow(lives, changed)
             now = self._clock()
             for tid in changed:
-                card = self._card(tid, lives[tid], rows.get(tid), now)
+                card = self._card(tid, lives[tid], self.snapshots.get(tid), now)
                 self.cards[tid] = card
                 self.feed.publish("table", tid, card)
             self.feed.publish("summary", "all", summarize(list(self.cards.values())))
@@ -512,9 +748,11 @@ class LivePoller:
     def current(self) -> list[dict[str, Any]]:
         """Every card, recomputed at this instant (the JSON twin wants exact figures)."""
         lives = {d["table"]: d for d in self.hub.tables()}
-        rows = {r["table"]: r for r in self.hub.store.tables()}
+        rows = self.hub.store.table_rows()  # also the tables never heard from
+        self.snapshots.update(rows)
         now = self._clock()
+        ids = set(lives) | {r["table"] for r in rows}
         return [
-            self._card(tid, lives.get(tid, {"table": tid}), rows.get(tid), now)
-            for tid in sorted(set(lives) | set(rows), key=lambda k: _natural(str(k)))
+            self._card(tid, lives.get(tid, {"table": tid}), self.snapshots.get(tid), now)
+            for tid in sorted(ids, key=lambda k: _natural(str(k)))
         ]

@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from mesa.hub.desk.desk import TournamentDesk
+from mesa.hub.ingest.ports import HubPort
 from mesa.hub.settings import HubSettings
 from mesa.hub.web.http import (
     FLASH_COOKIE,
@@ -78,7 +79,7 @@ def template_env(low_time: float) -> jinja2.Environment:
 class Site:
     """The dashboard's shared state. Only the event loop's thread touches :attr:`feed`."""
 
-    hub: Any
+    hub: HubPort
     desk: TournamentDesk
     store: WebStore
     settings: HubSettings

@@ -206,3 +206,138 @@ async def test_a_tournament_change_is_announced_to_every_page(
     got = await _stream(client, web)
     versions = [e["data"]["version"] for e in got if e["event"] == "tournament"]
     assert versions == [web.tournament_version]
+
+
+# ── one path for a message: each snapshot read once, what the ingest checked not checked again ──
+
+
+def _room(hub: Any, n: int) -> list[FakeTable]:
+    tables = []
+    for i in range(1, n + 1):
+        hub.register_table(str(i))
+        t = FakeTable(hub, str(i))
+        t.online()
+        t.play_to_running(match=f"G1-{i}")
+        tables.append(t)
+    return tables
+
+
+def _counting_checks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the protocol's snapshot check as the live feed calls it."""
+    import mesa.hub.web.live as live
+
+    calls: list[int] = []
+    real = live.check_snapshot
+
+    def counted(snapshot: Any) -> None:
+        calls.append(1)
+        real(snapshot)
+
+    monkeypatch.setattr(live, "check_snapshot", counted)
+    return calls
+
+
+def test_the_poller_parses_only_the_snapshots_that_changed_once(
+    web: WebApp, hub: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the commit listener (no server runs), the feed reads snapshots from the store:
+    each new one is parsed and checked once, the others are not read again."""
+    tables = _room(hub, 5)
+    checks = _counting_checks(monkeypatch)
+    assert len(web.poller.current()) == 5
+    assert web.poller.snapshots.parsed == 5 and len(checks) == 5
+    tables[1].apply("press", {"side": "a"})
+    assert web.poller.poll() == ["1", "2", "3", "4", "5"]  # (the first round sends every card)
+    assert web.poller.snapshots.parsed == 6 and len(checks) == 6  # table 2's new snapshot only
+    assert web.poller.poll() == [] and web.poller.snapshots.parsed == 6
+    web.poller.current()
+    web.poller.current()
+    assert web.poller.snapshots.parsed == 6 and len(checks) == 6
+    assert web.poller.cards["2"]["on_move"] == "b" and web.poller.cards["2"]["degraded"] == []
+
+
+def test_the_snapshots_a_commit_hands_over_are_neither_parsed_nor_checked_again(
+    web: WebApp, hub: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the server runs it: the ingest's listener hands the poller what it committed; the
+    card is read from the snapshot the ingest parsed and checked, and the store is not read."""
+    tables = _room(hub, 3)
+    web.poller.current()
+    hub.ingest.listeners.append(web.poller.committed)
+    checks = _counting_checks(monkeypatch)
+    parsed = web.poller.snapshots.parsed
+    reads: list[int] = []
+    real_rows = hub.store.table_rows
+    monkeypatch.setattr(hub.store, "table_rows", lambda: reads.append(1) or real_rows())
+    web.poller.poll()
+    for side in ("a", "b", "a"):
+        tables[0].apply("press", {"side": side})
+        assert web.poller.poll() == ["1"]
+    card = web.poller.cards["1"]
+    assert card["on_move"] == "b" and card["degraded"] == [] and card["state"] == "running"
+    assert (web.poller.snapshots.parsed, checks, reads) == (parsed, [], [])
+    # The card is the same as one built from the store's copy, checked field by field.
+    row = next(r for r in hub.store.tables() if r["table"] == "1")
+    again = build_card(hub.table("1"), row, now=card["as_of"])
+    assert again == card
+
+
+def test_a_snapshot_planted_in_the_store_is_checked_once_and_degrades_its_card(
+    web: WebApp, hub: Any
+) -> None:
+    """The store is the one source the feed was not handed by the ingest: what it reads there
+    passes the protocol's own check first; one that does not shows a degraded card."""
+    import copy
+    import time
+
+    from mesa.protocol import StateReport
+
+    (table,) = _room(hub, 1)
+    web.poller.poll()
+    snap = copy.deepcopy(table.table.snapshot())
+    snap["match"]["score"] = {"a": "<b>", "b": 0}
+    report = StateReport("1", table.stream, table.seq + 1, table.seq, time.time(), snap)
+    with hub.store.transaction():
+        hub.store.set_state(report)
+    hub.projections.apply_state(report)
+    assert web.poller.poll() == ["1"]
+    card = web.poller.cards["1"]
+    assert card["degraded"] == ["snapshot"] and card["score"] == {"a": 0, "b": 0}
+    parsed = web.poller.snapshots.parsed
+    web.poller.current()
+    assert web.poller.snapshots.parsed == parsed
+
+
+def test_a_domino_card_comes_from_the_registered_game_of_its_snapshot() -> None:
+    from mesa.domino.machine import DominoTable
+
+    t = DominoTable()
+    t.apply("assign", {"game_id": "R1", "players": {"n": "Ana", "e": "Beto", "s": "Carla",
+                                                  "w": "Dani"}}, now=0.0)
+    snap = t.snapshot()  # (an old one: no "game_name", the registry knows it by its keys)
+    card = build_card({"table": "7", "status": "online"}, {"snapshot": snap}, now=1.0)
+    assert card["kind"] == "domino" and card["domino"]["game_id"] == "R1"
+    assert card["degraded"] == []
+    unknown = build_card({"table": "7"}, {"snapshot": {**snap, "game_name": "chess"}}, now=1.0)
+    assert unknown["degraded"] == ["snapshot"] and "domino" not in unknown
+
+
+def test_every_registered_game_has_its_card() -> None:
+    from mesa.games.registry import names
+    from mesa.hub.web.live import GAME_FIGURES
+
+    assert set(GAME_FIGURES) == set(names())
+
+
+@pytest.mark.parametrize("text", ["not json", "[" * 100_000 + "]" * 100_000, "5"])
+def test_stored_text_no_card_can_read_degrades_that_card_only(
+    web: WebApp, hub: Any, text: str
+) -> None:
+    _room(hub, 2)
+    web.poller.current()
+    with hub.store.transaction():  # as a damaged store would hold it
+        hub.store._db.execute(
+            "UPDATE tables SET snapshot = ?, state_ts = 1.0 WHERE table_id = '2'", (text,)
+        )
+    cards = {c["id"]: c for c in web.poller.current()}
+    assert cards["2"]["degraded"] == ["snapshot"] and cards["1"]["degraded"] == []

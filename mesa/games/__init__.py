@@ -1,0 +1,1 @@
+"""The games a table can run, each registered once (:mod:`mesa.games.registry`)."""
