@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mesa.hub.desk.desk import TournamentDesk
+from mesa.hub.desk.games.backgammon import TournamentDesk
 from mesa.hub.ingest.app import Hub
 from mesa.hub.settings import HubSettings
 from mesa.tournament.errors import TournamentError
