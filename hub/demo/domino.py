@@ -21,6 +21,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from mesa.hub.demo.room import RoomContext, stop_each
+
 log = logging.getLogger("mesa.hub.demo.domino")
 
 PAIR_NAMES = (
@@ -54,6 +56,16 @@ class DominoRoom:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.rounds_played = 0
+        self.played = 0  # 1 once its tournament is closed
+
+    @classmethod
+    def in_demo(cls, ctx: RoomContext) -> DominoRoom:
+        """The room the demo's settings describe (``--domino-tables``, ``--domino-rounds``)."""
+        cfg = ctx.config
+        return cls(
+            ctx.hub, ctx.web, ctx.workdir, tables=cfg.domino_tables, rounds=cfg.domino_rounds,
+            speed=cfg.speed, seed=cfg.seed, language=cfg.language,
+        )
 
     @staticmethod
     def table_ids(n: int) -> list[str]:
@@ -132,17 +144,15 @@ class DominoRoom:
                 self._stop.wait(0.5)
             if not self._stop.is_set():
                 desk.close_tournament(actor="demo")
+                self.played += 1
         except Exception:
             log.exception("the demo's domino director stopped")
 
     def stop(self) -> None:
+        """The director first, then every table (each even if one before it failed)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(10)
-        for sim in self.sims:
-            try:
-                sim.stop()
-            except Exception:
-                log.exception("demo: stopping domino table %s failed", sim.table_id)
+        stop_each(sim.stop for sim in self.sims)
         self.sims = []
 
