@@ -19,12 +19,11 @@ import functools
 import logging
 import random
 import secrets
-import threading
 import time
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from mesa.hub.demo.room import RoomContext, stop_each
+from mesa.hub.demo.room import RobotRoom, RoomContext
 
 log = logging.getLogger("mesa.hub.demo.run")  # the demo's lines, as before the rooms
 
@@ -80,26 +79,20 @@ def play_out(club: Any, tournament_id: str, rng: random.Random, now: datetime) -
     club.close(tournament_id, actor="demo", now=now)
 
 
-class BackgammonRoom:
-    """See the module docstring: the room's tables, its tournament and its season."""
+class BackgammonRoom(RobotRoom):
+    """See the module docstring: the room's tables, its tournament and its season (its
+    director: ``played`` counts the tournaments it finished and closed)."""
+
+    thread_name = "demo-season"
 
     def __init__(self, ctx: RoomContext) -> None:
+        super().__init__()
         self.ctx = ctx
         self.sims: list[Any] = []
         self.links: list[Any] = []
         self.outboxes: list[Any] = []
-        self.played = 0  # tournaments of this run finished and closed
-        self._season: threading.Thread | None = None
-        self._stopping = threading.Event()
 
-    def start(self) -> BackgammonRoom:
-        self._prepare_tournament()
-        self._start_tables()
-        self._season = threading.Thread(target=self._season_loop, name="demo-season", daemon=True)
-        self._season.start()
-        return self
-
-    def _prepare_tournament(self) -> None:
+    def _prepare(self) -> None:
         cfg = self.ctx.config
         rng = random.Random(cfg.seed)
         names = demo_names(cfg.players)
@@ -123,7 +116,7 @@ class BackgammonRoom:
 
         self.ctx.web.desk.call(prepare)
 
-    def _season_loop(self) -> None:
+    def _direct(self) -> None:
         """Watch the current tournament; once it is over (and has been on show for
         ``pause`` seconds) close it and start the next one, until the demo stops."""
         cfg = self.ctx.config
@@ -193,21 +186,12 @@ class BackgammonRoom:
             link.start()
             sim.start()
 
-    def stop(self) -> None:
-        """The season first (no new tournament while the tables stop), then the tables, their
-        links and their outboxes."""
-        self._stopping.set()
-        steps: list[Any] = [self._join_season]
-        steps += [sim.stop for sim in self.sims]
+    def _stop_tables(self) -> list[Any]:
+        steps: list[Any] = [sim.stop for sim in self.sims]
         steps += [link.stop for link in self.links]
         steps += [box.close for box in self.outboxes]
-        stop_each(steps)
         self.sims, self.links, self.outboxes = [], [], []
-
-    def _join_season(self) -> None:
-        if self._season is not None:
-            self._season.join(10)
-            self._season = None
+        return steps
 
 
 def _start_tournament(

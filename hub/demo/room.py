@@ -13,6 +13,8 @@ game asked for (``--game``); each room module (:mod:`~mesa.hub.demo.backgammon`,
 from __future__ import annotations
 
 import logging
+import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +22,7 @@ from typing import Any, Protocol
 
 from mesa.hub.demo.config import DemoConfig
 
-__all__ = ["Room", "RoomContext", "stop_each"]
+__all__ = ["RobotRoom", "Room", "RoomContext", "stop_each"]
 
 log = logging.getLogger("mesa.hub.demo.run")
 
@@ -58,3 +60,48 @@ def stop_each(steps: Iterable[Callable[[], Any]]) -> None:
             step()
         except Exception:
             log.exception("demo: stopping failed at %s", getattr(step, "__qualname__", step))
+
+
+class RobotRoom(ABC):
+    """The shape both rooms share: prepare the tournament, start the robot tables, then the
+    director on a thread of its own; stopping, the director first (nothing new is started
+    while the tables stop), then every table."""
+
+    thread_name = "demo-room"
+
+    def __init__(self) -> None:
+        self.played = 0
+        self._stopping = threading.Event()
+        self._director: threading.Thread | None = None
+
+    def start(self) -> RobotRoom:
+        self._prepare()
+        self._start_tables()
+        self._director = threading.Thread(
+            target=self._direct, name=self.thread_name, daemon=True
+        )
+        self._director.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._director is not None:
+            self._director.join(10)
+            self._director = None
+        stop_each(self._stop_tables())
+
+    @abstractmethod
+    def _prepare(self) -> None:
+        """The tournament and its players, on the desks (before any table starts)."""
+
+    @abstractmethod
+    def _start_tables(self) -> None:
+        """Start the robot tables with their links (each kept as it starts, to be stopped)."""
+
+    @abstractmethod
+    def _direct(self) -> None:
+        """The director's part, until ``_stopping`` is set."""
+
+    @abstractmethod
+    def _stop_tables(self) -> list[Callable[[], Any]]:
+        """The steps that stop the tables (the room forgets them)."""

@@ -49,7 +49,7 @@ from typing import Protocol, TypeVar
 
 from mesa.hub.desk.ports import CommittedEvent
 
-__all__ = ["CATCH_UP_LIMIT", "DeskGame", "DeskLoop", "EventSource"]
+__all__ = ["CATCH_UP_LIMIT", "DeskGame", "DeskLoop", "EventSource", "OnDeskLoop"]
 
 T = TypeVar("T")
 
@@ -234,3 +234,31 @@ class DeskLoop:
                 for rowid, e in later.items():
                     self._handed.setdefault(rowid, e)
         return read
+
+
+class OnDeskLoop:
+    """What every game's desk shows of its loop to the process and the dashboard (a game's
+    desk sets ``_loop`` in its constructor)."""
+
+    _loop: DeskLoop
+
+    @property
+    def version(self) -> int:
+        """Bumped by every change: the dashboard's pages refetch when it moves."""
+        return self._loop.version
+
+    @property
+    def on_change(self) -> list[Callable[[], None]]:
+        """Called on the desk's thread after every change (the dashboard's live feed)."""
+        return self._loop.on_change
+
+    def wake(
+        self, events: Sequence[CommittedEvent] | None = None
+    ) -> concurrent.futures.Future[bool] | None:
+        """Fold ``events`` (the ingest's committed events; None: catch up from the cursor)
+        soon, on the desk's thread, without waiting (:meth:`DeskLoop.wake`)."""
+        return self._loop.wake(events)
+
+    def sync(self) -> bool:
+        """Fold new table events and settle the tables, waiting for it. True if it changed."""
+        return self._loop.sync()

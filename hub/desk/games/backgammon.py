@@ -1,13 +1,14 @@
 """Backgammon's desk: the club's tournament as the hub runs it, between the tables and the director.
 
 It runs on the one desk loop (:class:`~mesa.hub.desk.loop.DeskLoop`: its thread, wakes, cursor
-and sync) and is backgammon's :class:`~mesa.hub.desk.loop.DeskGame` there. The desk owns the :class:`~mesa.tournament.club.Club` (loaded from and saved to the
-:class:`~mesa.tournament.store.TournamentStore` in the hub's SQLite file) and does three things:
+and sync) and is backgammon's :class:`~mesa.hub.desk.loop.DeskGame` there. The desk owns the
+:class:`~mesa.tournament.club.Club` (loaded from and saved to the
+:class:`~mesa.tournament.store.TournamentStore` in the hub's SQLite file) and does four things:
 
 - it applies the director's actions, one at a time, on its own thread (SQLite connections belong
   to the thread that opened them), saving after each and rolling back from the store on an error;
-- it folds the hub's committed events (the loop hands them over): ``match.started`` and ``match.ended`` at a table become
-  the tournament's ``match_started`` and ``record_result``, but only from the table holding the
+- it folds the hub's committed events (the loop hands them over): ``match.started`` and
+  ``match.ended`` at a table become the tournament's ``match_started`` and ``record_result``, but only from the table holding the
   match's current assignment (the event's fencing epoch); a stale table's result, or a second
   result for a decided match, becomes a conflict for the director, never an overwrite;
 - it hands ready matches to free tables (online, idle or done) and publishes the assignments,
@@ -31,14 +32,14 @@ import concurrent.futures
 import json
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 from mesa.games.registry import game_named
 from mesa.hub.backup import backup_now
-from mesa.hub.desk.loop import DeskLoop
+from mesa.hub.desk.loop import DeskLoop, OnDeskLoop
 from mesa.hub.desk.ports import CommittedEvent, DeskHub
 from mesa.hub.desk.tables import free_tables_of
 from mesa.tournament.club import Club
@@ -58,7 +59,7 @@ FREE_STATES = ("idle", "match_over")
 TimedPolicy = str  # "all": every match has a clock; "mandatory": only where the rules demand
 
 
-class TournamentDesk:
+class TournamentDesk(OnDeskLoop):
     """See the module docstring. ``hub`` may be None (no tables: the director enters results)."""
 
     log = log
@@ -88,27 +89,6 @@ class TournamentDesk:
         self.store: TournamentStore = self._loop.call(lambda: TournamentStore(self.path))
         self.club: Club = self._loop.call(self.store.load_club)
         self._meta = self._loop.call(self._load_meta)
-
-    # ── the loop's: version, listeners, wakes ──────────────────────────
-    @property
-    def version(self) -> int:
-        return self._loop.version
-
-    @property
-    def on_change(self) -> list[Callable[[], None]]:
-        """Called on the desk's thread after every change (the dashboard's live feed)."""
-        return self._loop.on_change
-
-    def wake(
-        self, events: Sequence[CommittedEvent] | None = None
-    ) -> concurrent.futures.Future[bool] | None:
-        """Fold ``events`` (the ingest's committed events; None: catch up from the cursor)
-        soon, on the desk's thread, without waiting (:meth:`DeskLoop.wake`)."""
-        return self._loop.wake(events)
-
-    def sync(self) -> bool:
-        """Fold new table events into the tournament and fill free tables. True if it changed."""
-        return self._loop.sync()
 
     def close(self) -> None:
         self._loop.close(self.store.close)

@@ -21,11 +21,10 @@ SQLite file (:class:`~mesa.domino.store.PairsStore`, one thread owns the connect
 
 from __future__ import annotations
 
-import concurrent.futures
 import logging
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -34,7 +33,7 @@ from mesa.domino.pairs import PairsError, PairsGame, PairsTournament
 from mesa.domino.penalties import DIRECTOR_REASONS
 from mesa.domino.store import PairsStore
 from mesa.games.registry import game_named
-from mesa.hub.desk.loop import DeskLoop
+from mesa.hub.desk.loop import DeskLoop, OnDeskLoop
 from mesa.hub.desk.ports import CommittedEvent, DeskHub
 from mesa.hub.desk.tables import free_tables_of
 
@@ -51,7 +50,7 @@ def game_key(t: PairsTournament, g: PairsGame) -> str:
     return f"{t.id}:{g.id}"
 
 
-class DominoDesk:
+class DominoDesk(OnDeskLoop):
     """See the module docstring. ``hub`` may be None (no tables: tests, a desk without MQTT)."""
 
     log = log
@@ -79,25 +78,6 @@ class DominoDesk:
         # stored with the cursor: the events fold into these, one write per batch.
         self._cursor: int = self._loop.call(lambda: int(self.store.get_meta("cursor", 0)))
         self._playing: dict[str, str] = self._loop.call(lambda: self.store.get_meta("playing", {}))
-
-    # ── the loop's: version, listeners, wakes ──
-    @property
-    def version(self) -> int:
-        return self._loop.version
-
-    @property
-    def on_change(self) -> list[Callable[[], None]]:
-        return self._loop.on_change
-
-    def wake(
-        self, events: Sequence[CommittedEvent] | None = None
-    ) -> concurrent.futures.Future[bool] | None:
-        """Fold ``events`` (None: catch up from the cursor) soon, coalesced, on the desk's
-        thread (:meth:`DeskLoop.wake`)."""
-        return self._loop.wake(events)
-
-    def sync(self) -> bool:
-        return self._loop.sync()
 
     def close(self) -> None:
         self._loop.close(self.store.close)
