@@ -409,13 +409,31 @@ class TournamentDesk(OnDeskLoop):
     def on_event(self, e: CommittedEvent) -> bool:
         """Fold one committed event: a backgammon table's start, end or correction."""
         kind = e["type"]
-        table = e["table"]
         if kind not in ("match.started", "match.ended", "score.corrected"):
             return False
-        # Which match the event is about is the desk's own record of the assignment behind
-        # the event's fencing epoch, never the table's word (a table.assigned naming an old
-        # match, then a score.corrected, once rewrote that old match's result).
-        epoch = e.get("epoch")
+        given = self._given(e)
+        if given is None:
+            return False
+        tid, _, match_id = given
+        t = self.club.tournaments.get(tid)
+        if t is None or match_id not in t.matches:
+            return False
+        m = t.match(match_id)
+        stale = self._stale(e, m)
+        if kind == "match.started":
+            if stale or m.status not in ("ready", "assigned"):
+                return False
+            self._apply(lambda club, now: club.tournaments[tid].match_started(match_id, now=now))
+            return True
+        return self._on_score(e, tid, m, stale)
+
+    def _given(self, e: CommittedEvent) -> list[str] | None:
+        """``[tournament, table, match]`` the event is about, or None (refused, counted).
+
+        Which match the event is about is the desk's own record of the assignment behind
+        the event's fencing epoch, never the table's word (a table.assigned naming an old
+        match, then a score.corrected, once rewrote that old match's result)."""
+        table, epoch = e["table"], e.get("epoch")
         given = self._meta["epochs"].get(str(epoch)) if isinstance(epoch, int) else None
         if given is None and isinstance(epoch, int):
             given = self._epoch_from_store(table, epoch)
@@ -423,29 +441,31 @@ class TournamentDesk(OnDeskLoop):
             why = "missing_epoch" if epoch is None else "unknown_epoch"
             self._count("table_events_refused", reason=why)
             log.warning(
-                "table %s: %s (epoch %s) not applied: %s", table, kind, epoch, why.replace("_", " ")
+                "table %s: %s (epoch %s) not applied: %s",
+                table,
+                e["type"],
+                epoch,
+                why.replace("_", " "),
             )
-            return False
-        tid, _, match_id = given
-        t = self.club.tournaments.get(tid)
-        if t is None or match_id not in t.matches:
-            return False
-        m = t.match(match_id)
-        stale = e.get("fence") is not None  # the table no longer held it when it reported
-        if stale:
+            return None
+        return list(given)
+
+    def _stale(self, e: CommittedEvent, m: Match) -> bool:
+        """Whether the table no longer held the match when it reported (counted)."""
+        if e.get("fence") is not None:
             self._count("table_events_refused", reason=str(e.get("fence")))
-        elif m.result is None and (m.table != table or m.status not in ("assigned", "playing")):
+            return True
+        if m.result is None and (m.table != e["table"] or m.status not in ("assigned", "playing")):
             # The tournament no longer has the match at this table (moved, taken off, annulled)
             # while the table still had its token: as stale as a fenced event. Never "playing"
             # with no table, never a result recorded from a table that no longer holds it.
-            stale = True
             self._count("table_events_refused", reason="not_held")
-        if kind == "match.started":
-            if stale or m.status not in ("ready", "assigned"):
-                return False
-            self._apply(lambda club, now: club.tournaments[tid].match_started(match_id, now=now))
             return True
-        d = e["data"]
+        return False
+
+    def _on_score(self, e: CommittedEvent, tid: str, m: Match, stale: bool) -> bool:
+        """A match's end or its score corrected: the result, or a conflict for the director."""
+        kind, table, d = e["type"], e["table"], e["data"]
         score_a, score_b = int(d["score"]["a"]), int(d["score"]["b"])
         if max(score_a, score_b) < m.length:
             return False  # a correction within the match: its match.ended decides
@@ -454,6 +474,7 @@ class TournamentDesk(OnDeskLoop):
         else:
             forfeit = d.get("how") in ("forfeit", "lateness")
         actor = f"table {table}"
+        match_id = m.id
         if not stale and m.result is None:
             if kind != "match.ended":
                 return False  # the match.ended that follows records it
