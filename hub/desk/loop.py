@@ -204,12 +204,21 @@ class DeskLoop:
         cursor = self.game.cursor()
         events = self._next_events(cursor)
         changed = False
-        for e in events:
-            try:
-                changed = self.game.on_event(e) or changed
-            except self.game.refusals as err:
-                self.game.log.warning("table %s: %s not applied: %s", e["table"], e["type"], err)
-            cursor = int(e["rowid"])
+        try:
+            for e in events:
+                try:
+                    changed = self.game.on_event(e) or changed
+                except self.game.refusals as err:
+                    self.game.log.warning(
+                        "table %s: %s not applied: %s", e["table"], e["type"], err
+                    )
+                cursor = int(e["rowid"])
+        except BaseException:
+            # Not a refusal: a failure. What was not folded is read again from the store
+            # next round (the handed events are gone), from the cursor last stored.
+            with self._lock:
+                self._catch_up = True
+            raise
         if events:
             self.game.advance(cursor)
         return self.game.settle() or changed

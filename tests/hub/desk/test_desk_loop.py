@@ -51,11 +51,14 @@ class Game:
         self.settled = 0
         self.reloaded = 0
         self.refuse: set[int] = set()
+        self.broken = False  # every event fails (not a refusal)
 
     def cursor(self) -> int:
         return self.at
 
     def on_event(self, event: CommittedEvent) -> bool:
+        if self.broken:
+            raise KeyError("score")
         if event["rowid"] in self.refuse:
             raise ValueError("refused by the rules")
         self.folded.append(event["rowid"])
@@ -211,3 +214,16 @@ def test_a_desk_without_a_hub_or_closed_never_syncs() -> None:
     loop.close(lambda: None)
     assert loop.wake() is None and loop.sync() is False and loop.closed
     assert game.folded == []
+
+
+def test_a_failure_while_folding_reads_the_events_again_next_round(loop_of: Any) -> None:
+    """Not a refusal but a bug or a lost database: nothing folded is stored, and the next
+    wake, even one handed nothing, reads those events again from the store."""
+    store = Store()
+    loop, game = loop_of(store)
+    game.broken = True
+    assert _wake(loop, store.commit(2)) is False  # logged, the desk goes on
+    assert game.stored == 0
+    game.broken = False
+    assert _wake(loop, []) is True
+    assert game.folded == [1, 2] and game.stored == 2 and len(store.reads) == 1
