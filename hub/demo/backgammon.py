@@ -23,7 +23,7 @@ import time
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from mesa.hub.demo.room import RobotRoom, RoomContext
+from mesa.hub.demo.room import Room, RoomContext
 
 log = logging.getLogger("mesa.hub.demo.run")  # the demo's lines, as before the rooms
 
@@ -79,7 +79,7 @@ def play_out(club: Any, tournament_id: str, rng: random.Random, now: datetime) -
     club.close(tournament_id, actor="demo", now=now)
 
 
-class BackgammonRoom(RobotRoom):
+class BackgammonRoom(Room):
     """See the module docstring: the room's tables, its tournament and its season (its
     director: ``played`` counts the tournaments it finished and closed)."""
 

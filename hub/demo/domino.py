@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from mesa.hub.demo.room import RobotRoom, RoomContext
+from mesa.hub.demo.room import Room, RoomContext
 
 log = logging.getLogger("mesa.hub.demo.domino")
 
@@ -30,7 +30,7 @@ PAIR_NAMES = (
 )  # fmt: skip
 
 
-class DominoRoom(RobotRoom):
+class DominoRoom(Room):
     """See the module docstring. ``web`` is the running :class:`~mesa.hub.web.app.WebApp`."""
 
     thread_name = "demo-domino"

@@ -18,11 +18,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from mesa.hub.demo.config import DemoConfig
 
-__all__ = ["RobotRoom", "Room", "RoomContext", "stop_each"]
+__all__ = ["Room", "RoomContext", "stop_each"]
 
 log = logging.getLogger("mesa.hub.demo.run")
 
@@ -38,21 +38,6 @@ class RoomContext:
     config: DemoConfig
 
 
-class Room(Protocol):
-    """One game's part of the demo."""
-
-    # Tournaments this room has finished and closed since it started.
-    played: int
-
-    def start(self) -> Room:
-        """Prepare its tournament, start its tables and its director; return once they run."""
-        ...
-
-    def stop(self) -> None:
-        """Stop its director and its tables, each step even if one before it failed."""
-        ...
-
-
 def stop_each(steps: Iterable[Callable[[], Any]]) -> None:
     """Run every step, logging (never raising) a failure, so nothing is left running."""
     for step in steps:
@@ -62,10 +47,11 @@ def stop_each(steps: Iterable[Callable[[], Any]]) -> None:
             log.exception("demo: stopping failed at %s", getattr(step, "__qualname__", step))
 
 
-class RobotRoom(ABC):
-    """The shape both rooms share: prepare the tournament, start the robot tables, then the
-    director on a thread of its own; stopping, the director first (nothing new is started
-    while the tables stop), then every table."""
+class Room(ABC):
+    """One game's part of the demo, the shape both rooms share: prepare the tournament, start
+    the robot tables, then the director on a thread of its own; stopping, the director first
+    (nothing new is started while the tables stop), then every table, each step even if one
+    before it failed. ``played`` counts the tournaments it has finished and closed."""
 
     thread_name = "demo-room"
 
@@ -74,7 +60,8 @@ class RobotRoom(ABC):
         self._stopping = threading.Event()
         self._director: threading.Thread | None = None
 
-    def start(self) -> RobotRoom:
+    def start(self) -> Room:
+        """Prepare, start the tables and the director; return once they run."""
         self._prepare()
         self._start_tables()
         self._director = threading.Thread(
@@ -84,6 +71,7 @@ class RobotRoom(ABC):
         return self
 
     def stop(self) -> None:
+        """Stop the director, then the tables."""
         self._stopping.set()
         if self._director is not None:
             self._director.join(10)
