@@ -6,7 +6,7 @@
 
 Three threads meet here and nothing polls: paho's thread commits table messages and calls the
 ingest's listeners; the desk's listener only queues a sync on the desk's own thread
-(:meth:`~mesa.hub.desk.desk.TournamentDesk.wake`), and the dashboard's listener only schedules a
+(:meth:`~mesa.hub.desk.games.backgammon.TournamentDesk.wake`), and the dashboard's listener only schedules a
 refresh of the live feed on the event loop (``call_soon_threadsafe``). A committed result thus
 reaches the standings and the browsers without a fixed sleep in between.
 
@@ -23,7 +23,7 @@ import threading
 from typing import Any
 
 from mesa.errors import MesaError
-from mesa.hub.desk.desk import TournamentDesk
+from mesa.hub.desk.games.backgammon import TournamentDesk
 from mesa.hub.desk.make import make_desk
 from mesa.hub.ingest.app import Hub
 from mesa.hub.ingest.ports import Commit

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import logging
 import secrets
-import threading
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from mesa.hub.demo.room import Room, RoomContext
 
 log = logging.getLogger("mesa.hub.demo.domino")
 
@@ -29,8 +30,10 @@ PAIR_NAMES = (
 )  # fmt: skip
 
 
-class DominoRoom:
+class DominoRoom(Room):
     """See the module docstring. ``web`` is the running :class:`~mesa.hub.web.app.WebApp`."""
+
+    thread_name = "demo-domino"
 
     def __init__(
         self,
@@ -45,26 +48,27 @@ class DominoRoom:
         language: str = "es",
         tiempo_after: float = 3.0,
     ) -> None:
+        super().__init__()
         self.hub, self.web, self.workdir = hub, web, workdir
         self.ids = self.table_ids(tables)
         self.rounds, self.speed, self.seed = rounds, speed, seed
         self.language = language
         self.tiempo_after = tiempo_after
         self.sims: list[Any] = []
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self.rounds_played = 0
+        self.rounds_played = 0  # ``played``: 1 once its tournament is closed
+
+    @classmethod
+    def in_demo(cls, ctx: RoomContext) -> DominoRoom:
+        """The room the demo's settings describe (``--domino-tables``, ``--domino-rounds``)."""
+        cfg = ctx.config
+        return cls(
+            ctx.hub, ctx.web, ctx.workdir, tables=cfg.domino_tables, rounds=cfg.domino_rounds,
+            speed=cfg.speed, seed=cfg.seed, language=cfg.language,
+        )
 
     @staticmethod
     def table_ids(n: int) -> list[str]:
         return [f"d{i}" for i in range(1, n + 1)]
-
-    def start(self) -> DominoRoom:
-        self._prepare()
-        self._start_tables()
-        self._thread = threading.Thread(target=self._direct, name="demo-domino", daemon=True)
-        self._thread.start()
-        return self
 
     def _prepare(self) -> None:
         n = 4 * len(self.ids)
@@ -116,33 +120,27 @@ class DominoRoom:
     def _direct(self) -> None:
         desk = self.web.domino
         try:
-            while not self._stop.is_set() and self.rounds_played < self.rounds:
+            while not self._stopping.is_set() and self.rounds_played < self.rounds:
                 if not self._round_over():
-                    self._stop.wait(0.5)
+                    self._stopping.wait(0.5)
                     continue
                 if len(desk.free_tables()) < len(self.ids):
-                    self._stop.wait(0.5)
+                    self._stopping.wait(0.5)
                     continue
                 desk.start_round(actor="demo")
-                if self._stop.wait(self.tiempo_after):
+                if self._stopping.wait(self.tiempo_after):
                     return
                 desk.call_tiempo(actor="demo")
                 self.rounds_played += 1
-            while not self._stop.is_set() and not self._round_over():
-                self._stop.wait(0.5)
-            if not self._stop.is_set():
+            while not self._stopping.is_set() and not self._round_over():
+                self._stopping.wait(0.5)
+            if not self._stopping.is_set():
                 desk.close_tournament(actor="demo")
+                self.played += 1
         except Exception:
             log.exception("the demo's domino director stopped")
 
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(10)
-        for sim in self.sims:
-            try:
-                sim.stop()
-            except Exception:
-                log.exception("demo: stopping domino table %s failed", sim.table_id)
+    def _stop_tables(self) -> list[Any]:
+        steps: list[Any] = [sim.stop for sim in self.sims]
         self.sims = []
-
+        return steps

@@ -8,14 +8,22 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Protocol
 
-from mesa.hub.desk.desk import TournamentDesk
+from mesa.hub.desk.games.backgammon import TournamentDesk
+from mesa.hub.desk.ports import DeskHub
 from mesa.hub.settings import HubSettings
 
 
+class HubWithSettings(DeskHub, Protocol):
+    """The hub, with the settings it was started with (its database file)."""
+
+    @property
+    def settings(self) -> HubSettings: ...
+
+
 def make_desk(
-    hub: Any,
+    hub: HubWithSettings,
     settings: HubSettings,
     *,
     now: Callable[[], datetime] = datetime.now,

@@ -31,8 +31,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp
 
-from mesa.hub.desk.desk import TournamentDesk
-from mesa.hub.desk.domino import DominoDesk
+from mesa.hub.desk.games.backgammon import TournamentDesk
+from mesa.hub.desk.games.domino import DominoDesk
 from mesa.hub.desk.make import make_desk
 from mesa.hub.ingest.ports import Commit, HubPort
 from mesa.hub.settings import HubSettings

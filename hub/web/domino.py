@@ -28,7 +28,7 @@ from mesa.domino.exports import final_csv, final_json, final_rows
 from mesa.domino.pairs import PairsError, PairsTournament
 from mesa.domino.penalties import DEFAULT_PENALTY_POINTS, DIRECTOR_REASONS, PENALTIES
 from mesa.errors import MesaError
-from mesa.hub.desk.domino import DominoDesk
+from mesa.hub.desk.games.domino import DominoDesk
 from mesa.hub.web.auth import csrf_ok
 from mesa.hub.web.http import address, read_form, refuse, safe_next, set_flash, wants_json
 from mesa.hub.web.i18n import Translator, t

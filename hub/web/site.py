@@ -23,7 +23,7 @@ import jinja2
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
-from mesa.hub.desk.desk import TournamentDesk
+from mesa.hub.desk.games.backgammon import TournamentDesk
 from mesa.hub.ingest.ports import HubPort
 from mesa.hub.settings import HubSettings
 from mesa.hub.web.http import (

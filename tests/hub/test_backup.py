@@ -133,7 +133,7 @@ def test_the_desk_backs_up_when_a_tournament_is_closed(tmp_path: Path) -> None:
     from datetime import date, datetime
 
     from mesa.hub import backup as backups_module
-    from mesa.hub.desk.desk import TournamentDesk
+    from mesa.hub.desk.games.backgammon import TournamentDesk
 
     db = tmp_path / "hub.sqlite3"
     Hub(HubSettings(db=db)).close()

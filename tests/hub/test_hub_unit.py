@@ -25,7 +25,7 @@ import pytest
 
 from mesa.hub.broker.mosquitto import PrivateMosquitto, free_port
 from mesa.hub.broker.tls import ensure_venue_tls
-from mesa.hub.desk.desk import TournamentDesk
+from mesa.hub.desk.games.backgammon import TournamentDesk
 from mesa.protocol import HUB_USERNAME
 from support.harness import Process, sim_table, wait_until
 from support.mosquitto import HUB_PASSWORD, have_mosquitto, start_broker

@@ -201,3 +201,45 @@ def test_the_demo_starts_the_next_tournament_when_one_ends(tmp_path: Path) -> No
         assert live["tournament"]["id"] == phases[1][0]
     finally:
         demo.stop()
+
+
+def test_the_demo_game_option_names_every_registered_game_and_both() -> None:
+    import argparse
+
+    from mesa.games.registry import names
+    from mesa.hub.demo.run import add_arguments, config_from
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    assert config_from(p.parse_args([])).games() == ("backgammon",)
+    assert config_from(p.parse_args(["--game", "domino"])).games() == ("domino",)
+    assert config_from(p.parse_args(["--game", "both"])).games() == names()
+    with pytest.raises(SystemExit):
+        p.parse_args(["--game", "chess"])
+
+
+@pytest.mark.broker
+def test_both_rooms_run_side_by_side_and_stop(tmp_path: Path) -> None:
+    """``--game both``: the backgammon room's tables and the domino room's, on one hub."""
+    if not have_mosquitto():
+        pytest.skip("mosquitto not installed")
+    from mesa.hub.demo.run import Demo, DemoConfig
+
+    cfg = DemoConfig(
+        game="both", tables=2, players=4, domino_tables=1, domino_rounds=1, speed=200.0,
+        port=0, workdir=tmp_path / "demo", history=False,
+    )
+    demo = Demo(cfg).start()
+    try:
+        assert set(demo.rooms) == {"backgammon", "domino"}
+        base = demo.url.rstrip("/")
+        deadline = time.monotonic() + 60  # a bound on a broken demo, not a timing assertion
+        kinds: set[tuple[str, str]] = set()
+        while time.monotonic() < deadline and len(kinds) < 3:
+            time.sleep(0.5)
+            live = _get(base + "/live.json")
+            kinds = {(c["id"], c["kind"]) for c in live["tables"] if c["link"] == "online"}
+        assert {("1", "backgammon"), ("2", "backgammon"), ("d1", "domino")} <= kinds, kinds
+    finally:
+        demo.stop()
+    assert demo.rooms == {} and demo.hub is None

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mesa.hub.desk.desk import TournamentDesk
+from mesa.hub.desk.games.backgammon import TournamentDesk
 from mesa.hub.ingest.app import Hub
 from mesa.hub.settings import HubSettings
 from mesa.tournament.errors import TournamentError
@@ -179,3 +179,32 @@ def test_a_commit_wakes_the_desk_no_sync_called(hub: Hub, tables: list[FakeTable
     hub.ingest.listeners.remove(committed)
     desk.close()
     assert desk.wake() is None  # a closed desk ignores wakes
+
+
+def test_the_committed_events_handed_to_wake_are_folded_once_whatever_their_order(
+    hub: Hub, tables: list[FakeTable]
+) -> None:
+    """The ingest hands each commit's events to the desk's wake: handed out of order, twice,
+    or while the desk's cursor is behind, a result is recorded once and never a conflict."""
+    desk = _desk(hub)
+    _setup(desk)
+    assert desk.sync() is True
+    start = desk.cursor()
+    for t in tables:
+        t.serve()
+    _play(tables[0], "b")
+    rows = list(hub.events(since=start))
+    assert len(rows) > 3
+    tail = rows[len(rows) // 2 :]
+    wake = desk.wake(list(reversed(tail)))  # the cursor is behind: the gap comes from the store
+    assert wake is not None and wake.result() is True
+    again = desk.wake(rows + rows)  # every event handed again, twice
+    assert again is not None and again.result() is False
+    t = desk.current()
+    assert t is not None and desk.cursor() == rows[-1]["rowid"]
+    decided = [m for m in t.matches.values() if m.result is not None]
+    assert len(decided) == 1
+    r = decided[0].result
+    assert r is not None and (r.score_a, r.score_b) == (0, 3)
+    assert t.open_conflicts() == [] and hub.metrics.get("table_conflicts", reason="stale") == 0
+    desk.close()

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mesa.hub.desk.desk import TournamentDesk
+from mesa.hub.desk.games.backgammon import TournamentDesk
 from mesa.hub.ingest.app import Hub
 from mesa.hub.web.app import WebApp
 from mesa.protocol import EventEnvelope

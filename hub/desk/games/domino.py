@@ -1,13 +1,15 @@
-"""The domino desk: the hub's side of the domino pairs tournament, between tables and director.
+"""Domino's desk: the hub's side of the domino pairs tournament, between tables and director.
 
-Like the backgammon :class:`~mesa.hub.desk.desk.TournamentDesk`, it keeps its state in the hub's
+It runs on the one desk loop (:class:`~mesa.hub.desk.loop.DeskLoop`: its thread, wakes, cursor
+and sync) beside backgammon's :class:`~mesa.hub.desk.games.backgammon.TournamentDesk`, and is
+domino's :class:`~mesa.hub.desk.loop.DeskGame` there. It keeps its state in the hub's
 SQLite file (:class:`~mesa.domino.store.PairsStore`, one thread owns the connection) and:
 
 - applies the director's actions (pairs, rounds, "TIEMPO", the judge's penalties, closing),
   saving after each with its audit line and reloading from the store on an error;
 - publishes each game to its table as the retained ``DominoAssignment``, and "TIEMPO" as the
   same message with ``tiempo`` set, for every table of the round at once;
-- tails the hub's committed events: a ``domino.game.ended`` from the table that holds the
+- folds the hub's committed events (the loop hands them over): a ``domino.game.ended`` from the table that holds the
   game's current assignment (its last ``domino.table.assigned`` names that game) records it.
 
 >>> import tempfile, os
@@ -19,10 +21,8 @@ SQLite file (:class:`~mesa.domino.store.PairsStore`, one thread owns the connect
 
 from __future__ import annotations
 
-import concurrent.futures
 import logging
 import re
-import threading
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -32,10 +32,15 @@ from typing import Any, TypeVar
 from mesa.domino.pairs import PairsError, PairsGame, PairsTournament
 from mesa.domino.penalties import DIRECTOR_REASONS
 from mesa.domino.store import PairsStore
+from mesa.games.registry import game_named
+from mesa.hub.desk.loop import DeskLoop, OnDeskLoop
+from mesa.hub.desk.ports import CommittedEvent, DeskHub
+from mesa.hub.desk.tables import free_tables_of
 
 log = logging.getLogger("mesa.web.domino")
 T = TypeVar("T")
 
+GAME = game_named("domino")
 # A domino table can take the next game in these states.
 FREE_STATES = ("idle", "game_over")
 
@@ -45,14 +50,17 @@ def game_key(t: PairsTournament, g: PairsGame) -> str:
     return f"{t.id}:{g.id}"
 
 
-class DominoDesk:
+class DominoDesk(OnDeskLoop):
     """See the module docstring. ``hub`` may be None (no tables: tests, a desk without MQTT)."""
+
+    log = log
+    refusals: tuple[type[Exception], ...] = (PairsError,)
 
     def __init__(
         self,
         path: str | Path,
         *,
-        hub: Any = None,
+        hub: DeskHub | None = None,
         wall: Callable[[], float] = time.time,
         now: Callable[[], datetime] = datetime.now,
         language: str = "es",
@@ -63,51 +71,41 @@ class DominoDesk:
         self._wall = wall
         self._now = now
         self.language = language
-        self.version = 0
-        self.on_change: list[Callable[[], None]] = []
-        self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mesa-domino")
-        self._lock = threading.Lock()
-        self._wake_pending = False
-        self._closed = False
-        self.store: PairsStore = self._pool.submit(PairsStore, path).result()
-        self.t: PairsTournament | None = self._pool.submit(self._load_current).result()
+        self._loop = DeskLoop(self, hub, thread="mesa-domino")
+        self.store: PairsStore = self._loop.call(lambda: PairsStore(path))
+        self.t: PairsTournament | None = self._loop.call(self._load_current)
+        # The cursor and which game each table holds (its last domino.table.assigned), as
+        # stored with the cursor: the events fold into these, one write per batch.
+        self._cursor: int = self._loop.call(lambda: int(self.store.get_meta("cursor", 0)))
+        self._playing: dict[str, str] = self._loop.call(lambda: self.store.get_meta("playing", {}))
+
+    def close(self) -> None:
+        self._loop.close(self.store.close)
 
     # ── the desk's thread ──
     def _load_current(self) -> PairsTournament | None:
         ids = self.store.ids()
         return self.store.load(ids[-1]) if ids else None
 
+    def reload(self) -> None:
+        self.t = self._load_current()  # a half-applied action must not survive
+
     def read(self, fn: Callable[[PairsTournament | None], T]) -> T:
         """A read-only look at the current tournament, on the desk's thread."""
-        return self._pool.submit(lambda: fn(self.t)).result()
+        return self._loop.call(lambda: fn(self.t))
 
     def _apply(self, fn: Callable[[PairsTournament], T]) -> T:
+        return self._loop.apply(lambda: self._step(fn))
+
+    def _step(self, fn: Callable[[PairsTournament], T]) -> T:
         if self.t is None:
             raise PairsError("no_tournament", "create a domino tournament first")
-        try:
-            result = fn(self.t)
-            self.store.save(self.t)
-        except BaseException:
-            self.t = self._load_current()  # a half-applied action must not survive
-            raise
-        with self._lock:
-            self.version += 1
-        for listener in list(self.on_change):
-            try:
-                listener()
-            except Exception:
-                log.exception("domino desk listener failed")
+        result = fn(self.t)
+        self.store.save(self.t)
         return result
 
     def call(self, fn: Callable[[PairsTournament], T]) -> T:
-        return self._pool.submit(self._apply, fn).result()
-
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        self._pool.submit(self.store.close).result()
-        self._pool.shutdown(wait=True)
+        return self._loop.call(lambda: self._apply(fn))
 
     def _at(self) -> str:
         return self._now().isoformat(timespec="seconds")
@@ -125,28 +123,17 @@ class DominoDesk:
             t._log(actor, self._at(), "create", name=name)
             self.store.save(t)
             self.t = t
-            with self._lock:
-                self.version += 1
+            self._loop.bump()
             return t
 
-        return self._pool.submit(make).result()
+        return self._loop.call(make)
 
     def register_pair(self, a: str, b: str, names: tuple[str, str], *, actor: str) -> Any:
         return self.call(lambda t: t.register_pair(a, b, names, actor=actor, at=self._at()))
 
     def free_tables(self) -> list[str]:
         """Domino tables online and free (idle or their game over), by table id."""
-        if self.hub is None:
-            return []
-        out = []
-        for live in self.hub.tables():
-            if (
-                live.get("kind") == "domino"
-                and live.get("status") == "online"
-                and live.get("state") in FREE_STATES
-            ):
-                out.append(live["table"])
-        return sorted(out, key=_natural)
+        return sorted(free_tables_of(self.hub, GAME, FREE_STATES), key=_natural)
 
     def assign_args(self, t: PairsTournament, g: PairsGame) -> dict[str, Any]:
         args: dict[str, Any] = {
@@ -238,9 +225,13 @@ class DominoDesk:
         return list(self.call(lambda t: t.absence(game_id, players, actor=actor, at=self._at())))
 
     def _await_answer(self, table: str, txn: str) -> None:
+        """The table's answer to a command (its row in the hub's store), polled: answers
+        reach the store on the ingest's thread, and a refusal must reach the director."""
+        hub = self.hub
+        assert hub is not None  # only a desk with tables sends commands
         deadline = time.monotonic() + self.command_wait
         while time.monotonic() < deadline:
-            status = self.hub.command_status(txn)
+            status = hub.command_status(txn)
             if status is not None and status.get("accepted") is not None:
                 if status["accepted"]:
                     return
@@ -252,58 +243,32 @@ class DominoDesk:
     def close_tournament(self, *, actor: str) -> None:
         self.call(lambda t: t.close(actor=actor, at=self._at()))
 
-    # ── following the tables ──
-    def wake(self) -> concurrent.futures.Future[bool] | None:
-        """Fold new events soon (coalesced), on the desk's thread."""
-        with self._lock:
-            if self.hub is None or self._closed or self._wake_pending:
-                return None
-            self._wake_pending = True
-        try:
-            return self._pool.submit(self._woken)
-        except RuntimeError:
-            return None
+    # ── following the tables (the loop's DeskGame) ──
+    def cursor(self) -> int:
+        return self._cursor
 
-    def sync(self) -> bool:
-        if self.hub is None or self._closed:
-            return False
-        return self._pool.submit(self._sync).result()
+    def on_event(self, e: CommittedEvent) -> bool:
+        """Fold one committed event: a domino table's assignment, or its game's start or end
+        from the table that holds it."""
+        kind = e["type"]
+        table = e["table"]
+        if kind == "domino.table.assigned":
+            self._playing[table] = e["data"]["game_id"]
+        elif kind == "domino.table.unassigned":
+            self._playing.pop(table, None)
+        elif kind in ("domino.game.started", "domino.game.ended"):
+            return self._on_game(table, self._playing.get(table), kind, e)
+        return False
 
-    def _woken(self) -> bool:
-        with self._lock:
-            self._wake_pending = False
-        try:
-            return self._sync()
-        except Exception:
-            log.exception("domino sync failed")
-            return False
+    def advance(self, cursor: int) -> None:
+        self._cursor = cursor
+        self.store.set_meta("cursor", cursor)
+        self.store.set_meta("playing", self._playing)
 
-    def _sync(self) -> bool:
-        cursor = int(self.store.get_meta("cursor", 0))
-        playing: dict[str, str] = self.store.get_meta("playing", {})
-        events = self.hub.events(since=cursor, limit=2000)
-        changed = False
-        for e in events:
-            cursor = e["rowid"]
-            kind = e["type"]
-            if not kind.startswith("domino."):
-                continue
-            table = e["table"]
-            if kind == "domino.table.assigned":
-                playing[table] = e["data"]["game_id"]
-            elif kind == "domino.table.unassigned":
-                playing.pop(table, None)
-            elif kind in ("domino.game.started", "domino.game.ended"):
-                try:
-                    changed = self._on_game(table, playing.get(table), kind, e) or changed
-                except PairsError as err:
-                    log.warning("table %s: %s not applied: %s", table, kind, err)
-        if events:
-            self.store.set_meta("cursor", cursor)
-            self.store.set_meta("playing", playing)
-        return changed
+    def settle(self) -> bool:
+        return False  # rounds and "TIEMPO" are the director's, never the events'
 
-    def _on_game(self, table: str, key: str | None, kind: str, e: dict[str, Any]) -> bool:
+    def _on_game(self, table: str, key: str | None, kind: str, e: CommittedEvent) -> bool:
         t = self.t
         if t is None or key is None:
             return False

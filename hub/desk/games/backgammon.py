@@ -1,12 +1,14 @@
-"""The tournament desk: the club's state as the hub runs it, between the tables and the director.
+"""Backgammon's desk: the club's tournament as the hub runs it, between the tables and the director.
 
-The desk owns the :class:`~mesa.tournament.club.Club` (loaded from and saved to the
-:class:`~mesa.tournament.store.TournamentStore` in the hub's SQLite file) and does three things:
+It runs on the one desk loop (:class:`~mesa.hub.desk.loop.DeskLoop`: its thread, wakes, cursor
+and sync) and is backgammon's :class:`~mesa.hub.desk.loop.DeskGame` there. The desk owns the
+:class:`~mesa.tournament.club.Club` (loaded from and saved to the
+:class:`~mesa.tournament.store.TournamentStore` in the hub's SQLite file) and does four things:
 
 - it applies the director's actions, one at a time, on its own thread (SQLite connections belong
   to the thread that opened them), saving after each and rolling back from the store on an error;
-- it tails the hub's committed events: ``match.started`` and ``match.ended`` at a table become
-  the tournament's ``match_started`` and ``record_result``, but only from the table holding the
+- it folds the hub's committed events (the loop hands them over): ``match.started`` and
+  ``match.ended`` at a table become the tournament's ``match_started`` and ``record_result``, but only from the table holding the
   match's current assignment (the event's fencing epoch); a stale table's result, or a second
   result for a decided match, becomes a conflict for the director, never an overwrite;
 - it hands ready matches to free tables (online, idle or done) and publishes the assignments,
@@ -29,14 +31,17 @@ from __future__ import annotations
 import concurrent.futures
 import json
 import logging
-import threading
 import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from mesa.games.registry import game_named
 from mesa.hub.backup import backup_now
+from mesa.hub.desk.loop import DeskLoop, OnDeskLoop
+from mesa.hub.desk.ports import CommittedEvent, DeskHub
+from mesa.hub.desk.tables import free_tables_of
 from mesa.tournament.club import Club
 from mesa.tournament.errors import TableError, TournamentError
 from mesa.tournament.i18n import text
@@ -48,19 +53,23 @@ from mesa.tournament.tournament import Tournament
 log = logging.getLogger("mesa.web.desk")
 T = TypeVar("T")
 
+GAME = game_named("backgammon")
 # Table states in which a table can take the next match.
 FREE_STATES = ("idle", "match_over")
 TimedPolicy = str  # "all": every match has a clock; "mandatory": only where the rules demand
 
 
-class TournamentDesk:
+class TournamentDesk(OnDeskLoop):
     """See the module docstring. ``hub`` may be None (no tables: the director enters results)."""
+
+    log = log
+    refusals: tuple[type[Exception], ...] = (TournamentError,)
 
     def __init__(
         self,
         path: str | Path,
         *,
-        hub: Any = None,
+        hub: DeskHub | None = None,
         now: Callable[[], datetime] = datetime.now,
         wall: Callable[[], float] = time.time,
         rate: float = 1.0,
@@ -76,21 +85,18 @@ class TournamentDesk:
         self.timed = timed
         self.auto_assign = auto_assign
         self.language = language
-        self.version = 0
-        self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mesa-desk")
-        self._closed = False
-        self._lock = threading.Lock()  # guards version/current for readers on other threads
-        self._wake_pending = False  # a wake() is queued and has not started yet
-        # Called on the desk's thread after every change (the dashboard's live feed).
-        self.on_change: list[Callable[[], None]] = []
-        self.store: TournamentStore = self._pool.submit(TournamentStore, self.path).result()
-        self.club: Club = self._pool.submit(self.store.load_club).result()
-        self._meta = self._pool.submit(self._load_meta).result()
+        self._loop = DeskLoop(self, hub, thread="mesa-desk")
+        self.store: TournamentStore = self._loop.call(lambda: TournamentStore(self.path))
+        self.club: Club = self._loop.call(self.store.load_club)
+        self._meta = self._loop.call(self._load_meta)
+
+    def close(self) -> None:
+        self._loop.close(self.store.close)
 
     # ── running things on the desk's thread ──────────────────────────────
     def submit(self, fn: Callable[[Club, datetime], T]) -> concurrent.futures.Future[T]:
         """Run ``fn(club, now)`` on the desk's thread; the club is saved if it returns."""
-        return self._pool.submit(self._apply, fn)
+        return self._loop.submit(lambda: self._apply(fn))
 
     def call(self, fn: Callable[[Club, datetime], T]) -> T:
         """:meth:`submit` and wait for the result (or the exception)."""
@@ -102,34 +108,22 @@ class TournamentDesk:
 
     def submit_read(self, fn: Callable[[Club], T]) -> concurrent.futures.Future[T]:
         """Reads go through the desk's thread too, so a page never sees half an action."""
-        return self._pool.submit(lambda: fn(self.club))
+        return self._loop.submit(lambda: fn(self.club))
 
     def _apply(self, fn: Callable[[Club, datetime], T]) -> T:
+        return self._loop.apply(lambda: self._step(fn))
+
+    def _step(self, fn: Callable[[Club, datetime], T]) -> T:
         closed = sum(t.phase == "closed" for t in self.club.tournaments.values())
-        try:
-            result = fn(self.club, self._now())
-            self.store.save_club(self.club)
-            if sum(t.phase == "closed" for t in self.club.tournaments.values()) > closed:
-                backup_now()  # a tournament's final list is out: keep a copy of the season
-        except BaseException:
-            # A half-applied action must not survive: the store holds the last good state.
-            self.club = self.store.load_club()
-            raise
-        with self._lock:
-            self.version += 1
-        for listener in list(self.on_change):
-            try:
-                listener()
-            except Exception:
-                log.exception("desk change listener failed")
+        result = fn(self.club, self._now())
+        self.store.save_club(self.club)
+        if sum(t.phase == "closed" for t in self.club.tournaments.values()) > closed:
+            backup_now()  # a tournament's final list is out: keep a copy of the season
         return result
 
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        self._pool.submit(self.store.close).result()
-        self._pool.shutdown(wait=True)
+    def reload(self) -> None:
+        """A half-applied action must not survive: the store holds the last good state."""
+        self.club = self.store.load_club()
 
     # ── what is current ──────────────────────────────────────────────────
     def current(self) -> Tournament | None:
@@ -327,17 +321,7 @@ class TournamentDesk:
         if self.hub is None:
             return []
         busy = {m.table for m in t.matches.values() if m.status in ("assigned", "playing")}
-        out = []
-        for live in self.hub.tables():
-            tid = live["table"]
-            if live.get("status") != "online" or live.get("state") not in FREE_STATES:
-                continue
-            if live.get("kind") == "domino":  # the domino desk's (hub/desk/domino.py)
-                continue
-            if tid in busy:
-                continue
-            out.append(tid)
-        return out
+        return [tid for tid in free_tables_of(self.hub, GAME, FREE_STATES) if tid not in busy]
 
     def assign_match(
         self, t: Tournament, match_id: str, table: str, now: datetime, actor: str
@@ -345,67 +329,36 @@ class TournamentDesk:
         """Give one ready match to one table (the director's choice, not the calendar's)."""
         return t.assign_match(match_id, table, now=now, actor=actor)
 
-    # ── following the tables ─────────────────────────────────────────────
-    def sync(self) -> bool:
-        """Fold new table events into the tournament and fill free tables. True if it changed."""
-        if self.hub is None or self._closed:
+    # ── following the tables (the loop's DeskGame) ───────────────────────
+    def cursor(self) -> int:
+        """The rowid of the last event folded."""
+        return int(self._meta["cursor"])
+
+    def advance(self, cursor: int) -> None:
+        self._meta["cursor"] = cursor
+        self._save_meta()
+
+    def settle(self) -> bool:
+        """After the events: take back stale matches, start Último Chance when due, give
+        ready matches to free tables. True if anything changed."""
+        if self.hub is None:
             return False
-        return self._pool.submit(self._sync).result()
-
-    def wake(self) -> concurrent.futures.Future[bool] | None:
-        """Fold new table events soon, on the desk's thread, without waiting for it.
-
-        The ingest calls this after each commit (any thread); wakes that arrive while one is
-        still queued coalesce into it (it reads every event since the cursor anyway).
-        """
-        with self._lock:
-            if self.hub is None or self._closed or self._wake_pending:
-                return None
-            self._wake_pending = True
-        try:
-            return self._pool.submit(self._woken)
-        except RuntimeError:  # closed meanwhile
-            return None
-
-    def _woken(self) -> bool:
-        with self._lock:
-            self._wake_pending = False
-        if self._closed:
-            return False
-        try:
-            return self._sync()
-        except Exception:
-            log.exception("tournament sync failed")
-            return False
-
-    def _sync(self) -> bool:
-        changed = False
-        events = self.hub.events(since=self._meta["cursor"], limit=2000)
-        for e in events:
-            try:
-                if self._on_event(e):
-                    changed = True
-            except TournamentError as err:
-                log.warning("table %s: %s not applied: %s", e["table"], e["type"], err)
-            self._meta["cursor"] = e["rowid"]
-        if events:
-            self._save_meta()
         # Every step below names the tournament by id and looks it up in the club it runs on:
         # a refused step reloads the club from the store, and an object taken before that
         # would take the next step's changes with it, unsaved (matches published to a table
         # but "ready" in the tournament, then given to a second table).
         first = self.current()
         if first is None:
-            return changed
+            return False
         tid = first.id
+        changed = bool(self.release_stale())
+        changed = self._start_consolation(tid) or changed
+        return self._assign_free(tid) or changed
 
-        def tournament() -> Tournament:
-            return self.club.tournaments[tid]
-
-        if self.release_stale():
-            changed = True
-        t = tournament()
-        if (
+    def _start_consolation(self, tid: str) -> bool:
+        """Último Chance starts once every first knockout match is decided."""
+        t = self.club.tournaments[tid]
+        if not (
             self.auto_assign
             and t.knockout is not None
             and t.consolation is None
@@ -413,33 +366,38 @@ class TournamentDesk:
             and t.phase != "closed"
             and t.first_knockout_round_done()
         ):
-            # Último Chance starts once every first knockout match is decided.
+            return False
+        try:
+            self._apply(
+                lambda club, now: club.tournaments[tid].start_consolation(actor="auto", now=now)
+            )
+        except TournamentError as err:
+            log.warning("Último Chance not started: %s", err)
+            return False
+        return True
+
+    def _assign_free(self, tid: str) -> bool:
+        """Give ready matches to free tables and tell each table its match."""
+        t = self.club.tournaments[tid]
+        if not self.auto_assign or t.phase not in ("groups", "knockout"):
+            return False
+        free = self.free_tables(t)
+        if not free or not t.ready_matches():
+            return False
+        now = self._now()
+
+        def assign(club: Club, now: datetime) -> list[Assignment]:
+            return club.tournaments[tid].assign_tables(free, now=now)
+
+        plan = self._apply(assign)
+        for a in plan:
             try:
-                self._apply(
-                    lambda club, now: club.tournaments[tid].start_consolation(actor="auto", now=now)
-                )
-                changed = True
-            except TournamentError as err:
-                log.warning("Último Chance not started: %s", err)
-        t = tournament()
-        if self.auto_assign and t.phase in ("groups", "knockout"):
-            free = self.free_tables(t)
-            if free and t.ready_matches():
-                now = self._now()
-
-                def assign(club: Club, now: datetime) -> list[Assignment]:
-                    return club.tournaments[tid].assign_tables(free, now=now)
-
-                plan = self._apply(assign)
-                for a in plan:
-                    try:
-                        self.publish_assignment(tournament(), a, now)
-                    except Exception:
-                        # Never leave a match "assigned" to a table that was not told.
-                        log.exception("table %s: assignment of %s failed", a.table, a.match_id)
-                        self._apply(self._unassign_step(tid, a.match_id))
-                changed = changed or bool(plan)
-        return changed
+                self.publish_assignment(self.club.tournaments[tid], a, now)
+            except Exception:
+                # Never leave a match "assigned" to a table that was not told.
+                log.exception("table %s: assignment of %s failed", a.table, a.match_id)
+                self._apply(self._unassign_step(tid, a.match_id))
+        return bool(plan)
 
     @staticmethod
     def _unassign_step(tid: str, match_id: str) -> Callable[[Club, datetime], None]:
@@ -448,15 +406,34 @@ class TournamentDesk:
 
         return step
 
-    def _on_event(self, e: dict[str, Any]) -> bool:
+    def on_event(self, e: CommittedEvent) -> bool:
+        """Fold one committed event: a backgammon table's start, end or correction."""
         kind = e["type"]
-        table = e["table"]
         if kind not in ("match.started", "match.ended", "score.corrected"):
             return False
-        # Which match the event is about is the desk's own record of the assignment behind
-        # the event's fencing epoch, never the table's word (a table.assigned naming an old
-        # match, then a score.corrected, once rewrote that old match's result).
-        epoch = e.get("epoch")
+        given = self._given(e)
+        if given is None:
+            return False
+        tid, _, match_id = given
+        t = self.club.tournaments.get(tid)
+        if t is None or match_id not in t.matches:
+            return False
+        m = t.match(match_id)
+        stale = self._stale(e, m)
+        if kind == "match.started":
+            if stale or m.status not in ("ready", "assigned"):
+                return False
+            self._apply(lambda club, now: club.tournaments[tid].match_started(match_id, now=now))
+            return True
+        return self._on_score(e, tid, m, stale)
+
+    def _given(self, e: CommittedEvent) -> list[str] | None:
+        """``[tournament, table, match]`` the event is about, or None (refused, counted).
+
+        Which match the event is about is the desk's own record of the assignment behind
+        the event's fencing epoch, never the table's word (a table.assigned naming an old
+        match, then a score.corrected, once rewrote that old match's result)."""
+        table, epoch = e["table"], e.get("epoch")
         given = self._meta["epochs"].get(str(epoch)) if isinstance(epoch, int) else None
         if given is None and isinstance(epoch, int):
             given = self._epoch_from_store(table, epoch)
@@ -464,29 +441,31 @@ class TournamentDesk:
             why = "missing_epoch" if epoch is None else "unknown_epoch"
             self._count("table_events_refused", reason=why)
             log.warning(
-                "table %s: %s (epoch %s) not applied: %s", table, kind, epoch, why.replace("_", " ")
+                "table %s: %s (epoch %s) not applied: %s",
+                table,
+                e["type"],
+                epoch,
+                why.replace("_", " "),
             )
-            return False
-        tid, _, match_id = given
-        t = self.club.tournaments.get(tid)
-        if t is None or match_id not in t.matches:
-            return False
-        m = t.match(match_id)
-        stale = e.get("fence") is not None  # the table no longer held it when it reported
-        if stale:
+            return None
+        return list(given)
+
+    def _stale(self, e: CommittedEvent, m: Match) -> bool:
+        """Whether the table no longer held the match when it reported (counted)."""
+        if e.get("fence") is not None:
             self._count("table_events_refused", reason=str(e.get("fence")))
-        elif m.result is None and (m.table != table or m.status not in ("assigned", "playing")):
+            return True
+        if m.result is None and (m.table != e["table"] or m.status not in ("assigned", "playing")):
             # The tournament no longer has the match at this table (moved, taken off, annulled)
             # while the table still had its token: as stale as a fenced event. Never "playing"
             # with no table, never a result recorded from a table that no longer holds it.
-            stale = True
             self._count("table_events_refused", reason="not_held")
-        if kind == "match.started":
-            if stale or m.status not in ("ready", "assigned"):
-                return False
-            self._apply(lambda club, now: club.tournaments[tid].match_started(match_id, now=now))
             return True
-        d = e["data"]
+        return False
+
+    def _on_score(self, e: CommittedEvent, tid: str, m: Match, stale: bool) -> bool:
+        """A match's end or its score corrected: the result, or a conflict for the director."""
+        kind, table, d = e["type"], e["table"], e["data"]
         score_a, score_b = int(d["score"]["a"]), int(d["score"]["b"])
         if max(score_a, score_b) < m.length:
             return False  # a correction within the match: its match.ended decides
@@ -495,6 +474,7 @@ class TournamentDesk:
         else:
             forfeit = d.get("how") in ("forfeit", "lateness")
         actor = f"table {table}"
+        match_id = m.id
         if not stale and m.result is None:
             if kind != "match.ended":
                 return False  # the match.ended that follows records it
@@ -549,11 +529,10 @@ class TournamentDesk:
         """The match behind ``table``'s *current* assignment epoch, from the hub's store, for
         an epoch the desk's own record lacks (the hub stopped between publishing the
         assignment and saving that record): the table's result must not be lost for it."""
-        store = getattr(self.hub, "store", None)
         t = self.current()
-        if store is None or t is None:
+        if self.hub is None or t is None:
             return None
-        for row in store.assignments():
+        for row in self.hub.store.assignments():
             args = row.get("args") or {}
             if (
                 row.get("table") == table
@@ -567,9 +546,8 @@ class TournamentDesk:
         return None
 
     def _count(self, name: str, **labels: str) -> None:
-        metrics = getattr(self.hub, "metrics", None)
-        if metrics is not None:
-            metrics.inc(name, **labels)
+        if self.hub is not None:
+            self.hub.metrics.inc(name, 1, **labels)
 
     # ── helpers for the web layer ────────────────────────────────────────
     def match_at(self, table: str) -> Match | None:
