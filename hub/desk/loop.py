@@ -47,7 +47,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
-from mesa.hub.desk.ports import CommittedEvent
+from mesa.hub.desk.ports import CommittedEvent, EventSource
 
 __all__ = ["CATCH_UP_LIMIT", "DeskGame", "DeskLoop", "EventSource", "OnDeskLoop"]
 
@@ -88,14 +88,6 @@ class DeskGame(Protocol):
     def reload(self) -> None:
         """A failed action must not survive: go back to the store's last good state."""
         ...
-
-
-class EventSource(Protocol):
-    """The hub's committed events, for the catch-up (a part of :class:`~.ports.DeskHub`)."""
-
-    def events(
-        self, table: str | None = None, *, since: int = 0, limit: int = 1000
-    ) -> Sequence[CommittedEvent]: ...
 
 
 class DeskLoop:

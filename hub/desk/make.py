@@ -8,18 +8,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import Protocol
 
 from mesa.hub.desk.games.backgammon import TournamentDesk
-from mesa.hub.desk.ports import DeskHub
+from mesa.hub.desk.ports import HubWithSettings
 from mesa.hub.settings import HubSettings
-
-
-class HubWithSettings(DeskHub, Protocol):
-    """The hub, with the settings it was started with (its database file)."""
-
-    @property
-    def settings(self) -> HubSettings: ...
 
 
 def make_desk(

@@ -16,7 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-__all__ = ["CommittedEvent", "DeskCounters", "DeskHub", "DeskStoreReads"]
+from mesa.hub.settings import HubSettings
+
+__all__ = [
+    "CommittedEvent", "DeskCounters", "DeskHub", "DeskStoreReads", "EventSource",
+    "HubWithSettings", "LiveTables",
+]
 
 # One committed event (see the module docstring for the keys the desk reads).
 CommittedEvent = Mapping[str, Any]
@@ -84,3 +89,24 @@ class DeskHub(Protocol):
     def domino_command(self, table: str, input: str, args: dict[str, Any]) -> str:
         """Send a director's domino command (``penalty``, ``absence``): its txn."""
         ...
+
+
+class LiveTables(Protocol):
+    """The hub's live projection of its tables (a part of :class:`DeskHub`)."""
+
+    def tables(self) -> list[dict[str, Any]]: ...
+
+
+class EventSource(Protocol):
+    """The hub's committed events, for the catch-up (a part of :class:`DeskHub`)."""
+
+    def events(
+        self, table: str | None = None, *, since: int = 0, limit: int = 1000
+    ) -> Sequence[CommittedEvent]: ...
+
+
+class HubWithSettings(DeskHub, Protocol):
+    """The hub, with the settings it was started with (its database file)."""
+
+    @property
+    def settings(self) -> HubSettings: ...

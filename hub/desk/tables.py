@@ -18,17 +18,12 @@ a table that has not said yet counts as the registry's first game), never a gues
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from mesa.games.registry import Game, games
+from mesa.hub.desk.ports import LiveTables
 
 __all__ = ["free_tables_of", "game_of_table"]
-
-
-class LiveTables(Protocol):
-    """The hub's live projection of its tables (a part of :class:`~.ports.DeskHub`)."""
-
-    def tables(self) -> list[dict[str, Any]]: ...
 
 
 def game_of_table(live: Mapping[str, Any]) -> str:
