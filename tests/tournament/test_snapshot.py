@@ -21,6 +21,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from mesa.tournament.errors import TournamentError
 from mesa.tournament.players import Player, Sanction
 from mesa.tournament.settings import TournamentSettings
 from mesa.tournament.tournament import Tournament
@@ -162,6 +163,26 @@ def test_a_loaded_tournament_plays_on_like_the_original(h: SimpleNamespace, name
         h.play(t, random.Random(5), clock=h.Clock(h.NOW.replace(hour=23)),
                consolation=t.settings.consolation)
     assert dump(loaded) == dump(original)
+
+
+# Moved from test_tournament.py.
+def test_state_round_trips_at_every_stage(h, clock) -> None:
+    t, _ = h.build(14)
+    rng = random.Random(8)
+    copies = 0
+    while t.ready_matches():
+        m = t.ready_matches()[0]
+        a, b = h.random_score(m, rng)
+        t.record_result(m.id, a, b, now=clock())
+        d = json.loads(json.dumps(t.to_dict()))
+        t2 = Tournament.from_dict(d)
+        assert t2.to_dict() == d
+        if copies % 5 == 0:
+            t = t2  # carry on with the rebuilt one
+        copies += 1
+    assert t.champion is not None
+    with pytest.raises(TournamentError):
+        Tournament.from_dict({**t.to_dict(), "version": 99})
 
 
 def _write() -> None:  # pragma: no cover - run by hand
