@@ -5,6 +5,7 @@ Moved from test_tournament.py.
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -130,3 +131,38 @@ class TestCorrections:
         n = len(t.audit)
         t.correct_result("G1-1", 3, 1, now=clock())
         assert len(t.audit) == n
+
+
+# -- the trial on a copy -------------------------------------------------------------------------
+
+
+def test_what_apply_would_do_is_tried_on_a_copy(h, clock) -> None:
+    """Asking what ``apply`` would annul plays it on a copy of the state: the tournament itself
+    (matches, audit, the conflict) is left byte for byte as it was."""
+    t, _ = h.build(6)
+    h.play_groups(t)
+    sf = t.match("KO-SF-1")
+    pi = t.match(sf.sources[1].ref)
+    t.record_result(pi.id, 5, 1, now=clock())
+    t.record_result(sf.id, 7, 3, now=clock())
+    c = t.correct_result(pi.id, 1, 5, now=clock()).conflict
+    assert c is not None
+    before = json.dumps(t.to_dict())
+    assert t.conflict_annuls(c.id, now=clock()) == ["KO-SF-1"]
+    assert json.dumps(t.to_dict()) == before and c.annulled == []
+    with pytest.raises(ConflictError) as e:   # the director confirmed another list
+        t.resolve_conflict(c.id, "apply", expected=[], now=clock())
+    assert e.value.reason == "conflict_annuls_changed" and json.dumps(t.to_dict()) == before
+
+
+def test_a_table_report_for_an_undecided_match_is_recorded_as_the_directors(h, clock) -> None:
+    t, _ = h.build(3)
+    m = t.group_matches(1)[0]
+    c = t.table_conflict(m.id, 3, 1, actor="T7", now=clock(), reason="not_its_match").conflict
+    assert c is not None and c.kinds == ["table"] and m.result is None
+    again = t.table_conflict(m.id, 3, 1, actor="T7", now=clock(), reason="not_its_match")
+    assert again.conflict is c and len(t.conflicts) == 1   # the same report: no second one
+    out = t.resolve_conflict(c.id, "apply", actor="joselo", now=clock())
+    assert out.conflict is c and c.status == "applied" and c.resolved_by == "joselo"
+    assert m.result is not None and m.result.source == "director" and m.result.actor == "joselo"
+    assert [a.action for a in t.audit[-2:]] == ["result", "resolve_conflict"]

@@ -18,6 +18,8 @@ from mesa.tournament.errors import (
     UnknownPlayerError,
 )
 from mesa.tournament.players import PlayerRegistry, Sanction
+from mesa.tournament.registration import Registration
+from mesa.tournament.state import TournamentState
 from mesa.tournament.tournament import Tournament
 
 # -- registration --------------------------------------------------------------------------------
@@ -80,3 +82,39 @@ class TestRegistration:
         with pytest.raises(NotEnoughPlayersError):
             t.start_groups(ranking={}, seed=1, now=h.NOW)
         assert t.to_dict() == before
+
+
+# -- the part itself -----------------------------------------------------------------------------
+
+
+def test_an_override_records_every_problem_in_order(h) -> None:
+    """Sanction, category and membership are all checked: the first refuses, an override
+    records them all (and the sanctions it passed over)."""
+    reg = PlayerRegistry()
+    p = reg.add_new("GUEST", category="novatos")
+    reg.update(p.id, member=False)
+    reg.add_sanction(Sanction("old:P0001:left", p.id, "left", "old", h.DAY))
+    state = TournamentState("T", "Enero", h.DAY)
+    door = Registration(state)
+    with pytest.raises(SanctionedError):
+        door.register(reg, p.id, override=False, actor="director", now=h.NOW)
+    assert state.entrants == {} and state.audit == []
+    e = door.register(reg, p.id, override=True, actor="joselo", now=h.NOW)
+    assert e.override and state.entrants == {p.id: e}
+    assert state.audit[-1].details == {"player_id": p.id, "override": True,
+                                       "overridden": ["sanctioned", "wrong_category",
+                                                      "wrong_category"],
+                                       "sanctions": ["old:P0001:left"]}
+
+
+def test_the_absent_are_left_out_in_one_line(h) -> None:
+    t, _ = h.build(4, start=False)
+    state = TournamentState("T", "Enero", h.DAY, entrants=dict(t.entrants))
+    door = Registration(state)
+    door.leave_out([], actor="director", now=h.NOW)
+    assert state.audit == []   # nothing to forget: nothing logged
+    door.leave_out([h.pid(2), h.pid(4)], actor="director", now=h.NOW)
+    assert list(state.entrants) == [h.pid(1), h.pid(3)]
+    assert [e.player_id for e in state.left_out] == [h.pid(2), h.pid(4)]
+    with pytest.raises(UnknownPlayerError):
+        door.leave_out(["P0099"], actor="director", now=h.NOW)

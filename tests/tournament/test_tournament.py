@@ -4,14 +4,20 @@ paths across parts. The tests of each part are in test_<part>.py (moved from her
 
 from __future__ import annotations
 
+import ast
+import copy
+import inspect
 import json
 import random
 from collections import Counter
+from datetime import date
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import mesa.tournament
 from mesa.tournament.errors import (
     ConflictError,
     PhaseError,
@@ -222,3 +228,57 @@ def test_forfeits_and_withdrawals_keep_everything_consistent(h, n: int, seed: in
     back = Tournament.from_dict(json.loads(json.dumps(t.to_dict())))
     assert [(r.player_id, r.total) for r in back.final_list()] == [
         (r.player_id, r.total) for r in rows]
+
+
+# -- the facade ----------------------------------------------------------------------------------
+
+API = Path(__file__).parent / "data" / "tournament_api.json"
+PARTS = Path(mesa.tournament.__file__).parent
+
+
+def test_the_facade_keeps_the_single_class_api() -> None:
+    """Every public method of the single-class Tournament (written to the file before the
+    split), with the same signature; every attribute it set in ``__init__``."""
+    api = json.loads(API.read_text(encoding="utf-8"))
+    for name, sig in api["methods"].items():
+        member = inspect.getattr_static(Tournament, name)
+        if sig == "property":
+            assert isinstance(member, property), name
+        else:
+            assert str(inspect.signature(getattr(Tournament, name))) == sig, name
+    t = Tournament("T", "Enero", date(2014, 1, 31))
+    assert [a for a in api["attributes"] if not hasattr(t, a)] == []
+
+
+def test_attributes_written_on_the_facade_reach_every_part(h, clock) -> None:
+    """The hub and the tests assign some attributes (``t.phase = "closed"``, ``t.settings =
+    ...``): the parts read the same state, so they see it at once."""
+    t, _ = h.build(3)
+    t.settings = t.settings.with_changes(knockout_length=9)
+    t.phase = "closed"
+    with pytest.raises(PhaseError) as e:
+        t.record_result("G1-1", 3, 1, now=clock())
+    assert e.value.reason == "closed"
+    t.phase = "groups"
+    t.audit = t.audit[:1]
+    t.record_result("G1-1", 3, 1, now=clock())
+    assert [a.seq for a in t.audit] == [1, 2]
+    h.play_groups(t)
+    assert t.match("KO-PI-1").length == 9  # the knockout stage read the new settings
+
+
+def test_a_deep_copy_is_a_tournament_of_its_own(h, clock) -> None:
+    t, _ = h.build(4)
+    twin = copy.deepcopy(t)
+    twin.record_result("G1-1", 3, 1, now=clock())
+    assert t.match("G1-1").result is None and twin.match("G1-1").result is not None
+    assert twin.standings(1).rows[0].wins == 1 and t.standings(1).rows[0].wins == 0
+
+
+def test_no_module_imports_a_private_name() -> None:
+    """The parts share the state object, not each other's privates."""
+    for path in sorted(PARTS.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mesa."):
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                assert private == [], f"{path.name} imports {private} from {node.module}"
