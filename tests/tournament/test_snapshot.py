@@ -24,6 +24,7 @@ import pytest
 from mesa.tournament.errors import TournamentError
 from mesa.tournament.players import Player, Sanction
 from mesa.tournament.settings import TournamentSettings
+from mesa.tournament.store import TournamentStore
 from mesa.tournament.tournament import Tournament
 
 DATA = Path(__file__).parent / "data"
@@ -146,6 +147,22 @@ def test_a_saved_tournament_loads_and_saves_byte_for_byte(name: str) -> None:
     assert dump(again) == text
     # And once more: a loaded tournament's own snapshot loads to the same bytes.
     assert dump(Tournament.from_dict(json.loads(dump(again)))) == text
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_through_the_store_too(tmp_path: Path, name: str) -> None:
+    """What the hub does: the store keeps the state and the audit apart (SQLite); loaded back,
+    the tournament saves the same bytes, and saving it again adds no audit row."""
+    text = (DATA / f"{name}.json").read_text(encoding="utf-8")
+    store = TournamentStore(tmp_path / "t.db")
+    try:
+        t = Tournament.from_dict(json.loads(text))
+        assert store.save_tournament(t) == len(t.audit)
+        again = store.load_tournament(t.id)
+        assert dump(again) == text
+        assert store.save_tournament(again) == 0
+    finally:
+        store.close()
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
