@@ -41,11 +41,12 @@ from mesa.tournament.matches import ClockPreset, Match, Result
 from mesa.tournament.players import Player, PlayerRegistry, Sanction
 from mesa.tournament.points import PointsBreakdown, format_points, parse_points
 from mesa.tournament.rating import RatingBook, fibs_change
+from mesa.tournament.records import Conflict, FinalRow, Outcome
 from mesa.tournament.scheduler import Assignment
 from mesa.tournament.season import Ranking, SeasonBook, TournamentRecord
 from mesa.tournament.settings import PointsScale, TournamentSettings
 from mesa.tournament.store import TournamentStore
-from mesa.tournament.tournament import Conflict, FinalRow, Outcome, Tournament
+from mesa.tournament.tournament import Tournament
 
 __all__ = [
     "AlreadyDecidedError", "Assignment", "CategoryError", "ClockPreset", "Club", "Conflict",

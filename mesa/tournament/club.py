@@ -22,9 +22,10 @@ from mesa.tournament.errors import TournamentError
 from mesa.tournament.players import Category, PlayerRegistry, SanctionKind
 from mesa.tournament.ranking_csv import ImportedRanking, import_ranking
 from mesa.tournament.rating import RatingBook
+from mesa.tournament.records import Entrant, Outcome
 from mesa.tournament.season import Ranking, SeasonBook, TournamentRecord
 from mesa.tournament.settings import TournamentSettings
-from mesa.tournament.tournament import Entrant, Outcome, Tournament
+from mesa.tournament.tournament import Tournament
 
 
 @dataclass

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from mesa.tournament.errors import UnknownPlayerError
 from mesa.tournament.groups import TieStep
 from mesa.tournament.i18n import (
     check_lang,
@@ -58,11 +59,16 @@ def step_line(step: TieStep, player: str, names: Mapping[str, str], lang: str = 
                 among=_names(step.among, names), values=values, verdict=verdict)
 
 
+def _require_entrant(t: Tournament, player_id: str) -> None:
+    if player_id not in t.entrants:
+        raise UnknownPlayerError(player_id)
+
+
 def group_place_lines(t: Tournament, player_id: str, lang: str = "es") -> list[str]:
     """Why a player finished where they did in their group (HGV 7.2.3, 2.3.2, 2.3.3)."""
     group = t.group_of(player_id)
     if group is None:
-        t._require_entrant(player_id)
+        _require_entrant(t, player_id)
         raise KeyError(f"{player_id} is in no group yet")
     st = t.standings(group)
     row = st.row(player_id)
@@ -91,7 +97,7 @@ def place_round_name(place: tuple[int, int], label: str | None, lang: str) -> st
 def points_lines(t: Tournament, player_id: str, lang: str = "es") -> list[str]:
     """A player's tournament points, term by term (HGV 7.5, 2.3.3, 2.3.8)."""
     lang = check_lang(lang)
-    t._require_entrant(player_id)
+    _require_entrant(t, player_id)
     b = t.points()[player_id]
 
     def f(x: int) -> str:

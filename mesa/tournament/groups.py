@@ -246,6 +246,35 @@ def group_standings(
     void = voided_players(players, results)
     counted = [r for r in results if r.a not in void and r.b not in void]
     removed = tuple(r.match_id for r in results if r.a in void or r.b in void)
+    stats = _tally(players, counted)
+    ranker = _Ranker(group, players, counted, stats, dice)
+    gone = [p for p in players if p in no_shows and p not in void]
+    order = ranker.by_wins([p for p in players if p not in void and p not in gone])
+    for p in players:
+        if p in void:
+            ranker.record(TieStep("void", (p,), {}, True), [p])
+            order.append(p)
+    for p in gone:
+        ranker.record(TieStep("no_show", (p,), {}, True), [p])
+        order.append(p)
+    rows = []
+    for place, p in enumerate(order, start=1):
+        st = stats[p]
+        rows.append(StandingRow(
+            player_id=p, place=place, played=st["played"], wins=st["wins"],
+            losses=st["played"] - st["wins"], points_for=st["pf"], points_against=st["pa"],
+            forfeit_losses=st["fl"], voided=p in void,
+            qualified=place <= qualifiers and p not in void and p not in gone,
+            steps=tuple(ranker.steps[p])))
+    return GroupStandings(group, tuple(rows), complete, tuple(p for p in players if p in void),
+                          removed, tuple(ranker.dice_log))
+
+
+# A player's tally: played, wins, points for ("pf") and against ("pa"), forfeit losses ("fl").
+Tally = dict[str, int]
+
+
+def _tally(players: Sequence[str], counted: Sequence[GroupResult]) -> dict[str, Tally]:
     stats = {p: {"played": 0, "wins": 0, "pf": 0, "pa": 0, "fl": 0} for p in players}
     for r in counted:
         for p in (r.a, r.b):
@@ -256,15 +285,49 @@ def group_standings(
         stats[r.winner]["wins"] += 1
         if r.forfeit:
             stats[r.loser]["fl"] += 1
-    steps: dict[str, list[TieStep]] = {p: [] for p in players}
-    dice_log: list[TieStep] = []
-    seed_pos = {p: i for i, p in enumerate(players)}
+    return stats
 
-    def value(criterion: Criterion, p: str, tied: set[str]) -> int:
+
+class _Ranker:
+    """Orders a group's players by match points and the tie-breaks of HGV 7.2.3, keeping every
+    step it applied to each player (and every roll of the dice)."""
+
+    def __init__(self, group: int, players: Sequence[str], counted: Sequence[GroupResult],
+                 stats: dict[str, Tally], dice: DiceSource | None) -> None:
+        self.group = group
+        self.counted = counted
+        self.stats = stats
+        self.dice = dice
+        self.steps: dict[str, list[TieStep]] = {p: [] for p in players}
+        self.dice_log: list[TieStep] = []
+        self.seed_pos = {p: i for i, p in enumerate(players)}
+
+    def record(self, step: TieStep, players: Sequence[str]) -> None:
+        for p in players:
+            self.steps[p].append(step)
+
+    def by_wins(self, active: Sequence[str]) -> list[str]:
+        """1 point a win; within equal points a player with a forfeit loss goes below the
+        others (HGV 2.3.2), then each tie is broken."""
+        stats = self.stats
+        order: list[str] = []
+        for w in sorted({stats[p]["wins"] for p in active}, reverse=True):
+            bucket = [p for p in active if stats[p]["wins"] == w]
+            self.record(TieStep("wins", tuple(bucket), {p: w for p in bucket}, False), bucket)
+            clean = [p for p in bucket if stats[p]["fl"] == 0]
+            dirty = [p for p in bucket if stats[p]["fl"] > 0]
+            if clean and dirty:
+                self.record(TieStep("forfeit", tuple(bucket),
+                                    {p: stats[p]["fl"] for p in bucket}, True), bucket)
+            order.extend(self.rank(clean))
+            order.extend(self.rank(dirty))
+        return order
+
+    def value(self, criterion: Criterion, p: str, tied: set[str]) -> int:
         if criterion == "diff":
-            return stats[p]["pf"] - stats[p]["pa"]
+            return self.stats[p]["pf"] - self.stats[p]["pa"]
         total = 0
-        for r in counted:
+        for r in self.counted:
             if p in (r.a, r.b) and r.a in tied and r.b in tied:
                 if criterion == "h2h_wins":
                     total += r.winner == p
@@ -272,75 +335,43 @@ def group_standings(
                     total += r.diff_for(p)
         return total
 
-    def split(tied: list[str], vals: dict[str, int]) -> list[str]:
+    def split(self, tied: list[str], vals: dict[str, int]) -> list[str]:
+        """Best value first; each smaller tie restarts at the first criterion."""
         out: list[str] = []
         for v in sorted(set(vals.values()), reverse=True):
-            out.extend(rank([p for p in tied if vals[p] == v]))
+            out.extend(self.rank([p for p in tied if vals[p] == v]))
         return out
 
-    def rank(tied: list[str]) -> list[str]:
+    def rank(self, tied: list[str]) -> list[str]:
         if len(tied) <= 1:
             return tied
-        among = tuple(tied)
         tied_set = set(tied)
         for criterion in TIE_BREAKS:
-            vals = {p: value(criterion, p, tied_set) for p in tied}
-            step = TieStep(criterion, among, vals, len(set(vals.values())) > 1)
-            for p in tied:
-                steps[p].append(step)
+            vals = {p: self.value(criterion, p, tied_set) for p in tied}
+            step = TieStep(criterion, tuple(tied), vals, len(set(vals.values())) > 1)
+            self.record(step, tied)
             if step.split:
-                return split(tied, vals)
+                return self.split(tied, vals)
+        return self._by_dice(tied)
+
+    def _by_dice(self, tied: list[str]) -> list[str]:
+        """Criterion 4: dice, rolled again while all are equal; ``pending`` (seed order) while
+        no roll is available."""
+        among, tied_set = tuple(tied), set(tied)
         attempt = 0
         while True:
-            rolls = None if dice is None else dice(tuple(sorted(tied)), attempt)
+            rolls = None if self.dice is None else self.dice(tuple(sorted(tied)), attempt)
             if rolls is None:
-                step = TieStep("pending", among)
-                for p in tied:
-                    steps[p].append(step)
-                return sorted(tied, key=seed_pos.__getitem__)
+                self.record(TieStep("pending", among), tied)
+                return sorted(tied, key=self.seed_pos.__getitem__)
             if set(rolls) != tied_set:
                 raise TournamentError(
-                    f"dice for group {group} must be given for exactly {sorted(tied)}",
-                    code="bad_dice", reason="dice_for_whom", group=group,
+                    f"dice for group {self.group} must be given for exactly {sorted(tied)}",
+                    code="bad_dice", reason="dice_for_whom", group=self.group,
                     players=", ".join(sorted(tied)))
             step = TieStep("dice", among, dict(rolls), len(set(rolls.values())) > 1, attempt)
-            dice_log.append(step)
-            for p in tied:
-                steps[p].append(step)
+            self.dice_log.append(step)
+            self.record(step, tied)
             if step.split:
-                return split(tied, rolls)
+                return self.split(tied, rolls)
             attempt += 1  # everybody rolled the same: roll again
-
-    gone = [p for p in players if p in no_shows and p not in void]
-    active = [p for p in players if p not in void and p not in gone]
-    order: list[str] = []
-    for w in sorted({stats[p]["wins"] for p in active}, reverse=True):
-        bucket = [p for p in active if stats[p]["wins"] == w]
-        step = TieStep("wins", tuple(bucket), {p: w for p in bucket}, False)
-        for p in bucket:
-            steps[p].append(step)
-        clean = [p for p in bucket if stats[p]["fl"] == 0]
-        dirty = [p for p in bucket if stats[p]["fl"] > 0]
-        if clean and dirty:
-            fstep = TieStep("forfeit", tuple(bucket), {p: stats[p]["fl"] for p in bucket}, True)
-            for p in bucket:
-                steps[p].append(fstep)
-        order.extend(rank(clean))
-        order.extend(rank(dirty))
-    for p in players:
-        if p in void:
-            steps[p].append(TieStep("void", (p,), {}, True))
-            order.append(p)
-    for p in gone:
-        steps[p].append(TieStep("no_show", (p,), {}, True))
-        order.append(p)
-    rows = []
-    for place, p in enumerate(order, start=1):
-        s = stats[p]
-        rows.append(StandingRow(
-            player_id=p, place=place, played=s["played"], wins=s["wins"],
-            losses=s["played"] - s["wins"], points_for=s["pf"], points_against=s["pa"],
-            forfeit_losses=s["fl"], voided=p in void,
-            qualified=place <= qualifiers and p not in void and p not in gone, steps=tuple(steps[p])))
-    return GroupStandings(group, tuple(rows), complete, tuple(p for p in players if p in void),
-                          removed, tuple(dice_log))

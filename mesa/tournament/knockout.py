@@ -218,54 +218,63 @@ def separate_groups(
     lowers the number of same-group pairs. When no exchange helps, the rest stay (the rule
     asks for separation only "whenever swapping equally placed seeds allows it").
     """
-    who = list(seeds)
-    pairs = plan.first_match_pairs()
-    incident: dict[int, list[int]] = {}
-    for i, (x, y) in enumerate(pairs):
-        incident.setdefault(x, []).append(i)
-        incident.setdefault(y, []).append(i)
-    same_place: dict[int, list[int]] = {}
-    for q in who:
-        same_place.setdefault(q.place, []).append(q.seed)
-
-    def clash(i: int) -> bool:
-        x, y = pairs[i]
-        return who[x - 1].group == who[y - 1].group
-
-    def local(s: int, t: int) -> int:
-        edges = set(incident.get(s, ())) | set(incident.get(t, ()))
-        return sum(clash(i) for i in edges)
-
-    def exchange(s: int, t: int) -> None:
-        who[s - 1], who[t - 1] = who[t - 1], who[s - 1]
-
+    search = _Separation(seeds, plan)
     swaps: list[Swap] = []
-    improved = True
-    while improved:
-        improved = False
-        for i in range(len(pairs)):
-            if not clash(i):
+    while (swap := search.improve()) is not None:
+        swaps.append(swap)
+    return [replace(q, seed=i + 1) for i, q in enumerate(search.who)], swaps
+
+
+class _Separation:
+    """The local search of :func:`separate_groups`: seeds in bracket order, the first-match
+    pairs each seed is in, and the seeds of each group place."""
+
+    def __init__(self, seeds: Sequence[QualifiedSeed], plan: BracketPlan) -> None:
+        self.who = list(seeds)
+        self.pairs = plan.first_match_pairs()
+        self.incident: dict[int, list[int]] = {}
+        for i, (x, y) in enumerate(self.pairs):
+            self.incident.setdefault(x, []).append(i)
+            self.incident.setdefault(y, []).append(i)
+        self.same_place: dict[int, list[int]] = {}
+        for q in self.who:
+            self.same_place.setdefault(q.place, []).append(q.seed)
+
+    def clash(self, i: int) -> bool:
+        x, y = self.pairs[i]
+        return self.who[x - 1].group == self.who[y - 1].group
+
+    def local(self, s: int, t: int) -> int:
+        """Same-group pairs among those seeds ``s`` and ``t`` are in."""
+        edges = set(self.incident.get(s, ())) | set(self.incident.get(t, ()))
+        return sum(self.clash(i) for i in edges)
+
+    def exchange(self, s: int, t: int) -> None:
+        self.who[s - 1], self.who[t - 1] = self.who[t - 1], self.who[s - 1]
+
+    def improve(self) -> Swap | None:
+        """Make the first exchange that lowers the clashes (first clashing pair, its lower
+        seed first, nearest equally placed seed first); None when no exchange helps."""
+        for i in range(len(self.pairs)):
+            if not self.clash(i):
                 continue
-            for s in sorted(pairs[i], reverse=True):
-                place = who[s - 1].place
-                group = who[s - 1].group
-                nearest_first = sorted((abs(t - s), t) for t in same_place[place] if t != s)
-                for _, t in nearest_first:
-                    before = local(s, t)
-                    exchange(s, t)
-                    if local(s, t) < before:
-                        swaps.append(Swap((min(s, t), max(s, t)),
-                                          (who[min(s, t) - 1].player_id,
-                                           who[max(s, t) - 1].player_id),
-                                          place, group))
-                        improved = True
-                        break
-                    exchange(s, t)
-                if improved:
-                    break
-            if improved:
-                break
-    return [replace(q, seed=i + 1) for i, q in enumerate(who)], swaps
+            for s in sorted(self.pairs[i], reverse=True):
+                swap = self._improve_seed(s)
+                if swap is not None:
+                    return swap
+        return None
+
+    def _improve_seed(self, s: int) -> Swap | None:
+        place, group = self.who[s - 1].place, self.who[s - 1].group
+        for _, t in sorted((abs(t - s), t) for t in self.same_place[place] if t != s):
+            before = self.local(s, t)
+            self.exchange(s, t)
+            if self.local(s, t) < before:
+                lo, hi = min(s, t), max(s, t)
+                return Swap((lo, hi), (self.who[lo - 1].player_id, self.who[hi - 1].player_id),
+                            place, group)
+            self.exchange(s, t)
+        return None
 
 
 def same_group_first_matches(seeds: Sequence[QualifiedSeed], plan: BracketPlan) -> int:

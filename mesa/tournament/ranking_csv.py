@@ -127,18 +127,14 @@ def import_ranking(
     unless ``create_missing``, which registers them, but only when the whole file is valid.
     """
     text = text.lstrip("\ufeff")
-    first = text.splitlines()[0] if text.strip() else ""
-    if not first.strip():
-        raise RankingCSVError([RowError(1, "the file is empty: it needs a header line",
-                                        "csv_empty")])
-    reader = csv.reader(io.StringIO(text), delimiter=_delimiter(first))
+    reader = csv.reader(io.StringIO(text), delimiter=_delimiter(_header_line(text)))
     header = next(reader)
     cols, problems = _column_map(header)
     if problems:
         raise RankingCSVError([RowError(1, *p) for p in problems])
     errors: list[RowError] = []
     seen: dict[str, int] = {}
-    rows: list[tuple[str | None, str, int, int, int, int]] = []
+    rows: list[_Line] = []
     for row in reader:
         line = reader.line_num
         if not any(c.strip() for c in row):
@@ -148,66 +144,116 @@ def import_ranking(
                                    "csv_fields", (("want", len(header)), ("got", len(row)))))
             continue
         problems = []
-
-        def get(field: str, row: list[str] = row) -> str:
-            return row[cols[field]].strip() if field in cols else ""
-
-        name, pid, card = get("name"), get("player_id"), get("card_id")
-        player: Player | None = None
-        if pid:
-            if pid in registry:
-                player = registry.get(pid)
-                if name and normalize_name(name) != normalize_name(player.name):
-                    problems.append(_p(f"name {name!r} does not match {pid} ({player.name})",
-                                       "csv_name_mismatch", name=name, player=pid,
-                                       known=player.name))
-            else:
-                problems.append(_p(f"unknown player id {pid!r}", "csv_unknown_id", player=pid))
-        elif card:
-            try:
-                player = registry.by_card(card)
-            except UnknownPlayerError:
-                problems.append(_p(f"unknown card {card!r}", "csv_unknown_card", card=card))
-        elif name:
-            player = registry.find_name(name)
-            if player is None and not create_missing:
-                problems.append(_p(f"unknown player {name!r} (register them first, or import "
-                                   "with create_missing=True)", "csv_unknown_name", name=name))
-        else:
-            problems.append(_p("a row needs a name or a player id", "csv_no_who"))
-        try:
-            points = parse_points(get("points"))
-            if points < 0:
-                problems.append(_p(f"points: {get('points')!r} is negative", "csv_negative",
-                                   value=get("points")))
-        except ValueError as e:
-            problems.append(_p(f"points: {e}", "csv_points", value=get("points")))
-            points = 0
-        if get("position") and not get("position").isdigit():
-            problems.append(_p(f"position: {get('position')!r} is not a whole number",
-                               "csv_position", value=get("position")))
-        played = _count(get("tournaments"), "tournaments", problems)
-        won = _count(get("won"), "won", problems)
-        finals = _count(get("finals"), "finals", problems)
-        if "finals" in cols and won > finals:
-            problems.append(_p(f"won {won} tournaments but played only {finals} finals",
-                               "csv_won_finals", won=won, finals=finals))
-        if "tournaments" in cols and max(won, finals) > played:
-            problems.append(_p(f"more finals or wins than tournaments played ({played})",
-                               "csv_finals_played", played=played))
-        key = player.id if player else normalize_name(name)
-        if key and key in seen:
-            problems.append(_p(f"player already listed on line {seen[key]}", "csv_twice",
-                               line=seen[key]))
-        elif key:
-            seen[key] = line
+        parsed = _read_row(_Cells(row, cols), line, registry, create_missing, seen, problems)
         if problems:
             errors.extend(RowError(line, *p) for p in problems)
             continue
-        rows.append((player.id if player else None, name or (player.name if player else ""),
-                     points, played, won, finals))
+        rows.append(parsed)
     if errors:
         raise RankingCSVError(errors)
+    return _ranking(rows, registry, category, title)
+
+
+# One valid row: the known player's id (None: to be created), name, points, tournaments played,
+# won and finals.
+_Line = tuple[str | None, str, int, int, int, int]
+
+
+def _header_line(text: str) -> str:
+    first = text.splitlines()[0] if text.strip() else ""
+    if not first.strip():
+        raise RankingCSVError([RowError(1, "the file is empty: it needs a header line",
+                                        "csv_empty")])
+    return first
+
+
+@dataclass(frozen=True)
+class _Cells:
+    """A row's cells by field name ("" for a column the file does not have)."""
+
+    row: list[str]
+    cols: dict[str, int]
+
+    def get(self, field: str) -> str:
+        return self.row[self.cols[field]].strip() if field in self.cols else ""
+
+    def has(self, field: str) -> bool:
+        return field in self.cols
+
+
+def _read_row(cells: _Cells, line: int, registry: PlayerRegistry, create_missing: bool,
+              seen: dict[str, int], problems: list[Problem]) -> _Line:
+    name = cells.get("name")
+    player = _who(cells, registry, create_missing, problems)
+    points, played, won, finals = _numbers(cells, problems)
+    key = player.id if player else normalize_name(name)
+    if key and key in seen:
+        problems.append(_p(f"player already listed on line {seen[key]}", "csv_twice",
+                           line=seen[key]))
+    elif key:
+        seen[key] = line
+    return (player.id if player else None, name or (player.name if player else ""),
+            points, played, won, finals)
+
+
+def _who(cells: _Cells, registry: PlayerRegistry, create_missing: bool,
+         problems: list[Problem]) -> Player | None:
+    """The row's player: by id (its name must agree), by card, then by name."""
+    name, pid, card = cells.get("name"), cells.get("player_id"), cells.get("card_id")
+    if pid:
+        if pid not in registry:
+            problems.append(_p(f"unknown player id {pid!r}", "csv_unknown_id", player=pid))
+            return None
+        player = registry.get(pid)
+        if name and normalize_name(name) != normalize_name(player.name):
+            problems.append(_p(f"name {name!r} does not match {pid} ({player.name})",
+                               "csv_name_mismatch", name=name, player=pid, known=player.name))
+        return player
+    if card:
+        try:
+            return registry.by_card(card)
+        except UnknownPlayerError:
+            problems.append(_p(f"unknown card {card!r}", "csv_unknown_card", card=card))
+            return None
+    if name:
+        found = registry.find_name(name)
+        if found is None and not create_missing:
+            problems.append(_p(f"unknown player {name!r} (register them first, or import "
+                               "with create_missing=True)", "csv_unknown_name", name=name))
+        return found
+    problems.append(_p("a row needs a name or a player id", "csv_no_who"))
+    return None
+
+
+def _numbers(cells: _Cells, problems: list[Problem]) -> tuple[int, int, int, int]:
+    """Points, tournaments played, won and finals, each checked, and checked together."""
+    raw = cells.get("points")
+    try:
+        points = parse_points(raw)
+        if points < 0:
+            problems.append(_p(f"points: {raw!r} is negative", "csv_negative", value=raw))
+    except ValueError as e:
+        problems.append(_p(f"points: {e}", "csv_points", value=raw))
+        points = 0
+    position = cells.get("position")
+    if position and not position.isdigit():
+        problems.append(_p(f"position: {position!r} is not a whole number",
+                           "csv_position", value=position))
+    played = _count(cells.get("tournaments"), "tournaments", problems)
+    won = _count(cells.get("won"), "won", problems)
+    finals = _count(cells.get("finals"), "finals", problems)
+    if cells.has("finals") and won > finals:
+        problems.append(_p(f"won {won} tournaments but played only {finals} finals",
+                           "csv_won_finals", won=won, finals=finals))
+    if cells.has("tournaments") and max(won, finals) > played:
+        problems.append(_p(f"more finals or wins than tournaments played ({played})",
+                           "csv_finals_played", played=played))
+    return points, played, won, finals
+
+
+def _ranking(rows: list[_Line], registry: PlayerRegistry, category: Category,
+             title: str) -> ImportedRanking:
+    """The ranking of a valid file, registering the players it names for the first time."""
     created: list[Player] = []
     totals: dict[str, list[int]] = {}
     names: dict[str, str] = {}

@@ -28,8 +28,9 @@ from mesa.tournament.club import Club
 from mesa.tournament.errors import TournamentError
 from mesa.tournament.players import PlayerRegistry, normalize_card
 from mesa.tournament.rating import PlayerRating, RatingBook, RatingChange
+from mesa.tournament.records import AuditEntry
 from mesa.tournament.season import Ranking, SeasonBook, TournamentRecord
-from mesa.tournament.tournament import AuditEntry, Tournament
+from mesa.tournament.tournament import Tournament
 
 SCHEMA_VERSION = 1
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable, Mapping
 from datetime import date, datetime, timedelta
 from types import SimpleNamespace
@@ -112,11 +113,38 @@ def state(t: Tournament) -> dict[str, Any]:
     return t.to_dict()
 
 
+def pid(i: int) -> str:
+    """The id of the i-th player ``build`` registered (J01 is P0001)."""
+    return f"P{i:04d}"
+
+
+def play_groups(t: Tournament, score: Chooser | None = None) -> None:
+    """Play the groups out (the first-named wins by default) until the knockout is drawn."""
+    play(t, score=score or favourite_score, until=lambda t: t.knockout is not None)
+
+
+def band_counts(t: Tournament) -> Counter[int]:
+    """How many players earned each place-points band."""
+    return Counter(b.place_points for b in t.points().values())
+
+
+def formula_total(t: Tournament) -> int:
+    """HGV 7.5 summed over everyone: places + 0.10 each + 0.15 per UC finalist + 0.04 a win."""
+    pts = t.points()
+    scale = t.settings.points
+    wins = sum(b.wins for b in pts.values())
+    return (sum(b.place_points for b in pts.values())
+            + sum(b.participation for b in pts.values())
+            + scale.consolation_finalist * len(t.consolation_finalists())
+            + scale.per_win * wins)
+
+
 # Test modules reach the helpers through this fixture, which works whatever pytest's import
 # mode (no test module imports conftest).
 HELPERS = SimpleNamespace(
     NOW=NOW, DAY=DAY, SEED_NAMES=SEED_NAMES, SEED_POINTS=SEED_POINTS, Clock=Clock, build=build,
-    play=play, random_score=random_score, favourite_score=favourite_score, state=state)
+    play=play, random_score=random_score, favourite_score=favourite_score, state=state, pid=pid,
+    play_groups=play_groups, band_counts=band_counts, formula_total=formula_total)
 
 
 @pytest.fixture(scope="session")

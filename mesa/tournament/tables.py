@@ -1,0 +1,151 @@
+"""Matches on tables: the calendar's assignments, the director's own (assign, move, take off),
+and one match's format before it starts.
+
+A part of :class:`~mesa.tournament.tournament.Tournament` (the facade documents the actions);
+it works on the shared :class:`~mesa.tournament.state.TournamentState`. Which match goes to
+which free table is planned by :func:`mesa.tournament.scheduler.plan_assignments`.
+
+>>> from datetime import date, datetime
+>>> from mesa.tournament.group_stage import GroupStage
+>>> from mesa.tournament.records import Entrant
+>>> now = datetime(2014, 1, 31, 19, 30)
+>>> s = TournamentState("T", "Enero", date(2014, 1, 31))
+>>> s.entrants = {p: Entrant(p, p, now) for p in ("ANA", "BEA", "EVA")}
+>>> GroupStage(s).draw(ranking={}, seed=1, now=now, actor="director", n_groups=None,
+...                    start_at=None)
+>>> tables = Tables(s)
+>>> [(a.match_id, a.table) for a in tables.assign_tables(["T1", "T2"], now=now,
+...                                                       actor="scheduler")]
+[('G1-1', 'T1')]
+>>> tables.move_match("G1-1", "T2", actor="director", now=now).table
+'T2'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from mesa.tournament.errors import MatchNotReadyError, PhaseError, TableError, TournamentError
+from mesa.tournament.matches import ClockPreset, Match, iso
+from mesa.tournament.scheduler import Assignment, plan_assignments
+from mesa.tournament.state import TournamentState
+
+
+class Tables:
+    def __init__(self, state: TournamentState) -> None:
+        self.state = state
+
+    def _home_tables(self) -> dict[int, str]:
+        homes: dict[int, tuple[datetime, str]] = {}
+        for m in self.state.matches.values():
+            if m.group is not None and m.table is not None and m.assigned_at is not None:
+                prev = homes.get(m.group)
+                if prev is None or m.assigned_at >= prev[0]:
+                    homes[m.group] = (m.assigned_at, m.table)
+        return {g: t for g, (_, t) in homes.items()}
+
+    def _is_final_round(self, m: Match) -> bool:
+        """Semifinal and final (by default): a mandatory clock and the feature tables."""
+        hi = m.loser_place[1] if m.loser_place else 0
+        return m.round != "PI" and 0 < hi <= self.state.settings.final_rounds_from
+
+    def _give(self, a: Assignment, now: datetime, actor: str) -> None:
+        m = self.state.matches[a.match_id]
+        m.table, m.assigned_at, m.scheduled_start = a.table, now, a.scheduled_start
+        self.state.log(now, actor, "assign", match_id=a.match_id, table=a.table,
+                       scheduled_start=iso(a.scheduled_start), early=a.early)
+
+    def assign_tables(self, free_tables: Sequence[str], *, now: datetime,
+                      actor: str) -> list[Assignment]:
+        s = self.state
+        if s.phase in ("registration", "closed"):
+            return []
+        feature = frozenset(m.id for m in s.matches_in("knockout") if self._is_final_round(m))
+        plan = plan_assignments(list(s.matches.values()), free_tables, now,
+                                play_early=s.settings.play_early,
+                                feature_tables=s.settings.feature_tables,
+                                needs_feature_table=feature, home_tables=self._home_tables())
+        for a in plan:
+            self._give(a, now, actor)
+        return plan
+
+    def _refuse_busy(self, table: str, match_id: str | None = None) -> None:
+        for other in self.state.matches.values():
+            if other.id != match_id and other.table == table and other.status in (
+                    "assigned", "playing"):
+                raise TableError(f"table {table} is busy with {other.id}", reason="table_busy",
+                                 table=table, match=other.id)
+
+    def assign_match(self, match_id: str, table: str, *, now: datetime,
+                     actor: str) -> Assignment:
+        s = self.state
+        m = s.match(match_id)
+        if m.status != "ready":
+            raise MatchNotReadyError(f"{match_id} is {m.status}: only a ready match can be "
+                                     "assigned (move an assigned one instead)",
+                                     reason="assign_not_ready", match=match_id, status=m.status)
+        self._refuse_busy(table)
+        others = [x for x in s.matches.values() if x.id == match_id or x.status != "ready"]
+        plan = plan_assignments(others, [table], now, play_early=True)
+        if not plan:
+            busy = [p for p in m.players if any(
+                p in x.players for x in s.matches.values()
+                if x.status in ("assigned", "playing"))]
+            raise TableError(f"{match_id} cannot start now: "
+                             f"{', '.join(s.name_of(p) for p in busy)} still playing",
+                             code="players_busy", reason="players_busy",
+                             players=", ".join(s.name_of(p) for p in busy))
+        self._give(plan[0], now, actor)
+        return plan[0]
+
+    def assignment(self, match_id: str) -> Assignment:
+        m = self.state.match(match_id)
+        if m.table is None or m.a is None or m.b is None or m.scheduled_start is None:
+            raise TableError(f"{match_id} has no table", reason="no_table", match=match_id)
+        return Assignment(m.id, m.table, m.a, m.b, m.length, m.clock, m.scheduled_start)
+
+    def move_match(self, match_id: str, table: str, *, actor: str,
+                   now: datetime) -> Assignment:
+        m = self.state.match(match_id)
+        if m.status not in ("assigned", "playing"):
+            raise TableError(f"{match_id} is {m.status}: only a match with a table can move",
+                             reason="move_no_table", match=match_id, status=m.status)
+        if table == m.table:
+            # A move to where it is would only re-send the assignment: nothing to do, and a
+            # director who meant another table must know it did not move.
+            raise TableError(f"{match_id} is already at table {table}",
+                             reason="move_same_table", match=match_id, table=table)
+        self._refuse_busy(table, match_id)
+        old = m.table
+        m.table = table
+        m.history.append({"at": iso(now), "actor": actor, "action": "move", "from": old,
+                          "to": table})
+        self.state.log(now, actor, "move_match", match_id=match_id, table_from=old,
+                       table_to=table)
+        return self.assignment(match_id)
+
+    def unassign(self, match_id: str, *, actor: str, now: datetime) -> None:
+        m = self.state.match(match_id)
+        if m.status != "assigned":
+            raise TableError(f"{match_id} is {m.status}: only an assigned match can be unassigned",
+                             reason="unassign_not_assigned", match=match_id, status=m.status)
+        old, m.table, m.assigned_at, m.scheduled_start = m.table, None, None, None
+        self.state.log(now, actor, "unassign", match_id=match_id, table=old)
+
+    def set_match_format(self, match_id: str, *, length: int | None,
+                         clock: ClockPreset | None, actor: str, now: datetime) -> Match:
+        m = self.state.match(match_id)
+        if m.status in ("playing", "done"):
+            raise PhaseError(f"{match_id} is {m.status}: its format can no longer change",
+                             reason="format_fixed", match=match_id, status=m.status)
+        if length is not None:
+            if length < 1:
+                raise TournamentError("a match is at least 1 point", code="bad_setting",
+                                      reason="length_min")
+            m.length = length
+        if clock is not None:
+            m.clock = clock
+        self.state.log(now, actor, "set_match_format", match_id=match_id, length=m.length,
+                       clock=m.clock.to_dict())
+        return m
