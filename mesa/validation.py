@@ -100,9 +100,9 @@ def schema(hint: Any, bounded: bool = False) -> Any:
     if origin in (typing.Union, types.UnionType):
         return typing.Union[tuple(schema(a, bounded) for a in args)]  # noqa: UP007 - built
     if origin is dict:
-        return dict[schema(args[0], bounded), schema(args[1], bounded)]  # type: ignore[misc]
+        return types.GenericAlias(dict, (schema(args[0], bounded), schema(args[1], bounded)))
     if origin is list:
-        return list[schema(args[0], bounded)]  # type: ignore[misc]
+        return types.GenericAlias(list, (schema(args[0], bounded),))
     if origin is Literal or hint in (Any, str, bool, type(None)):
         return hint
     if hint is int:
