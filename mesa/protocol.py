@@ -382,11 +382,15 @@ def decode(cls: type[M], payload: bytes | str, table: str | None = None) -> M:
 
 
 def _parsed(payload: bytes | str) -> Any:
-    """The payload as plain JSON values, to name what a refusal is about (None: not even)."""
+    """The payload as plain JSON values, to name what a refusal is about (None: a number past a
+    double). A payload that is not even JSON is refused as such, whatever its fields: a lone
+    surrogate in an unknown field is ``bad_string``, as it always was."""
     try:
         return msgspec.json.decode(payload)
-    except Exception:  # only a better message was at stake
+    except msgspec.ValidationError:
         return None
+    except Exception as e:
+        raise _parse_error(e, payload) from None
 
 
 def _short_str(name: str, value: str, limit: int = 64) -> None:
