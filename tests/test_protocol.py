@@ -487,27 +487,66 @@ STATUS = p.TableStatus("3", "online", 4, 1.0).to_dict()
         (raw({k: v for k, v in STATUS.items() if k != "v"}), p.TableStatus, "bad_version"),
         (raw({**STATUS, "v": 0}), p.TableStatus, "bad_version"),
         (raw({**STATUS, "v": 1.0}), p.TableStatus, "bad_version"),
-        (b'{"v": 1, "table": "3", "state": "online", "bdseq": 1, "ts": 1.0, "x": "\\ud800"}',
-         p.TableStatus, "bad_string"),  # a lone surrogate, even in an unknown field
-        (b'{"v": 1, "table": "\\udfff3", "state": "online", "bdseq": 1, "ts": 1.0}',
-         p.TableStatus, "bad_string"),
-        (b'{"v": 1, "table": "3", "state": "online", "bdseq": 1, "ts": 1.0, "\\ud800": 1}',
-         p.TableStatus, "bad_string"),
+        (
+            b'{"v": 1, "table": "3", "state": "online", "bdseq": 1, "ts": 1.0, "x": "\\ud800"}',
+            p.TableStatus,
+            "bad_string",
+        ),  # a lone surrogate, even in an unknown field
+        (
+            b'{"v": 1, "table": "\\udfff3", "state": "online", "bdseq": 1, "ts": 1.0}',
+            p.TableStatus,
+            "bad_string",
+        ),
+        (
+            b'{"v": 1, "table": "3", "state": "online", "bdseq": 1, "ts": 1.0, "\\ud800": 1}',
+            p.TableStatus,
+            "bad_string",
+        ),
         (b'{"v": 1, "table": "\xed\xa0\x80"}', p.TableStatus, "bad_json"),  # not UTF-8 at all
         (b"[" * 40_000 + b"]" * 40_000, p.TableStatus, "too_large"),
         (b"[" * 3000 + b"]" * 3000, p.TableStatus, "bad_json"),  # nested past the parser
-        (raw(p.Response("3", "x", True, None, None, 1.0).to_dict() | {"accepted": 1}),
-         p.Response, "bad_field"),  # an int for a bool
-        (raw(p.Command("3", "x", "director_adjust", {"side": "a", "seconds": True}, 1.0)
-             .to_dict()), p.Command, "bad_input"),
-        (_text(p.Command("3", "x", "director_adjust", {"side": "a", "seconds": "@"}, 1.0)
-               .to_dict(), seconds="1e400"), p.Command, "bad_input"),
-        (raw(p.StateReport("3", "s", 0, 0, 1.0, {**SNAPSHOT, "epoch": 2**53 + 1}).to_dict()),
-         p.StateReport, "bad_snapshot"),
-        (raw(p.StateReport("3", "s", 0, 0, 1.0, {**SNAPSHOT, "state": True}).to_dict()),
-         p.StateReport, "bad_snapshot"),
-        (_text(p.StateReport("3", "s", 0, 0, 1.0, {**SNAPSHOT, "last_now": "@"}).to_dict(),
-               last_now="1e400"), p.StateReport, "bad_snapshot"),
+        (
+            raw(p.Response("3", "x", True, None, None, 1.0).to_dict() | {"accepted": 1}),
+            p.Response,
+            "bad_field",
+        ),  # an int for a bool
+        (
+            raw(
+                p.Command(
+                    "3", "x", "director_adjust", {"side": "a", "seconds": True}, 1.0
+                ).to_dict()
+            ),
+            p.Command,
+            "bad_input",
+        ),
+        (
+            _text(
+                p.Command(
+                    "3", "x", "director_adjust", {"side": "a", "seconds": "@"}, 1.0
+                ).to_dict(),
+                seconds="1e400",
+            ),
+            p.Command,
+            "bad_input",
+        ),
+        (
+            raw(p.StateReport("3", "s", 0, 0, 1.0, {**SNAPSHOT, "epoch": 2**53 + 1}).to_dict()),
+            p.StateReport,
+            "bad_snapshot",
+        ),
+        (
+            raw(p.StateReport("3", "s", 0, 0, 1.0, {**SNAPSHOT, "state": True}).to_dict()),
+            p.StateReport,
+            "bad_snapshot",
+        ),
+        (
+            _text(
+                p.StateReport("3", "s", 0, 0, 1.0, {**SNAPSHOT, "last_now": "@"}).to_dict(),
+                last_now="1e400",
+            ),
+            p.StateReport,
+            "bad_snapshot",
+        ),
     ],
 )
 def test_hostile_values_are_refused_with_todays_reason(
