@@ -130,11 +130,23 @@ def _struct(cls: type, bounded: bool) -> type[msgspec.Struct]:
 
 def accepts(hint: Any, value: Any, bounded: bool = False) -> bool:
     """Whether ``value`` (a Python value, as parsed from JSON) fits ``hint``."""
+    # By identity first: hashing a typing alias (Literal["a", "b"]) costs more than the check,
+    # and a table checks a few arguments per input.
+    key = (id(hint), bounded)
+    known = _BY_ID.get(key)
+    if known is None or known[0] is not hint:
+        if len(_BY_ID) > 1000:  # hints built on the fly: never a leak
+            _BY_ID.clear()
+        known = _BY_ID[key] = (hint, schema(hint, bounded))
     try:
-        msgspec.convert(value, schema(hint, bounded), strict=True)
+        _convert(value, known[1], strict=True)
     except msgspec.ValidationError:
         return False
     return True
+
+
+_BY_ID: dict[tuple[int, bool], tuple[Any, Any]] = {}
+_convert = msgspec.convert
 
 
 def check_value(name: str, hint: Any, value: Any) -> None:
