@@ -544,7 +544,9 @@ LINK_SNAPSHOT_KEYS = frozenset({"storage", "unstored"})
 
 
 def check_snapshot(snapshot: Any) -> None:
-    """Refuse (:class:`ProtocolError` ``bad_snapshot``) a snapshot that is not a table's state.
+    """Refuse (:class:`ProtocolError` ``bad_snapshot``) a snapshot that is not a table's state:
+    its game is the registry's reading of it, its state typed where the game declares its
+    type, then restored and drawn at its instant, exactly as the hub's pages will.
 
     >>> from mesa.table.machine import Table
     >>> check_snapshot(Table().snapshot())
@@ -553,6 +555,12 @@ def check_snapshot(snapshot: Any) -> None:
     Traceback (most recent call last):
       ...
     mesa.protocol.ProtocolError: bad_snapshot: snapshot.match.score must be an object, not 5
+    >>> from mesa.domino.machine import DominoTable
+    >>> check_snapshot(DominoTable().snapshot())
+    >>> check_snapshot({**DominoTable().snapshot(), "players": 5})
+    Traceback (most recent call last):
+      ...
+    mesa.protocol.ProtocolError: bad_snapshot: not a domino table's state: ...
     """
     if type(snapshot) is not dict:
         raise ProtocolError("bad_snapshot", "snapshot must be an object")
@@ -565,17 +573,24 @@ def check_snapshot(snapshot: Any) -> None:
     state = {
         k: v for k, v in snapshot.items() if k not in LINK_SNAPSHOT_KEYS and k != registry.GAME_KEY
     }
-    if game.name == "domino":
-        check_domino_snapshot(state)
-        return
-    _check_state_types(_STATE_TYPES[game.name], state)
+    state_type = _STATE_TYPES.get(game.name)
+    if state_type is not None:
+        _check_state_types(state_type, state)
     try:
-        TableState.from_dict(state)  # what the pages rebuild from it: the state name, ...
-        # ...and the view the pages draw from it (a score without its sides, say, types well
-        # but cannot be drawn).
-        _restore_and_draw(game, state)
-    except Exception as e:  # whatever the constructors refuse, the snapshot is not one
-        raise ProtocolError("bad_snapshot", f"not a table state: {str(e)[:160]}") from None
+        if len(_ENCODE(state)) > MAX_PAYLOAD_BYTES:
+            raise ValueError("too large")
+        # A state that types well may still not restore, or not draw (a score without its
+        # sides, say): whatever the game's own code refuses, the snapshot is not one.
+        last = state.get("last_now")
+        game.view(
+            game.machine.restore(copy.deepcopy(state)),
+            float(last) if isinstance(last, int | float) else 0.0,
+        )
+    except Exception as e:
+        raise ProtocolError(
+            "bad_snapshot",
+            f"not a {game.name} table's state: {type(e).__name__}: {str(e)[:120]}",
+        ) from None
 
 
 def _check_link_flags(snapshot: dict[str, Any]) -> None:
@@ -628,35 +643,6 @@ def _nullable(hint: Any) -> Any:
         return hint
     args = [a for a in typing.get_args(hint) if a is not type(None)]
     return args[0] if len(args) == 1 else hint
-
-
-def _restore_and_draw(game: registry.Game, state: dict[str, Any]) -> None:
-    last = state.get("last_now")
-    game.view(
-        game.machine.restore(copy.deepcopy(state)),
-        float(last) if isinstance(last, int | float) else 0.0,
-    )
-
-
-def check_domino_snapshot(snapshot: dict[str, Any]) -> None:
-    """Refuse (``bad_snapshot``) a domino table's snapshot that its own code cannot read back:
-    restored and drawn at its instant, exactly as the hub's pages will.
-
-    >>> from mesa.domino.machine import DominoTable
-    >>> check_domino_snapshot(DominoTable().snapshot())
-    >>> check_domino_snapshot({**DominoTable().snapshot(), "players": 5})
-    Traceback (most recent call last):
-      ...
-    mesa.protocol.ProtocolError: bad_snapshot: not a domino table's state: ...
-    """
-    try:
-        if len(_ENCODE(snapshot)) > MAX_PAYLOAD_BYTES:
-            raise ValueError("too large")
-        _restore_and_draw(registry.game_named("domino"), snapshot)
-    except Exception as e:  # whatever the table's code refuses, the snapshot is not one
-        raise ProtocolError(
-            "bad_snapshot", f"not a domino table's state: {type(e).__name__}: {str(e)[:120]}"
-        ) from None
 
 
 class StateReport(Message, frozen=True):
