@@ -81,6 +81,40 @@ def publish(port: int, count: int, run: str) -> None:
         c.loop_stop()
 
 
+def in_process(count: int, batch: int = 500) -> tuple[float, float]:
+    """The hub's ingest without MQTT: ``count`` turn.ended events of 8 tables handed to
+    ``Ingest.handle`` in batches (validate, commit to SQLite, ack). Returns (events/s of the
+    whole, µs per message of the validation alone)."""
+    from mesa.hub.ingest.pipeline import Incoming, Ingest
+    from mesa.hub.ingest.store import EventStore
+
+    data = {"side": "a", "seconds": 14.5, "delay": 10.0, "charged": 4.5, "reserve": 355.5}
+    msgs = [
+        Incoming(
+            table_topic(name, "event"),
+            EventEnvelope.build(
+                name, "s1", seq, "turn.ended", data, ts=time.time(), t=seq * 7.5
+            ).to_payload(),
+        )
+        for seq in range(1, count // len(PUBLISHERS) + 1)
+        for name in PUBLISHERS
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        ingest = Ingest(EventStore(Path(tmp) / "h.sqlite3"), publish=lambda *a: None)
+        started = time.perf_counter()
+        for k in range(0, len(msgs), batch):
+            ingest.handle(msgs[k : k + batch])
+        whole = len(msgs) / (time.perf_counter() - started)
+        assert ingest.metrics.get("events_committed") == len(msgs)
+        decode = ingest._decode  # the validation alone (what msgspec replaced)
+        started = time.perf_counter()
+        for m in msgs:
+            decode(m)
+        per = 1e6 * (time.perf_counter() - started) / len(msgs)
+        ingest.store.close()
+    return whole, per
+
+
 def queue_events(port: int, count: int, run: str) -> None:
     subprocess.run(
         [sys.executable, __file__, "--publish", str(port), str(count), run], check=True, timeout=300
@@ -260,7 +294,18 @@ def main() -> int:
     ap.add_argument("--events", type=int, default=40_000, help="events for the rate test")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of the rate test")
     ap.add_argument("--duration", type=float, default=60.0, help="seconds of the latency run")
+    ap.add_argument(
+        "--in-process", type=int, default=0, help="only the ingest without MQTT, this many events"
+    )
     args = ap.parse_args()
+    if args.in_process:
+        rates, pers = zip(*(in_process(args.in_process) for _ in range(args.rounds)), strict=True)
+        print(
+            f"in-process ingest, {args.in_process} events, best of {args.rounds}: "
+            f"{max(rates):.0f} events/s (validate, commit, ack); "
+            f"validation alone {min(pers):.1f} µs per message"
+        )
+        return 0
     if args.publish:
         publish(int(args.publish[0]), int(args.publish[1]), args.publish[2])
         return 0

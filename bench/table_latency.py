@@ -1,9 +1,12 @@
 """Table latency with gpiozero's MockFactory and luma's dummy display, in real time.
 
 Usage: .venv/bin/python bench/table_latency.py [--presses 100] [--seconds 5] [--quick]
+       .venv/bin/python bench/table_latency.py --per-input-only [--inputs 2000] [--profile]
 
 Prints:
 
+- the cost of one input (a press, through the runtime with its journal, on a manual clock: no
+  waiting, no display), p50/p99 in µs, and with ``--profile`` where that time goes (cProfile);
 - press edge → state change, and press edge → frame pushed (p50/p99), for the minimal build
   (the press is emitted when the button is released and its lockout has passed: ``hold`` ms of
   contact + ``lockout``) and for the full build with CUBE and PAUSE buttons (emitted on the edge);
@@ -18,7 +21,9 @@ Prints:
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
+import pstats
 import statistics
 import subprocess
 import sys
@@ -132,6 +137,44 @@ def latency(presses: int, full: bool, hold: float = 0.03) -> tuple[list[float], 
         rt.stop()
         pad.close()
     return state_s, frame_s
+
+
+def per_input(inputs: int, profile: bool = False) -> list[float]:
+    """Seconds per press submitted and applied by one runtime step, the journal attached."""
+    with tempfile.TemporaryDirectory() as folder:
+        clock = ManualClock()
+        rt = TableRuntime(clock=clock)
+        journal = Journal(folder, fsync=False)
+        journal.attach(rt)
+        for inp in (
+            ASSIGN,
+            Input("checkin", {"side": "a"}),
+            Input("checkin", {"side": "b"}),
+            Input("press", {"side": "a"}),
+        ):
+            rt.submit(inp, rt.now())
+            rt.step()
+        times: list[float] = []
+        profiler = cProfile.Profile() if profile else None
+        for _ in range(inputs):
+            clock.advance(0.5)
+            side = rt.view().on_move
+            started = time.perf_counter()
+            if profiler is not None:
+                profiler.enable()
+            rt.submit(Input("press", {"side": side}), rt.now())
+            rt.step()
+            if profiler is not None:
+                profiler.disable()
+            times.append(time.perf_counter() - started)
+        journal.close()
+    if profiler is not None:
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+    return times
+
+
+def us(values: list[float]) -> str:
+    return f"p50 {1e6 * statistics.median(values):6.1f} µs   p99 {1e6 * pct(values, 99):6.1f} µs"
 
 
 def render_times(frames: int) -> dict[tuple[int, int], list[float]]:
@@ -249,11 +292,21 @@ def main() -> None:
     parser.add_argument("--presses", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--quick", action="store_true", help="fewer samples (a smoke run)")
+    parser.add_argument("--inputs", type=int, default=2000, help="presses for the per-input cost")
+    parser.add_argument("--per-input-only", action="store_true", help="only the per-input cost")
+    parser.add_argument("--profile", action="store_true", help="cProfile the per-input loop")
     args = parser.parse_args()
     presses = 20 if args.quick else args.presses
     seconds = 1.0 if args.quick else args.seconds
 
     print("Mesa table latency (MockFactory pins, luma dummy display, this machine)")
+    print(
+        f"  one input (press → runtime step → journal), {args.inputs}: {us(per_input(args.inputs))}"
+    )
+    if args.profile:
+        per_input(args.inputs, profile=True)
+    if args.per_input_only:
+        return
     for full, name in (
         (False, "minimal build (press emitted at release + lockout)"),
         (True, "full build (CUBE+PAUSE: press emitted on the edge)"),

@@ -23,29 +23,30 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-import math
 import re
 import secrets
 import time
 import types
 import typing
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeVar
+
+import msgspec
 
 from mesa.domino.inputs import INPUT_SPECS as DOMINO_INPUT_SPECS
 from mesa.domino.inputs import parse_input as parse_domino_input
 from mesa.errors import MesaError
 from mesa.events import EVENT_TYPES, SCHEMA_VERSION, Event, EventError
+from mesa.games import registry
 from mesa.table.inputs import INPUT_SPECS, InputError, parse_input
 from mesa.table.machine import TableState
-from mesa.validation import ValidationError, check_value
+from mesa.validation import MAX_INT as MAX_INT  # re-exported: the wire's integer bound
+from mesa.validation import BoundedInt, FiniteFloat, explain, schema
 
 PROTOCOL_VERSION = 1
 NAMESPACE = f"mesa/v{PROTOCOL_VERSION}"
 # A state snapshot of a long match is a few kB; anything near this limit is not a table talking.
 MAX_PAYLOAD_BYTES = 64 * 1024
-MAX_INT = 2**53
 TABLE_ID_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 # Usernames on the broker are the table ids, so the hub's account must not look like one.
 HUB_USERNAME = "mesa-hub"
@@ -163,85 +164,25 @@ def table_subscriptions(table: str) -> list[str]:
     return [*mine, table_topic(table, "status"), HUB_STATUS_TOPIC]
 
 
-# ── fast validation ─────────────────────────────────────────────────────────
-Check = Callable[[Any], bool]
-
-
-def compile_check(hint: Any) -> Check:
-    """A predicate accepting exactly what :func:`mesa.validation.check_value` accepts for
-    ``hint``, without re-reading the hint at every call (the hub validates thousands of
-    messages a second). On a False, :func:`_fail` asks ``check_value`` for the message.
-
-    >>> compile_check(dict[str, int] | None)({"a": 1}), compile_check(float)(True)
-    (True, False)
-    """
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if origin in (typing.Union, types.UnionType):
-        parts = tuple(compile_check(a) for a in args)
-        return lambda v: any(p(v) for p in parts)
-    if hint is type(None):
-        return lambda v: v is None
-    if origin is Literal:
-        wants_bool = any(isinstance(a, bool) for a in args)
-        return lambda v: v in args and isinstance(v, bool) == wants_bool
-    if origin is dict:
-        key_ok, val_ok = compile_check(args[0]), compile_check(args[1])
-        if args[1] is Any:
-            return lambda v: isinstance(v, dict) and all(key_ok(k) for k in v)
-        return lambda v: isinstance(v, dict) and all(key_ok(k) and val_ok(x) for k, x in v.items())
-    if origin is list:
-        item_ok = compile_check(args[0])
-        return lambda v: isinstance(v, list) and all(item_ok(x) for x in v)
-    if hint is Any:
-        return lambda v: True
-    if hint is bool:
-        return lambda v: isinstance(v, bool)
-    if hint is int:
-        return lambda v: isinstance(v, int) and not isinstance(v, bool)
-    if hint is float:
-        return _is_float
-    if hint is str:
-        return lambda v: isinstance(v, str)
-    raise TypeError(f"unsupported type hint {hint!r}")
-
-
-def _is_float(v: Any) -> bool:
-    if isinstance(v, float):
-        return math.isfinite(v)
-    # check_value converts an int to a float; past ~1e308 that overflows: refuse it here.
-    return isinstance(v, int) and not isinstance(v, bool) and abs(v) < 2**1023
-
-
-def _fail(code: str, prefix: str, name: str, hint: Any, value: Any) -> ProtocolError:
-    try:
-        check_value(name, hint, value)
-    except ValidationError as e:
-        return ProtocolError(code, f"{prefix}{str(e)[:200]}")
-    except (OverflowError, RecursionError):
-        pass
-    return ProtocolError(code, f"{prefix}{name} is out of range")
-
-
 # ── payloads ────────────────────────────────────────────────────────────────
 M = TypeVar("M", bound="Message")
-_HINTS: dict[type, dict[str, Any]] = {}
-_CHECKS: dict[type, tuple[frozenset[str], list[tuple[str, Any, Check]]]] = {}
+
+# Wire integers stop at ±2**53 (SQLite's stop at 2**63; nothing honest counts that high), wire
+# floats are finite.
+Int = BoundedInt
+Float = FiniteFloat
 
 
-def _hints(cls: type) -> dict[str, Any]:
-    # typing.get_type_hints costs ~100 µs a call; the hub decodes thousands of messages a second.
-    hints = _HINTS.get(cls)
-    if hints is None:
-        hints = typing.get_type_hints(cls)
-        hints = {f.name: hints[f.name] for f in dataclasses.fields(cls)}
-        _HINTS[cls] = hints
-    return hints
-
-
-@dataclass(frozen=True)
-class Message:
-    """Base of every payload: a frozen dataclass whose fields are the JSON object's keys."""
+class Message(
+    msgspec.Struct,
+    frozen=True,
+    forbid_unknown_fields=True,
+    omit_defaults=True,
+    tag_field="v",
+    tag=PROTOCOL_VERSION,
+):
+    """Base of every payload: a frozen msgspec Struct whose fields are the JSON object's keys,
+    with the version ``v`` first (the Struct's tag)."""
 
     VERSION: ClassVar[int] = PROTOCOL_VERSION
     KIND: ClassVar[str] = ""
@@ -251,31 +192,51 @@ class Message:
 
     def to_dict(self) -> dict[str, Any]:
         out = {"v": self.VERSION}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if f.name in self.OPTIONAL and value == self.OPTIONAL[f.name]:
+        for name in self.__struct_fields__:
+            value = getattr(self, name)
+            if name in self.OPTIONAL and value == self.OPTIONAL[name]:
                 continue
-            out[f.name] = value
+            out[name] = value
         return out
 
     def to_payload(self) -> bytes:
-        return json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False).encode()
+        return _ENCODE(self)
 
     def check(self) -> None:
         """Constraints beyond the field types (raise :class:`ProtocolError`)."""
 
 
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+_ENCODE = msgspec.json.Encoder().encode
 
 
-# One decoder: json.loads with an option builds a new one at every call.
-_DECODER = json.JSONDecoder(parse_constant=_no_constants)
+class _Unversioned(msgspec.Struct, tag_field="v", tag=0):
+    """Never sent. Decoding ``Message | _Unversioned`` makes msgspec demand the tag ``v``: a
+    lone tagged Struct would take an object without one. ``v=0`` lands here, refused."""
+
+
+def _hints(cls: type[Message]) -> dict[str, Any]:
+    """A message's fields and their type hints (the docs' test reads the names)."""
+    hints = _HINTS.get(cls)
+    if hints is None:
+        every = typing.get_type_hints(cls)
+        hints = _HINTS[cls] = {name: every[name] for name in cls.__struct_fields__}
+    return hints
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+_DECODERS: dict[type, msgspec.json.Decoder[Any]] = {}
+
+
+def _decoder(cls: type) -> msgspec.json.Decoder[Any]:
+    dec = _DECODERS.get(cls)
+    if dec is None:
+        dec = _DECODERS[cls] = msgspec.json.Decoder(cls | _Unversioned, strict=True)
+    return dec
 
 
 def loads(payload: bytes | str) -> Any:
-    """Parse JSON strictly (no NaN/Infinity, no lone UTF-16 surrogates), refusing payloads over
-    the size limit.
+    """Parse JSON strictly (no NaN/Infinity, no number past a double, no lone UTF-16
+    surrogates), refusing payloads over the size limit.
 
     >>> loads(b'{"id": "\\\\ud83d\\\\ude00"}')["id"] == "\U0001f600"   # a pair: a character
     True
@@ -284,28 +245,44 @@ def loads(payload: bytes | str) -> Any:
       ...
     mesa.protocol.ProtocolError: bad_string: a string holds a lone UTF-16 surrogate (no store can encode it)
     """
+    _check_size(payload)
+    try:
+        return msgspec.json.decode(payload)
+    except Exception as e:  # every way a payload fails is one refusal
+        raise _parse_error(e, payload) from None
+
+
+def _check_size(payload: bytes | str) -> None:
     if len(payload) > MAX_PAYLOAD_BYTES:
         raise ProtocolError("too_large", f"{len(payload)} bytes > {MAX_PAYLOAD_BYTES}")
-    try:
-        text = payload.decode("utf-8") if isinstance(payload, bytes | bytearray) else payload
-        obj = _DECODER.decode(text)
-    except (ValueError, UnicodeDecodeError, RecursionError) as e:
-        raise ProtocolError("bad_json", f"not JSON: {str(e)[:80]}") from None
-    # A lone surrogate can only come from a \uD800-\uDFFF escape (raw UTF-8 cannot hold one,
-    # and a str argument is checked whole): SQLite cannot encode it, and one such string in a
-    # batch used to roll back every other table's events with it.
-    if (isinstance(payload, str) or _SURROGATE_ESCAPE.search(text)) and _lone_surrogate(obj):
-        raise ProtocolError(
+
+
+def _parse_error(e: Exception, payload: bytes | str) -> ProtocolError:
+    """A payload msgspec could not parse: bad JSON, or a string no store can encode."""
+    # A lone surrogate comes from a \uD800-\uDFFF escape (msgspec refuses it while parsing) or
+    # from a str argument (it cannot be encoded): SQLite cannot encode it either, and one such
+    # string in a batch used to roll back every other table's events with it.
+    if isinstance(e, UnicodeEncodeError) or "surrogate" in str(e) or _lone_surrogate(payload):
+        return ProtocolError(
             "bad_string", "a string holds a lone UTF-16 surrogate (no store can encode it)"
         )
-    return obj
+    return ProtocolError("bad_json", f"not JSON: {str(e)[:80]}")
 
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
-def _lone_surrogate(obj: Any) -> bool:
-    """Whether any string (or key) in a parsed JSON value cannot be encoded as UTF-8."""
+def _lone_surrogate(payload: bytes | str) -> bool:
+    """Whether a payload msgspec refused is JSON but for a lone surrogate: msgspec words one at
+    the end of a string as "truncated". Asked only of refused payloads that hold such an
+    escape; the standard parser takes lone surrogates, and its strings tell."""
+    raw = payload.encode("utf-8", "surrogatepass") if isinstance(payload, str) else payload
+    if not _SURROGATE_ESCAPE.search(raw):
+        return False
+    try:
+        obj = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return False
     stack = [obj]
     while stack:
         x = stack.pop()
@@ -322,50 +299,49 @@ def _lone_surrogate(obj: Any) -> bool:
     return False
 
 
-def _message_checks(cls: type) -> tuple[frozenset[str], list[tuple[str, Any, Check]]]:
-    compiled = _CHECKS.get(cls)
-    if compiled is None:
-        checks = []
-        for name, hint in _hints(cls).items():
-            ok = compile_check(hint)
-            if hint is int:
-                # SQLite integers stop at 2**63; nothing honest counts that high.
-                ok = _bounded_int
-            checks.append((name, hint, ok))
-        compiled = _CHECKS[cls] = (frozenset(["v", *_hints(cls)]), checks)
-    return compiled
+_AT = re.compile(r"(.*?)(?: - at `\$(.*)`)?", re.S)
+# Where an error inside a message's free-form part is that part's refusal, not the field's.
+_PART_CODES = {"data": "bad_event", "snapshot": "bad_snapshot", "args": "bad_input"}
 
 
-def _bounded_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and -MAX_INT <= v <= MAX_INT
+def _refusal(cls: type[Message], error: msgspec.ValidationError, obj: Any) -> ProtocolError:
+    """msgspec's refusal as the protocol words it (``obj``: the parsed payload, or None)."""
+    match = _AT.fullmatch(str(error))
+    assert match is not None  # the pattern matches any text
+    what, path = match.groups()
+    if path is None:
+        return _object_refusal(cls, what, obj)
+    name = re.split(r"[.\[]", path[1:], maxsplit=1)[0]
+    if name == "v":
+        got = obj.get("v") if isinstance(obj, dict) else "?"
+        return ProtocolError("bad_version", f"v={got!r}, this hub speaks v={cls.VERSION}")
+    if name in _PART_CODES and path != f".{name}":
+        return ProtocolError(_PART_CODES[name], f"{name}{path[len(name) + 1 :]}: {what}"[:200])
+    hint = _hints(cls).get(name)
+    if isinstance(obj, dict) and name in obj and hint is not None:
+        return ProtocolError("bad_field", explain(name, hint, obj[name], bounded=True)[:200])
+    return ProtocolError("bad_field", f"{name}: {what}"[:200])
 
 
-def from_obj(cls: type[M], obj: Any, table: str | None = None) -> M:
-    """Build a ``cls`` message from a parsed JSON object, checking every field."""
-    if not isinstance(obj, dict):
-        raise ProtocolError("bad_json", f"a {cls.__name__} must be a JSON object")
-    version = obj.get("v")
-    if version != cls.VERSION or isinstance(version, bool):
-        raise ProtocolError("bad_version", f"v={version!r}, this hub speaks v={cls.VERSION}")
-    names, checks = _message_checks(cls)
-    if obj.keys() != names:
-        unknown = obj.keys() - names
-        if unknown:
-            raise ProtocolError("bad_field", f"unknown fields {sorted(map(str, unknown))[:5]}")
-        missing = names - obj.keys() - cls.OPTIONAL.keys()
+def _object_refusal(cls: type[Message], what: str, obj: Any) -> ProtocolError:
+    if what.startswith("Expected `object`"):
+        return ProtocolError("bad_json", f"a {cls.__name__} must be a JSON object")
+    if what == "Object missing required field `v`":
+        return ProtocolError("bad_version", f"v=None, this hub speaks v={cls.VERSION}")
+    names = {"v", *_hints(cls)}
+    if isinstance(obj, dict) and obj.keys() - names:
+        return ProtocolError(
+            "bad_field", f"unknown fields {sorted(map(str, obj.keys() - names))[:5]}"
+        )
+    if isinstance(obj, dict):
+        missing = names - obj.keys() - set(cls.OPTIONAL)
         if missing:
-            raise ProtocolError("bad_field", f"missing fields {sorted(missing)}")
-        obj = {**cls.OPTIONAL, **obj}
-    for name, hint, ok in checks:
-        value = obj[name]
-        if not ok(value):
-            if ok is _bounded_int and compile_check(hint)(value):
-                raise ProtocolError("bad_field", f"{name} is out of range")
-            raise _fail("bad_field", "", name, hint, value)
-    # Fields are checked: fill the frozen dataclass directly (its __init__ costs microseconds
-    # per field through object.__setattr__, and the hub builds thousands a second).
-    msg = cls.__new__(cls)
-    msg.__dict__.update({name: obj[name] for name, _, _ in checks})
+            return ProtocolError("bad_field", f"missing fields {sorted(missing)}")
+    return ProtocolError("bad_field", what[:200])
+
+
+def _after(msg: M, table: str | None) -> M:
+    """What the types cannot say: the table ids, then the message's own constraints."""
     own = getattr(msg, "table", None)
     if own is not None:
         check_table_id(own)
@@ -377,123 +353,44 @@ def from_obj(cls: type[M], obj: Any, table: str | None = None) -> M:
     return msg
 
 
-def decode(
-    cls: type[M],
-    payload: bytes | str,
-    table: str | None = None,
-    *,
-    parse: Callable[[bytes | str], Any] = loads,
-) -> M:
+def from_obj(cls: type[M], obj: Any, table: str | None = None) -> M:
+    """Build a ``cls`` message from a parsed JSON object, checking every field."""
+    try:
+        msg = msgspec.convert(obj, cls | _Unversioned, strict=True)
+    except msgspec.ValidationError as e:
+        raise _refusal(cls, e, obj) from None
+    if not isinstance(msg, cls):
+        raise ProtocolError("bad_version", f"v=0, this hub speaks v={cls.VERSION}")
+    return _after(msg, table)
+
+
+def decode(cls: type[M], payload: bytes | str, table: str | None = None) -> M:
     """Decode and validate one payload; ``table`` is the id from the topic it came on.
 
-    ``parse`` replaces :func:`loads` (the hub's faster parser, which must accept and refuse
-    exactly what ``loads`` does)."""
-    obj = parse(payload)
-    if cls is EventEnvelope:
-        fast = _envelope_fast(obj, table)
-        if fast is not None:
-            # cls is EventEnvelope, so M is too; mypy does not narrow a type variable on `is`.
-            return fast  # type: ignore[return-value]
-    return from_obj(cls, obj, table)
-
-
-def _envelope_fast(obj: Any, table: str | None) -> EventEnvelope | None:
-    """The hub's hot path: an envelope that is plainly well-formed, checked field by field
-    without the generic machinery. Anything unusual returns None and takes the generic path
-    (which then refuses it with the right reason); a test holds the two to the same verdict."""
-    # Nine keys (ten with the epoch), the names all present: the same as comparing the key
-    # sets, cheaper.
-    if type(obj) is not dict:
-        return None
-    n = len(obj)
-    if n == 9:
-        epoch = None
-    elif n == 10:
-        epoch = obj.get("epoch")
-        if type(epoch) is not int or not 0 <= epoch <= MAX_INT:
-            return None
-    else:
-        return None
+    msgspec parses and types it in one pass (strict: no bool for an int, no string for a
+    number, no unknown field); the checks the types cannot express follow."""
+    _check_size(payload)
     try:
-        v, eid, tb, stream, seq = obj["v"], obj["id"], obj["table"], obj["stream"], obj["seq"]
-        ts, t, type_name, data = obj["ts"], obj["t"], obj["type"], obj["data"]
-    except KeyError:
-        return None
-    if not (
-        type(v) is int
-        and v == SCHEMA_VERSION
-        and type(eid) is str
-        and 0 < len(eid) <= 64
-        and type(tb) is str
-        and tb in _VALID_IDS
-        and (table is None or tb == table)
-        and type(stream) is str
-        and 0 < len(stream) <= 64
-        and type(seq) is int
-        and 1 <= seq <= MAX_INT
-        and ((type(ts) is float and ts - ts == 0.0) or _is_float(ts))  # inline: finite
-        and ((type(t) is float and t - t == 0.0) or _is_float(t))
-        and type(type_name) is str
-        and type(data) is dict
-    ):
-        return None
-    fast = _FAST_EVENT.get(type_name)
-    if fast is None:
-        fast = _fast_event(type_name)
-    # The common case checked inline; anything else gets validate_event's exact verdict.
-    if not _data_fast(fast, data):
-        validate_event(type_name, data)
-    env = _new(EventEnvelope)
-    fields = {"id": eid, "table": tb, "stream": stream, "seq": seq, "ts": ts, "t": t}
-    fields["type"], fields["data"], fields["epoch"] = type_name, data, epoch
-    _setattr(env, "__dict__", fields)  # a frozen dataclass: around its __setattr__
-    return env
+        msg = _decoder(cls).decode(payload)
+    except msgspec.ValidationError as e:
+        raise _refusal(cls, e, _parsed(payload)) from None
+    except Exception as e:  # DecodeError, a str with a surrogate, a deep nest
+        raise _parse_error(e, payload) from None
+    if not isinstance(msg, cls):
+        raise ProtocolError("bad_version", f"v=0, this hub speaks v={cls.VERSION}")
+    return _after(msg, table)
 
 
-_new = object.__new__
-_setattr = object.__setattr__
-
-
-def _data_fast(fast: Any, data: dict[str, Any]) -> bool:
-    """True when ``data`` plainly passes :func:`validate_event` (False: ask it)."""
-    if fast is False or len(data) != fast[0]:
-        return False
+def _parsed(payload: bytes | str) -> Any:
+    """The payload as plain JSON values, to name what a refusal is about (None: a number past a
+    double). A payload that is not even JSON is refused as such, whatever its fields: a lone
+    surrogate in an unknown field is ``bad_string``, as it always was."""
     try:
-        for name in fast[1]:
-            x = data[name]
-            if type(x) is not float or x - x != 0.0:  # a finite float (x - x is nan for inf)
-                return False
-        for name, ok in fast[2]:
-            if not ok(data[name]):
-                return False
-    except KeyError:
-        return False
-    return True
-
-
-_FAST_EVENT: dict[str, Any] = {}
-
-
-def _fast_event(type_name: str) -> Any:
-    """An event type's checks split into its float fields (checked inline by the hot path)
-    and the others: ``(number of fields, float names, [(name, check)])``; False for an
-    unknown type."""
-    if type_name not in EVENT_TYPES:
-        return False  # not cached: the names are the sender's
-    cls = EVENT_TYPES[type_name]
-    hints = typing.get_type_hints(cls)
-    floats, others = [], []
-    for f in dataclasses.fields(cls):
-        if hints[f.name] is float:
-            floats.append(f.name)
-        else:
-            others.append((f.name, compile_check(hints[f.name])))
-    fast = _FAST_EVENT[type_name] = (
-        len(dataclasses.fields(cls)),
-        tuple(floats),
-        tuple(others),
-    )
-    return fast
+        return msgspec.json.decode(payload)
+    except msgspec.ValidationError:
+        return None
+    except Exception as e:
+        raise _parse_error(e, payload) from None
 
 
 def _short_str(name: str, value: str, limit: int = 64) -> None:
@@ -513,8 +410,7 @@ def new_id() -> str:
     return f"{time.time_ns():016x}{secrets.token_hex(8)}"
 
 
-@dataclass(frozen=True)
-class EventEnvelope(Message):
+class EventEnvelope(Message, frozen=True, tag=SCHEMA_VERSION):
     """One event from a table. ``stream`` names the table's outbox (a new SD card is a new
     stream); ``seq`` counts from 1 within it; ``ts`` is wall-clock seconds when it was handed to
     the link; ``t`` the table's monotonic clock when it happened. ``epoch`` is the fencing token
@@ -528,12 +424,12 @@ class EventEnvelope(Message):
     id: str
     table: str
     stream: str
-    seq: int
-    ts: float
-    t: float
+    seq: Int
+    ts: Float
+    t: Float
     type: str
     data: dict[str, Any]
-    epoch: int | None = None
+    epoch: Int | None = None
 
     @classmethod
     def build(
@@ -556,7 +452,7 @@ class EventEnvelope(Message):
         _short_str("stream", self.stream)
         if self.seq < 1:
             raise ProtocolError("bad_field", f"seq must be ≥ 1, not {self.seq}")
-        if self.epoch is not None and not 0 <= self.epoch <= MAX_INT:
+        if self.epoch is not None and self.epoch < 0:
             raise ProtocolError("bad_field", "epoch must be ≥ 0 and within range")
         validate_event(self.type, self.data)
 
@@ -565,33 +461,37 @@ class EventEnvelope(Message):
         return EVENT_TYPES[self.type](**self.data)
 
 
-_EVENT_CHECKS: dict[str, tuple[frozenset[str], list[tuple[str, Any, Check]]]] = {}
+_EVENT_SCHEMAS: dict[str, Any] = {}
 
 
 def validate_event(type_name: str, data: dict[str, Any]) -> None:
-    """What :func:`mesa.events.parse_event` checks, with the type hints computed once.
-
-    A hypothesis test holds the two to the same verdict on arbitrary data.
-    """
+    """What :func:`mesa.events.parse_event` checks, through the event type's msgspec Struct
+    (built once from its dataclass). A hypothesis test holds the two to the same verdict."""
     cls = EVENT_TYPES.get(type_name)
     if cls is None:
         raise ProtocolError("unknown_type", f"unknown event type {type_name[:64]!r}")
-    compiled = _EVENT_CHECKS.get(type_name)
-    if compiled is None:
-        hints = typing.get_type_hints(cls)
-        checks = [
-            (f.name, hints[f.name], compile_check(hints[f.name])) for f in dataclasses.fields(cls)
-        ]
-        compiled = _EVENT_CHECKS[type_name] = (frozenset(n for n, _, _ in checks), checks)
-    names, checks = compiled
-    if data.keys() != names:
-        raise ProtocolError(
-            "bad_event",
-            f"{type_name}: fields {sorted(map(str, data))[:12]} are not {sorted(names)}",
-        )
-    for name, hint, ok in checks:
-        if not ok(data[name]):
-            raise _fail("bad_event", f"{type_name}: ", name, hint, data[name])
+    struct = _EVENT_SCHEMAS.get(type_name)
+    if struct is None:
+        struct = _EVENT_SCHEMAS[type_name] = schema(typing.cast(Any, cls))
+    try:
+        msgspec.convert(data, struct, strict=True)
+    except msgspec.ValidationError as e:
+        raise _event_refusal(type_name, cls, data, e) from None
+
+
+def _event_refusal(
+    type_name: str, cls: type, data: Any, error: msgspec.ValidationError
+) -> ProtocolError:
+    match = _AT.fullmatch(str(error))
+    assert match is not None  # the pattern matches any text
+    path = match.group(2)
+    if path is None:
+        names = sorted(f.name for f in dataclasses.fields(cls))
+        got = sorted(map(str, data))[:12] if isinstance(data, dict) else data
+        return ProtocolError("bad_event", f"{type_name}: fields {got} are not {names}")
+    name = re.split(r"[.\[]", path[1:], maxsplit=1)[0]
+    hint = typing.get_type_hints(cls)[name]
+    return ProtocolError("bad_event", f"{type_name}: {explain(name, hint, data[name])}"[:200])
 
 
 def check_event_like_parse_event(type_name: str, data: Any) -> bool:
@@ -605,94 +505,38 @@ def check_event_like_parse_event(type_name: str, data: Any) -> bool:
     return True
 
 
-@dataclass(frozen=True)
-class TableStatus(Message):
+class TableStatus(Message, frozen=True):
     """Retained. ``bdseq`` counts the table's connections (birth/death): a ``lost`` will whose
-    ``bdseq`` is older than the last ``online`` one is stale and ignored."""
+    ``bdseq`` is older than the last ``online`` one is stale and ignored. ``game`` names the
+    registered game the table plays (:func:`mesa.games.registry.names`); absent from an older
+    table, which plays backgammon or says so in its snapshot."""
 
     KIND: ClassVar[str] = "status"
+    OPTIONAL: ClassVar[dict[str, Any]] = {"game": None}
     table: str
     state: StatusState
-    bdseq: int
-    ts: float
+    bdseq: Int
+    ts: Float
+    game: str | None = None
 
     def check(self) -> None:
         if self.bdseq < 0:
             raise ProtocolError("bad_field", "bdseq must be ≥ 0")
+        if self.game is not None and self.game not in registry.names():
+            raise ProtocolError(
+                "bad_field",
+                f"game must be one of {', '.join(registry.names())}, not {self.game[:40]!r}",
+            )
 
 
-# ── the retained snapshot's schema ───────────────────────────────────────────
-# A snapshot is :meth:`mesa.table.machine.TableState.to_dict`: its schema is those dataclasses'
-# type hints, nested (Clock, Match, Lateness, ...). Fields with a default may be absent (a table
-# older than the field); unknown fields are refused, as ``TableState.from_dict`` refuses them.
-Node = Callable[[Any, str], str | None]  # value, path → what is wrong, or None
-
-
-def _dataclass_node(cls: type) -> Node:
-    hints = typing.get_type_hints(cls)
-    fields = dataclasses.fields(cls)
-    names = frozenset(f.name for f in fields)
-    required = frozenset(
-        f.name
-        for f in fields
-        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-    )
-    nodes = [(f.name, _node(hints[f.name])) for f in fields]
-
-    def check(value: Any, path: str) -> str | None:
-        if type(value) is not dict:
-            return f"{path} must be an object"
-        if not value.keys() <= names:
-            return f"{path} has unknown fields {sorted(map(str, value.keys() - names))[:5]}"
-        if not required <= value.keys():
-            return f"{path} lacks {sorted(required - value.keys())}"
-        for name, node in nodes:
-            if name in value:
-                wrong = node(value[name], f"{path}.{name}")
-                if wrong is not None:
-                    return wrong
-        return None
-
-    return check
-
-
-def _node(hint: Any) -> Node:
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if dataclasses.is_dataclass(hint):
-        return _dataclass_node(hint)  # type: ignore[arg-type]
-    if origin in (typing.Union, types.UnionType):
-        parts = [_node(a) for a in args]
-
-        def either(value: Any, path: str) -> str | None:
-            wrongs = [part(value, path) for part in parts]
-            return None if None in wrongs else next(w for w in wrongs if w is not None)
-
-        return either
-    if origin is list and dataclasses.is_dataclass(args[0]):
-        item = _node(args[0])
-
-        def items(value: Any, path: str) -> str | None:
-            if type(value) is not list:
-                return f"{path} must be a list"
-            for i, x in enumerate(value):
-                wrong = item(x, f"{path}[{i}]")
-                if wrong is not None:
-                    return wrong
-            return None
-
-        return items
-    ok = _bounded_int if hint is int else compile_check(hint)
-
-    def leaf(value: Any, path: str) -> str | None:
-        if ok(value):
-            return None
-        return _fail("bad_snapshot", "", path, hint, value).reason
-
-    return leaf
-
-
-_SNAPSHOT: list[Node] = []
-
+# ── the retained snapshot ────────────────────────────────────────────────────
+# A snapshot is the table's machine state (for backgammon :meth:`TableState.to_dict`), its game
+# named by ``game_name`` (or, in an older snapshot, told by its keys: mesa.games.registry).
+# Backgammon's state is typed by its dataclasses' hints, nested (Clock, Match, Lateness, ...),
+# as a msgspec Struct built once: fields with a default may be absent (a table older than the
+# field); unknown fields are refused, as ``TableState.from_dict`` refuses them. Every game's
+# snapshot must then restore and draw, exactly as the hub's pages will.
+_STATE_TYPES: dict[str, type] = {"backgammon": TableState}
 
 # What a table's link adds to its retained snapshot while its outbox cannot be written (a full
 # disk): ``storage`` ("disk_full" or "error") and ``unstored``, the events waiting in memory.
@@ -700,7 +544,9 @@ LINK_SNAPSHOT_KEYS = frozenset({"storage", "unstored"})
 
 
 def check_snapshot(snapshot: Any) -> None:
-    """Refuse (:class:`ProtocolError` ``bad_snapshot``) a snapshot that is not a table's state.
+    """Refuse (:class:`ProtocolError` ``bad_snapshot``) a snapshot that is not a table's state:
+    its game is the registry's reading of it, its state typed where the game declares its
+    type, then restored and drawn at its instant, exactly as the hub's pages will.
 
     >>> from mesa.table.machine import Table
     >>> check_snapshot(Table().snapshot())
@@ -709,81 +555,106 @@ def check_snapshot(snapshot: Any) -> None:
     Traceback (most recent call last):
       ...
     mesa.protocol.ProtocolError: bad_snapshot: snapshot.match.score must be an object, not 5
-    """
-    if not _SNAPSHOT:
-        _SNAPSHOT.append(_dataclass_node(TableState))
-    if isinstance(snapshot, dict) and "game_id" in snapshot and "match" not in snapshot:
-        check_domino_snapshot({k: v for k, v in snapshot.items() if k not in LINK_SNAPSHOT_KEYS})
-        return
-    if isinstance(snapshot, dict) and (snapshot.keys() & LINK_SNAPSHOT_KEYS):
-        # The link's own flags beside the machine's state, while its outbox cannot be written.
-        storage, unstored = snapshot.get("storage"), snapshot.get("unstored", 0)
-        if storage is not None and storage not in ("disk_full", "error"):
-            raise ProtocolError(
-                "bad_snapshot",
-                f"snapshot.storage must be disk_full or error, not {str(storage)[:40]!r}",
-            )
-        if type(unstored) is not int or not 0 <= unstored <= 10**9:
-            raise ProtocolError(
-                "bad_snapshot", f"snapshot.unstored must be a count, not {str(unstored)[:40]!r}"
-            )
-        snapshot = {k: v for k, v in snapshot.items() if k not in LINK_SNAPSHOT_KEYS}
-    wrong = _SNAPSHOT[0](snapshot, "snapshot")
-    if wrong is not None:
-        raise ProtocolError("bad_snapshot", wrong[:200])
-    try:
-        TableState.from_dict(snapshot)  # what the pages rebuild from it: the state name, ...
-        # ...and the view the pages draw from it (a score without its sides, say, types well
-        # but cannot be drawn).
-        from mesa.table.machine import Table
-        from mesa.table.view import table_view
-
-        last = snapshot.get("last_now")
-        table_view(
-            Table.restore(copy.deepcopy(snapshot)),
-            float(last) if isinstance(last, int | float) else 0.0,
-        )
-    except Exception as e:  # whatever the constructors refuse, the snapshot is not one
-        raise ProtocolError("bad_snapshot", f"not a table state: {str(e)[:160]}") from None
-
-
-def check_domino_snapshot(snapshot: dict[str, Any]) -> None:
-    """Refuse (``bad_snapshot``) a domino table's snapshot that its own code cannot read back:
-    restored and drawn at its instant, exactly as the hub's pages will.
-
     >>> from mesa.domino.machine import DominoTable
-    >>> check_domino_snapshot(DominoTable().snapshot())
-    >>> check_domino_snapshot({**DominoTable().snapshot(), "players": 5})
+    >>> check_snapshot(DominoTable().snapshot())
+    >>> check_snapshot({**DominoTable().snapshot(), "players": 5})
     Traceback (most recent call last):
       ...
     mesa.protocol.ProtocolError: bad_snapshot: not a domino table's state: ...
     """
-    from mesa.domino.machine import DominoTable
-    from mesa.domino.view import domino_view
-
+    if type(snapshot) is not dict:
+        raise ProtocolError("bad_snapshot", "snapshot must be an object")
     try:
-        if len(json.dumps(snapshot)) > MAX_PAYLOAD_BYTES:
+        game = registry.game_of_snapshot(snapshot)
+    except registry.UnknownGame as e:
+        raise ProtocolError("bad_snapshot", f"snapshot.{registry.GAME_KEY}: {e}"[:200]) from None
+    if snapshot.keys() & LINK_SNAPSHOT_KEYS:
+        _check_link_flags(snapshot)
+    state = {
+        k: v for k, v in snapshot.items() if k not in LINK_SNAPSHOT_KEYS and k != registry.GAME_KEY
+    }
+    state_type = _STATE_TYPES.get(game.name)
+    if state_type is not None:
+        _check_state_types(state_type, state)
+    try:
+        if len(_ENCODE(state)) > MAX_PAYLOAD_BYTES:
             raise ValueError("too large")
-        table = DominoTable.restore(copy.deepcopy(snapshot))
-        last = snapshot.get("last_now")
-        domino_view(table, float(last) if isinstance(last, int | float) else 0.0)
-    except Exception as e:  # whatever the table's code refuses, the snapshot is not one
+        # A state that types well may still not restore, or not draw (a score without its
+        # sides, say): whatever the game's own code refuses, the snapshot is not one.
+        last = state.get("last_now")
+        game.view(
+            game.machine.restore(copy.deepcopy(state)),
+            float(last) if isinstance(last, int | float) else 0.0,
+        )
+    except Exception as e:
         raise ProtocolError(
-            "bad_snapshot", f"not a domino table's state: {type(e).__name__}: {str(e)[:120]}"
+            "bad_snapshot",
+            f"not a {game.name} table's state: {type(e).__name__}: {str(e)[:120]}",
         ) from None
 
 
-@dataclass(frozen=True)
-class StateReport(Message):
+def _check_link_flags(snapshot: dict[str, Any]) -> None:
+    """The link's own flags beside the machine's state, while its outbox cannot be written."""
+    storage, unstored = snapshot.get("storage"), snapshot.get("unstored", 0)
+    if storage is not None and storage not in ("disk_full", "error"):
+        raise ProtocolError(
+            "bad_snapshot",
+            f"snapshot.storage must be disk_full or error, not {str(storage)[:40]!r}",
+        )
+    if type(unstored) is not int or not 0 <= unstored <= 10**9:
+        raise ProtocolError(
+            "bad_snapshot", f"snapshot.unstored must be a count, not {str(unstored)[:40]!r}"
+        )
+
+
+def _check_state_types(cls: type, state: dict[str, Any]) -> None:
+    try:
+        msgspec.convert(state, schema(cls, bounded=True), strict=True)
+    except msgspec.ValidationError as e:
+        raise ProtocolError("bad_snapshot", _state_wrong(cls, state, str(e))[:200]) from None
+
+
+def _state_wrong(cls: type, state: Any, error: str) -> str:
+    """msgspec's refusal of a state, named by its path: ``snapshot.match.score must be ...``."""
+    match = _AT.fullmatch(error)
+    assert match is not None  # the pattern matches any text
+    what, path = match.groups()
+    where, hint, value = "snapshot", cls, state
+    for name, index in re.findall(r"\.(\w+)|\[(\d+)\]", path or ""):
+        inner = _nullable(hint)
+        if name and dataclasses.is_dataclass(inner) and isinstance(value, dict) and name in value:
+            hint, value = typing.get_type_hints(inner)[name], value[name]
+            where = f"{where}.{name}"
+        elif index and isinstance(value, list) and int(index) < len(value):
+            hint, value = (typing.get_args(inner) or (Any,))[0], value[int(index)]
+            where = f"{where}[{index}]"
+        else:
+            break
+    if not dataclasses.is_dataclass(_nullable(hint)):
+        return explain(where, hint, value, bounded=True)
+    if isinstance(value, dict):
+        return f"{where}: {what}"  # an unknown or a missing field
+    return f"{where} must be an object"
+
+
+def _nullable(hint: Any) -> Any:
+    """``X`` of ``X | None`` (``hint`` itself when it is no such union)."""
+    if typing.get_origin(hint) not in (typing.Union, types.UnionType):
+        return hint
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    return args[0] if len(args) == 1 else hint
+
+
+class StateReport(Message, frozen=True):
     """Retained snapshot. ``seq`` is the last event the snapshot includes; ``acked`` the highest
     seq the hub has acknowledged to this table (the table no longer keeps anything below)."""
 
     KIND: ClassVar[str] = "state"
     table: str
     stream: str
-    seq: int
-    acked: int
-    ts: float
+    seq: Int
+    acked: Int
+    ts: Float
     snapshot: dict[str, Any]
 
     def check(self) -> None:
@@ -793,8 +664,7 @@ class StateReport(Message):
         check_snapshot(self.snapshot)
 
 
-@dataclass(frozen=True)
-class Response(Message):
+class Response(Message, frozen=True):
     """A table's answer to an ``assign`` or a ``cmd`` with the same ``txn``."""
 
     KIND: ClassVar[str] = "response"
@@ -803,7 +673,7 @@ class Response(Message):
     accepted: bool
     code: str | None
     reason: str | None
-    ts: float
+    ts: Float
 
     def check(self) -> None:
         _short_str("txn", self.txn)
@@ -817,15 +687,14 @@ class Response(Message):
 MAX_REASON = 1000
 
 
-@dataclass(frozen=True)
-class Assignment(Message):
+class Assignment(Message, frozen=True):
     """Retained. ``args`` are the ``assign`` input's arguments, or null: no match here."""
 
     KIND: ClassVar[str] = "assign"
     table: str
     txn: str
     args: dict[str, Any] | None
-    ts: float
+    ts: Float
 
     def check(self) -> None:
         _short_str("txn", self.txn)
@@ -836,8 +705,7 @@ class Assignment(Message):
                 raise ProtocolError("bad_input", str(e)[:200]) from None
 
 
-@dataclass(frozen=True)
-class Command(Message):
+class Command(Message, frozen=True):
     """A director command: one of :data:`CMD_INPUTS` with its arguments."""
 
     KIND: ClassVar[str] = "cmd"
@@ -845,7 +713,7 @@ class Command(Message):
     txn: str
     input: str
     args: dict[str, Any]
-    ts: float
+    ts: Float
 
     def check(self) -> None:
         _short_str("txn", self.txn)
@@ -857,17 +725,16 @@ class Command(Message):
             raise ProtocolError("bad_input", str(e)[:200]) from None
 
 
-@dataclass(frozen=True)
-class Ack(Message):
+class Ack(Message, frozen=True):
     """The hub has committed every event of ``stream`` up to ``seq`` (0: none). With
     ``resend_from`` it saw a gap and asks the table to send again from that seq."""
 
     KIND: ClassVar[str] = "ack"
     table: str
     stream: str
-    seq: int
-    resend_from: int | None
-    ts: float
+    seq: Int
+    resend_from: Int | None
+    ts: Float
 
     def check(self) -> None:
         _short_str("stream", self.stream)
@@ -875,19 +742,17 @@ class Ack(Message):
             raise ProtocolError("bad_field", "seq must be ≥ 0 and resend_from ≥ 1")
 
 
-@dataclass(frozen=True)
-class HubStatus(Message):
+class HubStatus(Message, frozen=True):
     """Retained on ``mesa/v1/hub/status``. When it turns ``online`` every table republishes its
     snapshot and resends what is unacknowledged. ``session`` counts the hub's starts."""
 
     KIND: ClassVar[str] = "hub_status"
     state: StatusState
-    session: int
-    ts: float
+    session: Int
+    ts: Float
 
 
-@dataclass(frozen=True)
-class DominoAssignment(Message):
+class DominoAssignment(Message, frozen=True):
     """Retained on a domino table's ``assign`` topic: its game and, once the director has
     called it, "TIEMPO". ``args`` are the domino ``assign`` input's arguments, or null: no game.
     ``tiempo`` is the hub's wall-clock instant at which the game's time started (null: not yet).
@@ -909,8 +774,8 @@ class DominoAssignment(Message):
     txn: str
     game: Literal["domino"]
     args: dict[str, Any] | None
-    tiempo: float | None
-    ts: float
+    tiempo: Float | None
+    ts: Float
 
     def check(self) -> None:
         _short_str("txn", self.txn)
@@ -926,8 +791,7 @@ class DominoAssignment(Message):
                 raise ProtocolError("bad_field", "tiempo must be wall-clock seconds since 1970")
 
 
-@dataclass(frozen=True)
-class DominoCommand(Message):
+class DominoCommand(Message, frozen=True):
     """A director command to a domino table: one of :data:`DOMINO_CMD_INPUTS`."""
 
     KIND: ClassVar[str] = "cmd"
@@ -936,7 +800,7 @@ class DominoCommand(Message):
     game: Literal["domino"]
     input: str
     args: dict[str, Any]
-    ts: float
+    ts: Float
 
     def check(self) -> None:
         _short_str("txn", self.txn)

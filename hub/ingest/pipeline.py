@@ -33,24 +33,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from mesa.events import FENCED_TYPES
 from mesa.hub.ingest.ports import Commit, CommitListener
 from mesa.hub.ingest.projections import Projections
 from mesa.hub.ingest.store import EventStore
 from mesa.metrics import Metrics
 from mesa.protocol import (
-    MAX_PAYLOAD_BYTES,
     Ack,
     EventEnvelope,
     ProtocolError,
     Response,
     StateReport,
     TableStatus,
-    _envelope_fast,
     decode,
-    loads,
     parse_topic,
     table_topic,
 )
@@ -60,21 +55,6 @@ log = logging.getLogger("mesa.hub.ingest.pipeline")
 Publish = Callable[[str, bytes, int, bool], Any]
 # A gap is asked to be filled again only after this long: the resend is already on its way.
 RESEND_INTERVAL = 1.0
-
-
-_ORJSON_LOADS = orjson.loads
-_ORJSON_ERROR = orjson.JSONDecodeError
-
-
-def fast_loads(payload: bytes | str) -> Any:
-    """:func:`mesa.protocol.loads` through orjson (several times faster). orjson refuses a few
-    things ``loads`` takes (lone surrogates, numbers past a double): those go to ``loads``."""
-    if len(payload) > MAX_PAYLOAD_BYTES or type(payload) is not bytes:
-        return loads(payload)
-    try:
-        return _ORJSON_LOADS(payload)
-    except _ORJSON_ERROR:
-        return loads(payload)  # refuses it with the usual reason, or accepts it (1e400)
 
 
 @dataclass(slots=True)
@@ -410,38 +390,27 @@ class Ingest:
                 return fn()
 
     def _decode(self, msg: Incoming) -> Any:
+        """The message's payload typed and checked (msgspec parses and validates it in one
+        pass), or None: refused, counted under its reason and logged."""
         topic = msg.topic
-        known = _TOPICS.get(topic)
-        if known is not None and known[1] == "event":
-            # The hot path: a well-formed event on a topic seen before, without the layers.
-            payload = msg.payload
-            if type(payload) is bytes and len(payload) <= MAX_PAYLOAD_BYTES:
-                try:
-                    env = _envelope_fast(_ORJSON_LOADS(payload), known[0])
-                except Exception:  # whatever it is (a refusal), the full path below judges
-                    env = None
-                if env is not None:
-                    return env
         try:
-            table, kind = parse_topic(topic)
-            if known is None and len(_TOPICS) < 10_000:  # bounded against junk topics
-                _TOPICS[topic] = (table, kind)
+            known = _TOPICS.get(topic)
+            if known is None:
+                known = parse_topic(topic)
+                if len(_TOPICS) < 10_000:  # bounded against junk topics
+                    _TOPICS[topic] = known
+            table, kind = known
             cls = _KINDS.get(kind)
             if cls is None:
                 raise ProtocolError("bad_topic", f"the hub does not read {kind!r} topics")
-            try:
-                return decode(cls, msg.payload, table, parse=fast_loads)
-            except ProtocolError:
-                # orjson reads an integer past 64 bits as a float: the verdict on a refused
-                # payload is the standard parser's (the reason, or an acceptance).
-                return decode(cls, msg.payload, table)
+            return decode(cls, msg.payload, table)
         except ProtocolError as e:
-            self.metrics.refuse(e.code, e.reason, table=_topic_table(msg.topic), topic=msg.topic)
+            self.metrics.refuse(e.code, e.reason, table=_topic_table(topic), topic=topic)
             return None
         except Exception as e:  # a payload must never take the batch down with it
-            log.exception("unexpected error decoding a message on %s", msg.topic[:120])
+            log.exception("unexpected error decoding a message on %s", topic[:120])
             self.metrics.refuse(
-                "malformed", repr(e)[:200], table=_topic_table(msg.topic), topic=msg.topic[:200]
+                "malformed", repr(e)[:200], table=_topic_table(topic), topic=topic[:200]
             )
             return None
 

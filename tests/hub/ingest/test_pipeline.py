@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -54,7 +55,7 @@ def ev(seq: int, table: str = "3", stream: str = "s1", **over: Any) -> EventEnve
         t=float(seq),
         id=f"{table}-{stream}-{seq}",
     )
-    return EventEnvelope(**{**env.__dict__, **over})
+    return msgspec.structs.replace(env, **over)
 
 
 def msg(env: EventEnvelope, topic_table: str | None = None) -> Incoming:

@@ -18,6 +18,7 @@ from mesa import protocol
 from mesa.controller.link import LinkSettings, TableLink
 from mesa.controller.outbox import Outbox
 from mesa.hub.broker.mosquitto import PrivateMosquitto
+from mesa.hub.ingest import pipeline
 from mesa.hub.ingest.app import Hub
 from mesa.hub.ingest.pipeline import Incoming, Ingest
 from mesa.hub.ingest.store import EventStore
@@ -94,9 +95,15 @@ def test_a_response_or_state_with_a_lone_surrogate_is_refused(tmp_path: Path) ->
 def test_a_batch_that_fails_to_commit_is_retried_message_by_message(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The parser's check switched off: the poison reaches SQLite, which raises on it. The
-    others in its batch are still committed and acknowledged; only the poison is refused."""
-    monkeypatch.setattr(protocol, "_lone_surrogate", lambda obj: False)
+    """The parser's check switched off (a lenient parser in front of the checks: the standard
+    library's json takes a lone surrogate, and msgspec's converter from a parsed object does
+    not encode strings): the poison reaches SQLite, which raises on it. The others in its
+    batch are still committed and acknowledged; only the poison is refused."""
+    monkeypatch.setattr(
+        pipeline,
+        "decode",
+        lambda cls, payload, table: protocol.from_obj(cls, json.loads(payload), table),
+    )
     ingest, sent = _ingest(tmp_path)
     batch = [Incoming(table_topic("1", "event"), _event("1", seq)) for seq in (1, 2)]
     batch.append(Incoming(table_topic("9", "event"), _event("9", 1, id=f"p{POISON}")))
