@@ -33,12 +33,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeVar
 
-from mesa.domino.inputs import INPUT_SPECS as DOMINO_INPUT_SPECS
-from mesa.domino.inputs import parse_input as parse_domino_input
+from mesa.engine.inputs import InputError
 from mesa.errors import MesaError
 from mesa.events import EVENT_TYPES, SCHEMA_VERSION, Event, EventError
-from mesa.table.inputs import INPUT_SPECS, InputError, parse_input
-from mesa.table.machine import TableState
+from mesa.games.backgammon.inputs import INPUT_SPECS, parse_input
+from mesa.games.backgammon.machine import TableState
+from mesa.games.domino.inputs import INPUT_SPECS as DOMINO_INPUT_SPECS
+from mesa.games.domino.inputs import parse_input as parse_domino_input
 from mesa.validation import ValidationError, check_value
 
 PROTOCOL_VERSION = 1
@@ -622,7 +623,7 @@ class TableStatus(Message):
 
 
 # ── the retained snapshot's schema ───────────────────────────────────────────
-# A snapshot is :meth:`mesa.table.machine.TableState.to_dict`: its schema is those dataclasses'
+# A snapshot is :meth:`mesa.games.backgammon.machine.TableState.to_dict`: its schema is those dataclasses'
 # type hints, nested (Clock, Match, Lateness, ...). Fields with a default may be absent (a table
 # older than the field); unknown fields are refused, as ``TableState.from_dict`` refuses them.
 Node = Callable[[Any, str], str | None]  # value, path → what is wrong, or None
@@ -702,7 +703,7 @@ LINK_SNAPSHOT_KEYS = frozenset({"storage", "unstored"})
 def check_snapshot(snapshot: Any) -> None:
     """Refuse (:class:`ProtocolError` ``bad_snapshot``) a snapshot that is not a table's state.
 
-    >>> from mesa.table.machine import Table
+    >>> from mesa.games.backgammon.machine import Table
     >>> check_snapshot(Table().snapshot())
     >>> bad = Table().snapshot(); bad["match"] = {"length": 5, "score": 5}
     >>> check_snapshot(bad)
@@ -735,8 +736,8 @@ def check_snapshot(snapshot: Any) -> None:
         TableState.from_dict(snapshot)  # what the pages rebuild from it: the state name, ...
         # ...and the view the pages draw from it (a score without its sides, say, types well
         # but cannot be drawn).
-        from mesa.table.machine import Table
-        from mesa.table.view import table_view
+        from mesa.games.backgammon.machine import Table
+        from mesa.games.backgammon.view import table_view
 
         last = snapshot.get("last_now")
         table_view(
@@ -751,15 +752,15 @@ def check_domino_snapshot(snapshot: dict[str, Any]) -> None:
     """Refuse (``bad_snapshot``) a domino table's snapshot that its own code cannot read back:
     restored and drawn at its instant, exactly as the hub's pages will.
 
-    >>> from mesa.domino.machine import DominoTable
+    >>> from mesa.games.domino.machine import DominoTable
     >>> check_domino_snapshot(DominoTable().snapshot())
     >>> check_domino_snapshot({**DominoTable().snapshot(), "players": 5})
     Traceback (most recent call last):
       ...
     mesa.protocol.ProtocolError: bad_snapshot: not a domino table's state: ...
     """
-    from mesa.domino.machine import DominoTable
-    from mesa.domino.view import domino_view
+    from mesa.games.domino.machine import DominoTable
+    from mesa.games.domino.view import domino_view
 
     try:
         if len(json.dumps(snapshot)) > MAX_PAYLOAD_BYTES:

@@ -1,7 +1,7 @@
 """The domino desk: the hub's side of the domino pairs tournament, between tables and director.
 
 Like the backgammon :class:`~mesa.hub.desk.desk.TournamentDesk`, it keeps its state in the hub's
-SQLite file (:class:`~mesa.domino.store.PairsStore`, one thread owns the connection) and:
+SQLite file (:class:`~mesa.games.domino.store.PairsStore`, one thread owns the connection) and:
 
 - applies the director's actions (pairs, rounds, "TIEMPO", the judge's penalties, closing),
   saving after each with its audit line and reloading from the store on an error;
@@ -29,9 +29,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from mesa.domino.pairs import PairsError, PairsGame, PairsTournament
-from mesa.domino.penalties import DIRECTOR_REASONS
-from mesa.domino.store import PairsStore
+from mesa.games.domino.pairs import PairsError, PairsGame, PairsTournament
+from mesa.games.domino.penalties import DIRECTOR_REASONS
+from mesa.games.domino.store import PairsStore
 
 log = logging.getLogger("mesa.web.domino")
 T = TypeVar("T")

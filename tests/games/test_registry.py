@@ -2,9 +2,9 @@
 
 import pytest
 
-from mesa.domino.machine import DominoTable
+from mesa.games.backgammon.machine import Table
+from mesa.games.domino.machine import DominoTable
 from mesa.games.registry import GAME_KEY, UnknownGame, game_of_snapshot, games, names
-from mesa.table.machine import Table
 
 
 def test_every_game_is_registered_once_with_a_distinct_legacy_key():

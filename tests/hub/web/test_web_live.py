@@ -9,9 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
+from mesa.games.backgammon.machine import Table
 from mesa.hub.web.app import WebApp
 from mesa.hub.web.live import LiveFeed, badges, build_card, summarize
-from mesa.table.machine import Table
 from support.hubkit import FakeTable
 
 pytestmark = pytest.mark.anyio
