@@ -10,6 +10,7 @@ as soon as it is registered. Along every walk, at every step:
 - snapshot → restore → snapshot is identical, with or without ``game_name`` (an old snapshot),
   and a snapshot naming another game is refused;
 - the protocol's snapshot check accepts the snapshot as it crosses the wire (JSON);
+- the apply loop's fast copy of the state equals pickle's (same bytes: no shared objects);
 
 and at the end of a walk its log, replayed by ``mesa replay``'s driver, gives the same snapshot
 as the live machine. The run-time check of a handler's target is exercised directly too.
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import json
+import pickle
 import random
 import types
 import typing
@@ -33,6 +35,7 @@ import pytest
 
 from mesa.engine.inputs import InputSpec
 from mesa.engine.snapshot import GAME_KEY
+from mesa.engine.state_copy import copy_state
 from mesa.errors import ConfigError
 from mesa.games.registry import Game, game_of_snapshot, games, restore
 from mesa.games.replay import replay_lines
@@ -127,6 +130,9 @@ class Walk:
             assert self.table.snapshot() == before, f"refused {name} in {start} changed the table"
         self.visited.add(self.table.state)
         self.check_snapshot()
+        # The apply loop's fast copy is exact on this state: what pickle would have given.
+        state = self.table.s
+        assert pickle.dumps(copy_state(state), 5) == pickle.dumps(state, 5)
 
     def apply(self, name: str, args: dict[str, Any]) -> Any:
         self.log.append(json.dumps({"t": self.now, "input": name, **args}))
