@@ -5,6 +5,7 @@ untrusted ones against it with :func:`parse_input`, which fills in defaults, che
 argument's type (:func:`mesa.validation.check_value`) and, for the arguments a game bounds, its
 range.
 
+>>> from typing import Literal
 >>> SPECS = {"press": spec("press", "button", "A press.", {"side": Literal["a", "b"]},
 ...                        {"times": (int, 1)})}
 >>> parse_input(SPECS, "press", {"side": "a"})
@@ -24,12 +25,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from mesa.errors import MesaError
 from mesa.validation import ValidationError, check_range, check_value
 
-__all__ = ["Input", "InputError", "InputSpec", "Literal", "parse_input", "spec"]
+__all__ = ["Input", "InputError", "InputSpec", "parse_input", "spec"]
 
 
 class InputError(MesaError):
