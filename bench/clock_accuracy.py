@@ -16,7 +16,7 @@ import random
 import statistics
 import time
 
-from mesa.table.machine import Table
+from mesa.games.backgammon.machine import Table
 
 MATCH_SECONDS = 2 * 3600.0
 

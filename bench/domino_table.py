@@ -48,7 +48,7 @@ def games(count: int) -> dict[str, Any]:
     from mesa.controller.domino_runtime import DominoRuntime
     from mesa.controller.robots import play
     from mesa.controller.runtime import ManualClock
-    from mesa.table.inputs import Input
+    from mesa.engine.inputs import Input
 
     players = {"n": "Ana", "e": "Beto", "s": "Carla", "w": "Dani"}
     rows = []
@@ -84,7 +84,7 @@ def press_to_frame(presses: int = 40) -> dict[str, Any]:
 
     from mesa.controller.config import parse_config
     from mesa.controller.domino_app import DominoTableApp
-    from mesa.table.inputs import Input
+    from mesa.engine.inputs import Input
 
     cfg = parse_config(
         '[table]\ngame = "domino"\n[buttons]\nn = 17\ne = 27\ns = 22\nw = 23\n'

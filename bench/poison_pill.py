@@ -34,11 +34,11 @@ sys.path.insert(0, str(ROOT / "tests"))  # the test helpers (support.*) are not 
 from mesa import protocol  # noqa: E402
 from mesa.controller.link import LinkSettings, TableLink  # noqa: E402
 from mesa.controller.outbox import Outbox  # noqa: E402
+from mesa.games.backgammon.inputs import parse_input  # noqa: E402
+from mesa.games.backgammon.machine import Table  # noqa: E402
 from mesa.hub.ingest import pipeline  # noqa: E402
 from mesa.hub.ingest.app import Hub  # noqa: E402
 from mesa.protocol import EventEnvelope, Response, table_topic  # noqa: E402
-from mesa.table.inputs import parse_input  # noqa: E402
-from mesa.table.machine import Table  # noqa: E402
 from support.harness import ASSIGN_ARGS, hub_settings, wait_until  # noqa: E402
 from support.mosquitto import start_broker, table_password  # noqa: E402
 from support.tables import SimRuntime, next_input  # noqa: E402

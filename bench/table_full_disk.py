@@ -26,8 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from mesa.controller.link import LinkSettings, TableLink
 from mesa.controller.outbox import Outbox
-from mesa.table.inputs import parse_input
-from mesa.table.machine import Outcome, Table
+from mesa.engine.outcome import Outcome
+from mesa.games.backgammon.inputs import parse_input
+from mesa.games.backgammon.machine import Table
 from support.harness import ASSIGN_ARGS
 from support.tables import SimRuntime, play
 

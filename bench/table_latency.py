@@ -44,8 +44,8 @@ from mesa.controller.oled import SIZES, render
 from mesa.controller.oled_scenes import scenes
 from mesa.controller.robots import RobotPlayers, play
 from mesa.controller.runtime import ManualClock, TableRuntime
-from mesa.table.inputs import Input
-from mesa.table.machine import Outcome
+from mesa.engine.inputs import Input
+from mesa.engine.outcome import Outcome
 
 ROOT = Path(__file__).resolve().parent.parent
 PINS = {"a": 17, "b": 27, "cube": 22, "pause": 23}

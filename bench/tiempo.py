@@ -6,7 +6,7 @@
 A real private Mosquitto on 127.0.0.1, a real hub (``Hub.domino_assign_many``: one commit, then
 one retained ``DominoAssignment`` per table), and N light simulated tables: one MQTT client each
 (the table's own account and ACL), subscribed to its ``assign`` topic, applying what it reads to
-a real :class:`~mesa.domino.machine.DominoTable` (``assign``, then ``tiempo {start_wall, wall}``,
+a real :class:`~mesa.games.domino.machine.DominoTable` (``assign``, then ``tiempo {start_wall, wall}``,
 exactly as the table's link does). Each trial assigns a new game to every table, waits until all
 of them hold it, then the director's call: "TIEMPO".
 
@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the test helpers (support.*) are not installed
 
-from mesa.domino.machine import DominoTable  # noqa: E402
+from mesa.games.domino.machine import DominoTable  # noqa: E402
 from mesa.hub.ingest.app import Hub  # noqa: E402
 from mesa.protocol import DominoAssignment, decode, table_topic  # noqa: E402
 from support.harness import hub_settings, wait_until  # noqa: E402

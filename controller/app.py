@@ -36,7 +36,7 @@ from mesa.controller.journal import Recovery
 from mesa.controller.runtime import TableRuntime
 from mesa.controller.watchdog import Watchdog, systemd_notifier, watchdog_interval
 from mesa.errors import ConfigError
-from mesa.table.machine import TableSettings
+from mesa.games.backgammon.machine import TableSettings
 
 log = logging.getLogger(__name__)
 

@@ -37,7 +37,7 @@ from mesa.controller.gestures import GestureRecognizer
 from mesa.controller.journal import Journal, Recovery
 from mesa.controller.ports import OutcomeSink
 from mesa.controller.runtime import TableRuntime
-from mesa.table.machine import Table, TableSettings
+from mesa.games.backgammon.machine import Table, TableSettings
 
 log = logging.getLogger(__name__)
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mesa.controller.ports import CardSubmitter
-from mesa.table.inputs import Input
+from mesa.engine.inputs import Input
 
 log = logging.getLogger(__name__)
 

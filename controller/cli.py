@@ -206,7 +206,7 @@ def _terminal(sim: Any, args: argparse.Namespace, stop: threading.Event) -> None
     from mesa.controller.display import Display, TerminalDevice
     from mesa.controller.gpio import TableOutputs
     from mesa.controller.sim_shell import key_loop
-    from mesa.table.inputs import Input
+    from mesa.engine.inputs import Input
 
     outputs = TableOutputs()
     sim.runtime.add_view_listener(outputs.update)

@@ -19,7 +19,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any, TextIO
 
-from mesa.table.inputs import Input
+from mesa.engine.inputs import Input
 
 if TYPE_CHECKING:
     from PIL import Image as ImageModule

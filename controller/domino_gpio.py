@@ -1,7 +1,7 @@
 """The domino table's LEDs and buzzer: one LED in each seat's button, the same piezo.
 
->>> from mesa.domino.machine import DominoTable
->>> from mesa.domino.view import domino_view
+>>> from mesa.games.domino.machine import DominoTable
+>>> from mesa.games.domino.view import domino_view
 >>> t = DominoTable()
 >>> _ = t.apply("assign", {"game_id": "G", "players": {"n": "Ana", "e": "Beto", "s": "Carla",
 ...                        "w": "Dani"}}, now=0.0)
@@ -26,9 +26,9 @@ import logging
 from typing import Any
 
 from mesa.controller.gpio import FLAG_BEEP, Beep, TableOutputs
-from mesa.domino.rules import PAIRS, SEATS, members, pair_of
-from mesa.domino.view import DominoView
-from mesa.table.machine import Outcome
+from mesa.engine.outcome import Outcome
+from mesa.games.domino.rules import PAIRS, SEATS, members, pair_of
+from mesa.games.domino.view import DominoView
 
 log = logging.getLogger(__name__)
 

@@ -1,8 +1,8 @@
 """The domino table's journal: the backgammon table's journal (same files, lines, checksums,
-generations and fsync policy) around a :class:`~mesa.domino.machine.DominoTable`.
+generations and fsync policy) around a :class:`~mesa.games.domino.machine.DominoTable`.
 
 >>> import tempfile
->>> from mesa.table.inputs import Input
+>>> from mesa.engine.inputs import Input
 >>> from mesa.controller.runtime import ManualClock
 >>> from mesa.controller.domino_runtime import DominoRuntime
 >>> folder = tempfile.mkdtemp()
@@ -28,9 +28,9 @@ import dataclasses
 from typing import Any
 
 from mesa.controller.journal import Journal
-from mesa.domino.machine import DominoTable
-from mesa.domino.view import domino_view
-from mesa.table.machine import Outcome
+from mesa.engine.outcome import Outcome
+from mesa.games.domino.machine import DominoTable
+from mesa.games.domino.view import domino_view
 
 DOMINO_COMPACT_AFTER = frozenset(
     {

@@ -27,8 +27,10 @@ from typing import Any
 from mesa.controller.link import LinkSettings, TableLink
 from mesa.controller.outbox import Outbox
 from mesa.controller.runtime import TableRuntime
-from mesa.domino.inputs import parse_input
+from mesa.engine.inputs import Input
+from mesa.engine.outcome import Outcome
 from mesa.errors import ConfigError
+from mesa.games.domino.inputs import parse_input
 from mesa.protocol import (
     HUB_STATUS_TOPIC,
     DominoAssignment,
@@ -37,8 +39,6 @@ from mesa.protocol import (
     decode,
     parse_topic,
 )
-from mesa.table.inputs import Input
-from mesa.table.machine import Outcome
 
 # The states in which "TIEMPO" means something to the machine (re-anchoring included).
 TIEMPO_STATES = frozenset({"assigned", "ready", "playing", "hand_entry", "hand_confirm"})

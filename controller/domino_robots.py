@@ -4,7 +4,7 @@ simulator and the tests.
 >>> from mesa.controller.domino_runtime import DominoRuntime
 >>> from mesa.controller.robots import play
 >>> from mesa.controller.runtime import ManualClock
->>> from mesa.table.inputs import Input
+>>> from mesa.engine.inputs import Input
 >>> clock = ManualClock()
 >>> rt = DominoRuntime(clock=clock)
 >>> players = {"n": "Ana", "e": "Beto", "s": "Carla", "w": "Dani"}
@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from mesa.controller.robot_plans import InputCounts, Plan, PlannedPlayers
-from mesa.domino.rules import PAIRS, SEATS, members, pair_of
-from mesa.domino.view import DominoView
-from mesa.table.inputs import Input
+from mesa.engine.inputs import Input
+from mesa.games.domino.rules import PAIRS, SEATS, members, pair_of
+from mesa.games.domino.view import DominoView
 
 
 @dataclass(frozen=True)

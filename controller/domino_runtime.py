@@ -1,8 +1,8 @@
 """The domino table's consumer loop: :class:`TableRuntime`'s loop around a
-:class:`~mesa.domino.machine.DominoTable`, its four seat buttons and its view.
+:class:`~mesa.games.domino.machine.DominoTable`, its four seat buttons and its view.
 
 >>> from mesa.controller.runtime import ManualClock
->>> from mesa.table.inputs import Input
+>>> from mesa.engine.inputs import Input
 >>> clock = ManualClock()
 >>> rt = DominoRuntime(clock=clock)
 >>> players = {"n": "Ana", "e": "Beto", "s": "Carla", "w": "Dani"}
@@ -30,11 +30,11 @@ from mesa import events as ev
 from mesa.controller.gestures import SEAT_BUTTONS, SeatContext, SeatGestureRecognizer
 from mesa.controller.ports import OutcomeSink
 from mesa.controller.runtime import TableRuntime
-from mesa.domino.machine import DominoTable
-from mesa.domino.rules import pair_of
-from mesa.domino.view import DominoView, domino_view
-from mesa.table.inputs import Input
-from mesa.table.machine import Outcome
+from mesa.engine.inputs import Input
+from mesa.engine.outcome import Outcome
+from mesa.games.domino.machine import DominoTable
+from mesa.games.domino.rules import pair_of
+from mesa.games.domino.view import DominoView, domino_view
 
 if TYPE_CHECKING:
     from mesa.controller.journal import Recovery

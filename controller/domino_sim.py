@@ -31,10 +31,10 @@ from mesa.controller.ports import OutcomeSink
 from mesa.controller.robots import RobotDriver
 from mesa.controller.runtime import ScaledClock, TableRuntime
 from mesa.controller.sim import NAMES, EndCounter
-from mesa.domino.rules import SEATS
-from mesa.domino.view import DominoView
-from mesa.table.inputs import Input
-from mesa.table.machine import Outcome
+from mesa.engine.inputs import Input
+from mesa.engine.outcome import Outcome
+from mesa.games.domino.rules import SEATS
+from mesa.games.domino.view import DominoView
 
 __all__ = ["FAST", "DominoAutoAssign", "DominoSimTable"]
 

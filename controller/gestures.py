@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mesa.engine.inputs import Input
 from mesa.errors import ConfigError
-from mesa.table.inputs import Input
 
 CLOCK_BUTTONS: tuple[str, str] = ("a", "b")
 EXTRA_INPUTS: dict[str, str] = {"cube": "cube", "pause": "pause_button"}

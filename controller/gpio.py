@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mesa.controller.ports import EdgeSubmitter
-from mesa.table.machine import Outcome
-from mesa.table.view import View
+from mesa.engine.outcome import Outcome
+from mesa.games.backgammon.view import View
 
 log = logging.getLogger(__name__)
 
@@ -106,8 +106,8 @@ class ButtonPad:
 def led_modes(view: View) -> dict[str, str]:
     """``on``, ``off`` or ``blink`` for each clock button's LED: the lit one is on move.
 
-    >>> from mesa.table.machine import Table
-    >>> from mesa.table.view import table_view
+    >>> from mesa.games.backgammon.machine import Table
+    >>> from mesa.games.backgammon.view import table_view
     >>> led_modes(table_view(Table(), 0.0))
     {'a': 'off', 'b': 'off'}
     """
@@ -150,10 +150,10 @@ def warnings_between(before: View | None, after: View, thresholds: Iterable[floa
 
     One beep at the highest threshold, two at the next, three at the last (60, 30, 10 s).
 
-    >>> from mesa.table.view import ClockView
+    >>> from mesa.games.backgammon.view import ClockView
     >>> from dataclasses import replace
-    >>> from mesa.table.machine import Table
-    >>> from mesa.table.view import table_view
+    >>> from mesa.games.backgammon.machine import Table
+    >>> from mesa.games.backgammon.view import table_view
     >>> v = replace(table_view(Table(), 0.0), state="running", timed=True, on_move="a",
     ...             clocks={"a": ClockView(61.0, 61.0, 0.0, True)})
     >>> w = replace(v, clocks={"a": ClockView(59.5, 59.5, 0.0, True)})

@@ -1,7 +1,7 @@
 """The table's journal: its state survives ``kill -9`` and a power cut at any instant.
 
 >>> import tempfile
->>> from mesa.table.inputs import Input
+>>> from mesa.engine.inputs import Input
 >>> from mesa.controller.runtime import ManualClock, TableRuntime
 >>> folder = tempfile.mkdtemp()
 >>> journal = Journal(folder, fsync=False)
@@ -20,7 +20,7 @@
 
 Layout: a folder of *generations* ``journal-000001.jsonl``, ``journal-000002.jsonl``, … Each
 starts with a snapshot of the table and continues with one line per input that changed the table
-(replayed through the same pure :class:`~mesa.table.machine.Table` on recovery) and a heartbeat
+(replayed through the same pure :class:`~mesa.games.backgammon.machine.Table` on recovery) and a heartbeat
 line every ``heartbeat`` seconds while a clock runs. A line is ``<crc32 hex> <json>``: a torn or
 flipped line is detected, never trusted.
 
@@ -55,9 +55,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mesa.table.inputs import Input
-from mesa.table.machine import Outcome, Table, TableSettings
-from mesa.table.view import table_view
+from mesa.engine.inputs import Input
+from mesa.engine.outcome import Outcome
+from mesa.games.backgammon.machine import Table, TableSettings
+from mesa.games.backgammon.view import table_view
 from mesa.validation import check_range, check_value
 
 if TYPE_CHECKING:

@@ -45,7 +45,11 @@ from paho.mqtt.properties import Properties
 from mesa import events as ev
 from mesa.controller.outbox import STORAGE_ERRORS, Outbox, is_disk_full
 from mesa.controller.ports import InputSubmitter
+from mesa.engine.inputs import Input
+from mesa.engine.outcome import Outcome
 from mesa.errors import ConfigError
+from mesa.games.backgammon.inputs import parse_input
+from mesa.games.backgammon.transitions import TRANSITIONS
 from mesa.metrics import Metrics
 from mesa.protocol import (
     HUB_STATUS_TOPIC,
@@ -65,9 +69,6 @@ from mesa.protocol import (
     table_subscriptions,
     table_topic,
 )
-from mesa.table.inputs import Input, parse_input
-from mesa.table.machine import Outcome
-from mesa.table.transitions import TRANSITIONS
 
 log = logging.getLogger("mesa.link")
 

@@ -1,8 +1,8 @@
 """What the OLED shows: a pure function from the table's view (and the runtime's status) to an
 image. No device, no thread, no clock: the same arguments always give the same pixels.
 
->>> from mesa.table.machine import Table
->>> from mesa.table.view import table_view
+>>> from mesa.games.backgammon.machine import Table
+>>> from mesa.games.backgammon.view import table_view
 >>> from mesa.controller.runtime import TableStatus
 >>> t = Table()
 >>> _ = t.apply("assign", {"match_id": "G1-1", "players": {"a": "Ana", "b": "Beto"},
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from mesa.controller.font import CondensedFont, TextFont, draw_seven_segment, seven_segment_width
 from mesa.controller.i18n import text
 from mesa.controller.runtime import TableStatus
-from mesa.table.view import View
+from mesa.games.backgammon.view import View
 
 if TYPE_CHECKING:
     from PIL import Image as ImageModule

@@ -1,8 +1,8 @@
 """What the domino table's OLED shows: a pure function from a
-:class:`~mesa.domino.view.DominoView` (and the runtime's status) to an image.
+:class:`~mesa.games.domino.view.DominoView` (and the runtime's status) to an image.
 
->>> from mesa.domino.machine import DominoTable
->>> from mesa.domino.view import domino_view
+>>> from mesa.games.domino.machine import DominoTable
+>>> from mesa.games.domino.view import domino_view
 >>> from mesa.controller.runtime import TableStatus
 >>> t = DominoTable()
 >>> _ = t.apply("assign", {"game_id": "R1-M3", "players": {"n": "Ana", "e": "Beto",
@@ -15,7 +15,7 @@
 >>> render(domino_view(t, now=34.2), TableStatus(), now=34.2, size=(128, 32)).size
 (128, 32)
 
-:func:`compose` decides the words (in the game's language: :mod:`mesa.domino.i18n`), :func:`draw`
+:func:`compose` decides the words (in the game's language: :mod:`mesa.games.domino.words`), :func:`draw`
 places them on 128×64 (SSD1306/SH1106), 128×32 or 256×64 (SSD1322), with the font and the
 canvas of the backgammon screen (:mod:`mesa.controller.oled`), whose screens it leaves alone.
 
@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING
 from mesa.controller.font import draw_seven_segment, seven_segment_width
 from mesa.controller.oled import SIZES, _Canvas, _cycle
 from mesa.controller.runtime import TableStatus
-from mesa.domino.i18n import text
-from mesa.domino.view import DominoView
+from mesa.games.domino.view import DominoView
+from mesa.games.domino.words import text
 
 if TYPE_CHECKING:
     from PIL import Image as ImageModule

@@ -6,7 +6,7 @@ True
 >>> sorted({s.view.state for s in scenes()}) == sorted(STATES)
 True
 
-Each scene drives a real :class:`~mesa.domino.machine.DominoTable` through its inputs, so the
+Each scene drives a real :class:`~mesa.games.domino.machine.DominoTable` through its inputs, so the
 images show exactly what the table would. ``mesa oled-refs --game domino`` writes the PNGs and
 ``docs/oled/domino/README.md`` with a caption for each.
 """
@@ -21,9 +21,9 @@ from mesa.controller import oled_references as references
 from mesa.controller.oled_domino import SIZES, render
 from mesa.controller.oled_references import Play, Scene
 from mesa.controller.runtime import TableStatus
-from mesa.domino.machine import DominoTable
-from mesa.domino.transitions import STATES  # noqa: F401  (the module example reads it)
-from mesa.domino.view import DominoView, domino_view
+from mesa.games.domino.machine import DominoTable
+from mesa.games.domino.transitions import STATES  # noqa: F401  (the module example reads it)
+from mesa.games.domino.view import DominoView, domino_view
 
 PLAYERS = {"n": "Ana", "e": "Beto", "s": "Carla", "w": "Dani"}
 

@@ -6,7 +6,7 @@ True
 >>> sorted({s.language for s in scenes()})
 ['en', 'es']
 
-Each scene drives a real :class:`~mesa.table.machine.Table` through its inputs, so the images show
+Each scene drives a real :class:`~mesa.games.backgammon.machine.Table` through its inputs, so the images show
 exactly what the table would. ``mesa oled-refs`` writes the PNGs and ``docs/oled/README.md``.
 """
 
@@ -20,8 +20,8 @@ from mesa.controller import oled_references as references
 from mesa.controller.oled import SIZES, render
 from mesa.controller.oled_references import Play, Scene
 from mesa.controller.runtime import TableStatus
-from mesa.table.machine import Table
-from mesa.table.view import View, table_view
+from mesa.games.backgammon.machine import Table
+from mesa.games.backgammon.view import View, table_view
 
 PLAYERS = {"a": "Ana", "b": "Beto"}
 LONG_PLAYERS = {"a": "Rafael Urdaneta", "b": "Mª José Lozano"}  # 15 and 14 characters

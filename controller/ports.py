@@ -1,6 +1,6 @@
 """The seams between the table's runtime and what surrounds it.
 
-The runtime owns the one consumer loop that applies inputs to :class:`mesa.table.machine.Table`.
+The runtime owns the one consumer loop that applies inputs to :class:`mesa.games.backgammon.machine.Table`.
 Everything else plugs in here: the buttons, the card reader and the hub link *submit* inputs
 (thread-safe, timestamped at their source); the display, the journal and the hub link *receive*
 what each applied input did. Devices are typed by the port they use, never by the concrete
@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from mesa.domino.view import DominoView
-from mesa.table.inputs import Input
-from mesa.table.machine import Outcome
-from mesa.table.view import View
+from mesa.engine.inputs import Input
+from mesa.engine.outcome import Outcome
+from mesa.games.backgammon.view import View
+from mesa.games.domino.view import DominoView
 
 if TYPE_CHECKING:
     from mesa.controller.runtime import TableStatus

@@ -2,7 +2,7 @@
 when), hands it over when due, and plans again when the table's view changes, or when an input
 it handed over changed nothing for a while (a press lost to a bounce, a refusal).
 
->>> from mesa.table.inputs import Input
+>>> from mesa.engine.inputs import Input
 >>> class Presser(PlannedPlayers[str]):
 ...     def _key_of(self, view): return view
 ...     def _make_plan(self, view, now): return Plan(now + 2.0, Input("press", {"side": "a"}))
@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from mesa.table.inputs import Input
+from mesa.engine.inputs import Input
 
 V = TypeVar("V")
 

@@ -2,7 +2,7 @@
 demo and the tests.
 
 >>> from mesa.controller.runtime import ManualClock, TableRuntime
->>> from mesa.table.inputs import Input
+>>> from mesa.engine.inputs import Input
 >>> clock = ManualClock()
 >>> rt = TableRuntime(clock=clock)
 >>> rt.submit(Input("assign", {"match_id": "R-1", "players": {"a": "Ana", "b": "Beto"},
@@ -34,8 +34,8 @@ from typing import Any
 from mesa.controller.robot_plans import InputCounts, Plan, PlannedPlayers
 from mesa.controller.runtime import ManualClock, TableRuntime
 from mesa.core.match import MAX_CUBE
-from mesa.table.inputs import Input
-from mesa.table.view import View
+from mesa.engine.inputs import Input
+from mesa.games.backgammon.view import View
 
 SIDES = ("a", "b")
 

@@ -1,7 +1,7 @@
 """The table's one consumer loop: it owns the :class:`Table`, applies inputs in time order,
 feeds ``tick``s, and hands every outcome to the sinks.
 
->>> from mesa.table.inputs import Input
+>>> from mesa.engine.inputs import Input
 >>> clock = ManualClock()
 >>> seen = []
 >>> class Sink:
@@ -41,9 +41,10 @@ from mesa import events as ev
 from mesa.controller.gestures import Context, GestureRecognizer
 from mesa.controller.ports import OutcomeSink
 from mesa.core.sides import SIDES
-from mesa.table.inputs import Input
-from mesa.table.machine import Outcome, Refusal, Table
-from mesa.table.view import View, table_view
+from mesa.engine.inputs import Input
+from mesa.engine.outcome import Outcome, Refusal
+from mesa.games.backgammon.machine import Table
+from mesa.games.backgammon.view import View, table_view
 
 if TYPE_CHECKING:
     from mesa.controller.journal import Recovery
@@ -151,7 +152,7 @@ class RuntimeStats:
 def button_context(table: Table, extra_buttons: frozenset[str] = frozenset()) -> Context:
     """What a hold, both buttons, or a press on the edge mean in the table's current state.
 
-    >>> from mesa.table.machine import Table
+    >>> from mesa.games.backgammon.machine import Table
     >>> button_context(Table()).hold
     {'a': False, 'b': False}
     """

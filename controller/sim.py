@@ -30,9 +30,9 @@ from mesa.controller.gestures import GestureRecognizer, GestureSettings
 from mesa.controller.ports import OutcomeSink
 from mesa.controller.robots import FAST, RobotDriver, RobotPlayers, RobotStyle
 from mesa.controller.runtime import ScaledClock, TableRuntime
-from mesa.table.inputs import Input
-from mesa.table.machine import Outcome
-from mesa.table.view import View
+from mesa.engine.inputs import Input
+from mesa.engine.outcome import Outcome
+from mesa.games.backgammon.view import View
 
 __all__ = ["FAST", "AutoAssign", "SimTable", "WindowKeys"]
 

@@ -26,8 +26,8 @@ from mesa import __version__
 # Which package's cli.py provides each subcommand (tests/test_cli.py checks this against what
 # every register() adds, so the two cannot drift).
 COMMANDS: dict[str, str] = {
-    "replay": "mesa.table.cli",
-    "docs": "mesa.table.cli",
+    "replay": "mesa.games.cli",
+    "docs": "mesa.games.cli",
     "controller": "mesa.controller.cli",
     "sim": "mesa.controller.cli",
     "hardware-check": "mesa.controller.cli",

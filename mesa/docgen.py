@@ -1,4 +1,4 @@
-"""Generated documentation: the event vocabulary and the tables' transition tables.
+"""Generated documentation: the event vocabulary and every registered game's transition table.
 
 >>> "turn.ended" in events_markdown()
 True
@@ -6,11 +6,11 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from mesa.domino.transitions import transition_table_markdown as domino_transitions_markdown
 from mesa.events import EVENT_TYPES, FENCED_TYPES, SCHEMA_VERSION, describe
-from mesa.table.transitions import transition_table_markdown
+from mesa.games.registry import games
 
 
 def events_markdown() -> str:
@@ -50,10 +50,9 @@ def events_markdown() -> str:
     return "\n".join(lines)
 
 
-GENERATED = {
+GENERATED: dict[str, Callable[[], str]] = {
     "events.md": events_markdown,
-    "transitions.md": transition_table_markdown,
-    "domino-transitions.md": domino_transitions_markdown,
+    **{game.transitions_doc: game.transitions_markdown for game in games()},
 }
 
 

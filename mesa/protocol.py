@@ -33,13 +33,14 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 import msgspec
 
-from mesa.domino.inputs import INPUT_SPECS as DOMINO_INPUT_SPECS
-from mesa.domino.inputs import parse_input as parse_domino_input
+from mesa.engine.inputs import InputError
 from mesa.errors import MesaError
 from mesa.events import EVENT_TYPES, SCHEMA_VERSION, Event, EventError
 from mesa.games import registry
-from mesa.table.inputs import INPUT_SPECS, InputError, parse_input
-from mesa.table.machine import TableState
+from mesa.games.backgammon.inputs import INPUT_SPECS, parse_input
+from mesa.games.backgammon.machine import TableState
+from mesa.games.domino.inputs import INPUT_SPECS as DOMINO_INPUT_SPECS
+from mesa.games.domino.inputs import parse_input as parse_domino_input
 from mesa.validation import MAX_INT as MAX_INT  # re-exported: the wire's integer bound
 from mesa.validation import BoundedInt, FiniteFloat, explain, schema
 
@@ -548,14 +549,14 @@ def check_snapshot(snapshot: Any) -> None:
     its game is the registry's reading of it, its state typed where the game declares its
     type, then restored and drawn at its instant, exactly as the hub's pages will.
 
-    >>> from mesa.table.machine import Table
+    >>> from mesa.games.backgammon.machine import Table
     >>> check_snapshot(Table().snapshot())
     >>> bad = Table().snapshot(); bad["match"] = {"length": 5, "score": 5}
     >>> check_snapshot(bad)
     Traceback (most recent call last):
       ...
     mesa.protocol.ProtocolError: bad_snapshot: snapshot.match.score must be an object, not 5
-    >>> from mesa.domino.machine import DominoTable
+    >>> from mesa.games.domino.machine import DominoTable
     >>> check_snapshot(DominoTable().snapshot())
     >>> check_snapshot({**DominoTable().snapshot(), "players": 5})
     Traceback (most recent call last):

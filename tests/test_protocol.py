@@ -214,7 +214,7 @@ def test_fast_event_validation_agrees_with_parse_event(
 
 
 def test_fast_event_validation_accepts_every_real_event() -> None:
-    from mesa.table.replay import replay_lines
+    from mesa.games.replay import replay_lines
 
     lines = [
         '{"t": 0, "input": "assign", "match_id": "G", "players": {"a": "A", "b": "B"}, '
@@ -358,7 +358,7 @@ def test_a_lone_surrogate_anywhere_is_refused_and_nothing_else_is(text: str, whe
 
 
 def _snapshot() -> dict[str, Any]:
-    from mesa.table.machine import Table
+    from mesa.games.backgammon.machine import Table
 
     t = Table()
     t.apply(
@@ -420,7 +420,7 @@ def test_a_real_snapshot_passes_and_the_reported_one_is_refused() -> None:
 def test_an_accepted_snapshot_always_rebuilds_the_table(path: tuple[Any, ...], value: Any) -> None:
     """Whatever one field is replaced with, the hub either refuses the snapshot or can rebuild
     the table and its view from it (what the live pages do)."""
-    from mesa.table.machine import Table
+    from mesa.games.backgammon.machine import Table
 
     snap = json.loads(json.dumps(SNAPSHOT))
     node = snap
@@ -431,7 +431,7 @@ def test_an_accepted_snapshot_always_rebuilds_the_table(path: tuple[Any, ...], v
         p.check_snapshot(snap)
     except p.ProtocolError:
         return
-    from mesa.table.view import table_view
+    from mesa.games.backgammon.view import table_view
 
     table_view(Table.restore(snap), 10.0)
 
@@ -439,7 +439,7 @@ def test_an_accepted_snapshot_always_rebuilds_the_table(path: tuple[Any, ...], v
 def test_a_snapshot_may_carry_the_links_storage_flags_and_nothing_else_unknown() -> None:
     """While a table's disk is full its link adds ``storage`` and ``unstored`` to the retained
     snapshot (the director sees "disco lleno"); anything else unknown is still refused."""
-    from mesa.table.machine import Table
+    from mesa.games.backgammon.machine import Table
 
     snap = Table().snapshot()
     p.check_snapshot({**snap, "storage": "disk_full", "unstored": 12})
@@ -595,7 +595,7 @@ def test_a_status_may_name_its_game_and_an_old_one_does_not() -> None:
 
 
 def test_the_snapshot_check_reads_the_game_from_the_registry() -> None:
-    from mesa.domino.machine import DominoTable
+    from mesa.games.domino.machine import DominoTable
     from mesa.games.registry import GAME_KEY
 
     domino = DominoTable().snapshot()

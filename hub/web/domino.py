@@ -24,10 +24,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from mesa.domino.exports import final_csv, final_json, final_rows
-from mesa.domino.pairs import PairsError, PairsTournament
-from mesa.domino.penalties import DEFAULT_PENALTY_POINTS, DIRECTOR_REASONS, PENALTIES
 from mesa.errors import MesaError
+from mesa.games.domino.exports import final_csv, final_json, final_rows
+from mesa.games.domino.pairs import PairsError, PairsTournament
+from mesa.games.domino.penalties import DEFAULT_PENALTY_POINTS, DIRECTOR_REASONS, PENALTIES
 from mesa.hub.desk.games.domino import DominoDesk
 from mesa.hub.web.auth import csrf_ok
 from mesa.hub.web.http import address, read_form, refuse, safe_next, set_flash, wants_json

@@ -1,7 +1,7 @@
 """The dashboard's domino strings, Spanish and English, merged into :data:`mesa.hub.web.i18n.STRINGS`.
 
 The table's own words (states, how a game ended, the penalty reasons) are taken from
-:mod:`mesa.domino.i18n`, so the grid and the OLED say the same thing.
+:mod:`mesa.games.domino.words`, so the grid and the OLED say the same thing.
 
 >>> DOMINO_STRINGS["dom.reason.chivo"]["es"], DOMINO_STRINGS["dom.tiempo"]["en"]
 ('Chivo', 'Call TIEMPO')
@@ -9,7 +9,7 @@ The table's own words (states, how a game ended, the penalty reasons) are taken 
 
 from __future__ import annotations
 
-from mesa.domino.i18n import STRINGS as TABLE_STRINGS
+from mesa.games.domino.words import STRINGS as TABLE_STRINGS
 
 _OWN: dict[str, dict[str, str]] = {
     "nav.domino": {"es": "Dominó", "en": "Domino"},

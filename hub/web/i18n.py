@@ -161,7 +161,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "state.result_entry": {"es": "anotando resultado", "en": "entering the result"},
     "state.match_over": {"es": "partido terminado", "en": "match over"},
     "state.unknown": {"es": "desconocido", "en": "unknown"},
-    # ── pause reasons (mesa.table.inputs.PAUSE_REASONS) ──
+    # ── pause reasons (mesa.games.backgammon.inputs.PAUSE_REASONS) ──
     "reason.unspecified": {"es": "sin motivo", "en": "no reason given"},
     "reason.game_over": {"es": "fin del juego", "en": "game over"},
     "reason.concession": {"es": "abandono", "en": "concession"},

@@ -4,7 +4,7 @@ A *card* is one table at one instant: the hub's projection (presence, events) jo
 table's own retained snapshot, read through the table's view code at the hub's "now", so the
 clocks, the cube and the badges are exactly what the table itself would show.
 
->>> from mesa.table.machine import Table
+>>> from mesa.games.backgammon.machine import Table
 >>> t = Table()
 >>> _ = t.apply("assign", {"match_id": "G1-1", "players": {"a": "Ana", "b": "Beto"},
 ...                        "length": 3, "clock": {"preset": "singles"}}, now=0.0)
@@ -40,16 +40,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mesa.core.sides import SIDES
-from mesa.domino.machine import DominoTable
-from mesa.domino.view import domino_view
 from mesa.errors import MesaError
+from mesa.games.backgammon.machine import Table
+from mesa.games.backgammon.view import table_view
+from mesa.games.domino.machine import DominoTable
+from mesa.games.domino.view import domino_view
 from mesa.games.registry import UnknownGame, game_named, game_of_snapshot
 from mesa.hub.ingest.ports import Commit, HubReads, StoreReads
 from mesa.hub.web.card_check import check_card
 from mesa.metrics import Metrics
 from mesa.protocol import ProtocolError, StateReport, check_snapshot
-from mesa.table.machine import Table
-from mesa.table.view import table_view
 
 log = logging.getLogger("mesa.web")
 

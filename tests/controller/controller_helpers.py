@@ -13,8 +13,8 @@ from typing import Any
 from gpiozero.pins.mock import MockFactory, MockPin
 
 from mesa.controller.runtime import ManualClock, TableRuntime
-from mesa.table.inputs import Input
-from mesa.table.machine import Outcome
+from mesa.engine.inputs import Input
+from mesa.engine.outcome import Outcome
 
 PLAYERS = {"a": "Ana", "b": "Beto"}
 CARDS = {"a": "CARD-A", "b": "CARD-B"}

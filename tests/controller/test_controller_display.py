@@ -17,7 +17,7 @@ from mesa.controller.display import Display, TerminalDevice, braille
 from mesa.controller.oled import SIZES, render
 from mesa.controller.oled_scenes import scenes
 from mesa.controller.runtime import ManualClock, TableRuntime
-from mesa.table.inputs import Input
+from mesa.engine.inputs import Input
 
 
 class Flaky(dummy):  # type: ignore[misc]

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mesa.controller.gestures import Context, GestureRecognizer, GestureSettings
+from mesa.engine.inputs import Input
 from mesa.errors import ConfigError
-from mesa.table.inputs import Input
 
 S = GestureSettings(lockout=0.08, hold_time=0.8, min_press=0.02)
 

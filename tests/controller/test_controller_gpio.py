@@ -14,9 +14,9 @@ from gpiozero.pins.mock import MockFactory
 from mesa.controller.gestures import GestureRecognizer, GestureSettings
 from mesa.controller.gpio import ButtonPad, TableOutputs, led_modes, time_left, warnings_between
 from mesa.controller.runtime import ManualClock, TableRuntime
-from mesa.table.inputs import Input
-from mesa.table.machine import Table
-from mesa.table.view import ClockView, table_view
+from mesa.engine.inputs import Input
+from mesa.games.backgammon.machine import Table
+from mesa.games.backgammon.view import ClockView, table_view
 
 PINS = {"a": 17, "b": 27, "cube": 22, "pause": 23}
 

@@ -13,8 +13,8 @@ from controller_helpers import Recorder, assign_input
 from mesa.controller.journal import Journal, decode, encode
 from mesa.controller.robots import RobotPlayers, play
 from mesa.controller.runtime import ManualClock, TableRuntime
-from mesa.table.inputs import Input
-from mesa.table.view import table_view
+from mesa.engine.inputs import Input
+from mesa.games.backgammon.view import table_view
 
 
 def journaled(folder: Path, **kw: object) -> tuple[TableRuntime, ManualClock, Journal]:

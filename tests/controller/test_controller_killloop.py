@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mesa.table.machine import Table, TableSettings
+from mesa.games.backgammon.machine import Table, TableSettings
 from support.killloop import SimChild, journal_records
 
 LOOPS = int(os.environ.get("MESA_KILL_LOOPS", "8"))

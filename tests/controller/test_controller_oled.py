@@ -15,9 +15,9 @@ from mesa.controller.i18n import STRINGS, placeholders, text
 from mesa.controller.oled import SIZES, compose, format_clock, render
 from mesa.controller.oled_scenes import scenes
 from mesa.controller.runtime import TableStatus
-from mesa.table.machine import Table
-from mesa.table.transitions import STATES
-from mesa.table.view import table_view
+from mesa.games.backgammon.machine import Table
+from mesa.games.backgammon.transitions import STATES
+from mesa.games.backgammon.view import table_view
 
 REFS = Path(__file__).resolve().parents[2] / "docs" / "oled"
 SCENES = scenes()

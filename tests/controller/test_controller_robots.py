@@ -7,7 +7,7 @@ from controller_helpers import Recorder, assign_input
 
 from mesa.controller.robots import FAST, RobotDriver, RobotPlayers, RobotStyle, play
 from mesa.controller.runtime import ManualClock, ScaledClock, TableRuntime
-from mesa.table.inputs import Input
+from mesa.engine.inputs import Input
 
 
 def match(seed: int, ui: str, length: int = 5) -> tuple[TableRuntime, Recorder, RobotPlayers]:

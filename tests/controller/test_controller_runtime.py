@@ -16,8 +16,8 @@ from mesa.controller.runtime import (
     TableRuntime,
     button_context,
 )
-from mesa.table.inputs import Input
-from mesa.table.machine import Table
+from mesa.engine.inputs import Input
+from mesa.games.backgammon.machine import Table
 
 
 def make(buttons: bool = False, **kw: object) -> tuple[TableRuntime, ManualClock, Recorder]:

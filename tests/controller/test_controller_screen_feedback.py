@@ -8,7 +8,7 @@ from controller_helpers import assign_input, run_until
 from mesa.controller.gestures import GestureRecognizer
 from mesa.controller.oled import compose
 from mesa.controller.runtime import REFUSAL_NOTICE_S, ManualClock, TableRuntime, button_context
-from mesa.table.inputs import Input
+from mesa.engine.inputs import Input
 
 
 def _submit(rt: TableRuntime, clock: ManualClock, *inputs: Input) -> None:

@@ -163,7 +163,7 @@ def test_window_keys_are_button_edges_and_auto_repeat_is_bounce() -> None:
     from mesa.controller.gestures import GestureRecognizer
     from mesa.controller.runtime import ManualClock, TableRuntime
     from mesa.controller.sim import WindowKeys
-    from mesa.table.inputs import Input
+    from mesa.engine.inputs import Input
 
     clock = ManualClock()
     rec = Recorder()

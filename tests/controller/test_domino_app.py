@@ -19,7 +19,7 @@ from mesa.controller.domino_app import DominoTableApp
 from mesa.controller.domino_cli import KEYS_HELP, QuadrantDevice
 from mesa.controller.oled_domino import render
 from mesa.controller.oled_domino_scenes import scenes
-from mesa.table.inputs import Input
+from mesa.engine.inputs import Input
 from support.harness import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from mesa.domino.machine import DominoTable
-from mesa.domino.view import domino_view
+from mesa.games.domino.machine import DominoTable
+from mesa.games.domino.view import domino_view
 from support.killloop import SimChild, journal_records
 
 LOOPS = int(os.environ.get("MESA_KILL_LOOPS", "8"))

@@ -19,10 +19,10 @@ from mesa.controller.domino_link import DominoLink
 from mesa.controller.domino_runtime import DominoRuntime
 from mesa.controller.link import LinkSettings
 from mesa.controller.outbox import Outbox
+from mesa.engine.inputs import Input
 from mesa.hub.broker.mosquitto import PrivateMosquitto
 from mesa.hub.ingest.app import Hub
 from mesa.protocol import DominoAssignment, DominoCommand, table_topic
-from mesa.table.inputs import Input
 from support.harness import start_hub, wait_until
 from support.mosquitto import table_password
 

@@ -13,7 +13,7 @@ from mesa.controller.font import TextFont
 from mesa.controller.oled_domino import SIZES, compose, render
 from mesa.controller.oled_domino_scenes import scenes
 from mesa.controller.runtime import TableStatus
-from mesa.domino.transitions import STATES
+from mesa.games.domino.transitions import STATES
 
 REFS = Path(__file__).resolve().parents[2] / "docs" / "oled" / "domino"
 SCENES = scenes()

@@ -13,7 +13,7 @@ from mesa.controller.domino_runtime import DominoRuntime, seat_context
 from mesa.controller.gestures import SEAT_BUTTONS, SeatGestureRecognizer
 from mesa.controller.robots import play
 from mesa.controller.runtime import ManualClock
-from mesa.table.inputs import Input
+from mesa.engine.inputs import Input
 
 PLAYERS = {"n": "Ana", "e": "Beto", "s": "Carla", "w": "Dani"}
 

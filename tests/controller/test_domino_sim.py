@@ -12,7 +12,7 @@ from mesa.controller.domino_runtime import DominoRuntime
 from mesa.controller.domino_sim import DominoSimTable
 from mesa.controller.robots import play
 from mesa.controller.runtime import ManualClock
-from mesa.table.inputs import Input
+from mesa.engine.inputs import Input
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYERS = {"n": "Ana", "e": "Beto", "s": "Carla", "w": "Dani"}

@@ -17,11 +17,11 @@ from paho.mqtt.properties import Properties
 
 from mesa.controller.link import LinkSettings, TableLink
 from mesa.controller.outbox import Outbox
+from mesa.games.backgammon.inputs import parse_input
+from mesa.games.backgammon.machine import Table
 from mesa.hub.broker.mosquitto import PrivateMosquitto
 from mesa.hub.ingest.app import Hub
 from mesa.protocol import Command, TableStatus, table_topic
-from mesa.table.inputs import parse_input
-from mesa.table.machine import Table
 from support.checker import check
 from support.harness import ASSIGN_ARGS, start_hub, wait_until
 from support.mosquitto import table_password

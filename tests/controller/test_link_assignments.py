@@ -11,9 +11,9 @@ import pytest
 
 from mesa.controller.link import LinkSettings, TableLink
 from mesa.controller.outbox import Outbox
+from mesa.engine.inputs import Input
+from mesa.games.backgammon.machine import Table
 from mesa.protocol import Assignment
-from mesa.table.inputs import Input
-from mesa.table.machine import Table
 
 PLAYERS = {"a": "Ana", "b": "Beto"}
 

@@ -10,7 +10,7 @@ from PIL import Image
 
 from mesa.controller.oled_references import Play, Scene, write_references
 from mesa.controller.runtime import TableStatus
-from mesa.table.machine import Table
+from mesa.games.backgammon.machine import Table
 
 
 def test_every_scene_and_size_is_written_under_its_caption(tmp_path: Path) -> None:

@@ -28,9 +28,10 @@ from mesa.controller.link import LinkSettings, TableLink
 from mesa.controller.oled import compose
 from mesa.controller.outbox import Outbox, OutboxError
 from mesa.controller.runtime import ManualClock, TableRuntime
+from mesa.engine.outcome import Outcome
+from mesa.games.backgammon.machine import Table
 from mesa.hub.broker.mosquitto import PrivateMosquitto
 from mesa.hub.ingest.app import Hub
-from mesa.table.machine import Outcome, Table
 from support.checker import check
 from support.harness import ASSIGN_ARGS, start_hub, wait_until
 from support.mosquitto import table_password
@@ -211,7 +212,7 @@ def test_the_screen_and_the_status_say_disk_full_while_it_lasts() -> None:
 
 
 def _assign() -> Any:
-    from mesa.table.inputs import parse_input
+    from mesa.games.backgammon.inputs import parse_input
 
     return parse_input("assign", dict(ASSIGN_ARGS))
 
@@ -388,7 +389,7 @@ def test_the_journal_on_a_full_disk_keeps_its_records_and_recovers_whole(small_f
 
 
 def _assign_with_clock() -> Any:
-    from mesa.table.inputs import parse_input
+    from mesa.games.backgammon.inputs import parse_input
 
     return parse_input("assign", {**ASSIGN_ARGS, "clock": {"preset": "singles"}})
 

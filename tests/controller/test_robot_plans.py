@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from mesa.controller.robot_plans import InputCounts, Plan, PlannedPlayers
-from mesa.table.inputs import Input
+from mesa.engine.inputs import Input
 
 
 class Counter(PlannedPlayers[tuple[str, str]]):

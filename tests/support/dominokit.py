@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from mesa.domino.machine import DominoTable
+from mesa.games.domino.machine import DominoTable
 from mesa.hub.ingest.app import Hub
 from mesa.hub.ingest.pipeline import Incoming
 from mesa.protocol import EventEnvelope, Response, StateReport, TableStatus, table_topic
@@ -89,7 +89,7 @@ class FakeDominoTable:
         The lead's press starts it; the winner's long hold on its turn ends it with a domino;
         the winning pair claims ``points`` and the other pair confirms.
         """
-        from mesa.domino.rules import next_seat, opponents, pair_of
+        from mesa.games.domino.rules import next_seat, opponents, pair_of
 
         self.apply("press", {"seat": lead})
         seat = next_seat(lead)  # type: ignore[arg-type]
@@ -102,7 +102,7 @@ class FakeDominoTable:
 
     def win_game(self, pair: str = "ns") -> None:
         """Play hands until ``pair`` reaches 200 (each hand +100 to it)."""
-        from mesa.domino.rules import members
+        from mesa.games.domino.rules import members
 
         winner = members(pair)[0]  # type: ignore[arg-type]
         while self.table.state != "game_over":

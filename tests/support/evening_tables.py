@@ -33,9 +33,9 @@ from mesa.controller.link import LinkSettings, TableLink
 from mesa.controller.outbox import Outbox
 from mesa.controller.robots import FAST, RobotDriver, RobotPlayers
 from mesa.controller.sim import SimTable
+from mesa.games.backgammon.machine import Table
+from mesa.games.backgammon.view import View
 from mesa.protocol import EventEnvelope, StateReport, new_id, table_topic
-from mesa.table.machine import Table
-from mesa.table.view import View
 from support.mosquitto import table_password
 
 

@@ -14,11 +14,11 @@ from typing import Any
 
 import httpx
 
+from mesa.games.backgammon.machine import Table
 from mesa.hub.ingest.app import Hub
 from mesa.hub.ingest.pipeline import Incoming
 from mesa.hub.web.app import WebApp
 from mesa.protocol import EventEnvelope, Response, StateReport, TableStatus, table_topic
-from mesa.table.machine import Table
 
 PASSWORD = "tablero-verde"
 TODAY = date(2025, 3, 7)

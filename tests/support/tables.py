@@ -32,8 +32,10 @@ from typing import Any
 
 from mesa.controller.link import LinkSettings, TableLink
 from mesa.controller.outbox import Outbox
-from mesa.table.inputs import Input, parse_input
-from mesa.table.machine import Outcome, Table
+from mesa.engine.inputs import Input
+from mesa.engine.outcome import Outcome
+from mesa.games.backgammon.inputs import parse_input
+from mesa.games.backgammon.machine import Table
 
 
 def _other(side: str) -> str:

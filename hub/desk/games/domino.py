@@ -3,7 +3,7 @@
 It runs on the one desk loop (:class:`~mesa.hub.desk.loop.DeskLoop`: its thread, wakes, cursor
 and sync) beside backgammon's :class:`~mesa.hub.desk.games.backgammon.TournamentDesk`, and is
 domino's :class:`~mesa.hub.desk.loop.DeskGame` there. It keeps its state in the hub's
-SQLite file (:class:`~mesa.domino.store.PairsStore`, one thread owns the connection) and:
+SQLite file (:class:`~mesa.games.domino.store.PairsStore`, one thread owns the connection) and:
 
 - applies the director's actions (pairs, rounds, "TIEMPO", the judge's penalties, closing),
   saving after each with its audit line and reloading from the store on an error;
@@ -29,9 +29,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from mesa.domino.pairs import PairsError, PairsGame, PairsTournament
-from mesa.domino.penalties import DIRECTOR_REASONS
-from mesa.domino.store import PairsStore
+from mesa.games.domino.pairs import PairsError, PairsGame, PairsTournament
+from mesa.games.domino.penalties import DIRECTOR_REASONS
+from mesa.games.domino.store import PairsStore
 from mesa.games.registry import game_named
 from mesa.hub.desk.loop import DeskLoop, OnDeskLoop
 from mesa.hub.desk.ports import CommittedEvent, DeskHub

@@ -387,9 +387,9 @@ def test_an_adopted_table_plays_over_tls_with_the_hub(
     delivers a match's events to the hub's ingest on the loopback listener."""
     from mesa.controller.link import TableLink
     from mesa.controller.outbox import Outbox
+    from mesa.games.backgammon.inputs import parse_input
+    from mesa.games.backgammon.machine import Table
     from mesa.hub.ingest.app import Hub
-    from mesa.table.inputs import parse_input
-    from mesa.table.machine import Table
     from support.harness import ASSIGN_ARGS, hub_settings
     from support.tables import SimRuntime
 

@@ -11,13 +11,13 @@ import pytest
 from mesa.cli import main
 from mesa.controller.link import LinkSettings, TableLink
 from mesa.controller.outbox import Outbox
+from mesa.games.backgammon.inputs import parse_input
+from mesa.games.backgammon.machine import Table
 from mesa.hub.broker.mosquitto import PrivateMosquitto, free_port
 from mesa.hub.broker.provision import reload_broker
 from mesa.hub.ingest.app import Hub, UnknownTableError
 from mesa.hub.settings import SETTINGS, HubSettings
 from mesa.protocol import ProtocolError
-from mesa.table.inputs import parse_input
-from mesa.table.machine import Table
 from support.checker import check
 from support.harness import ASSIGN_ARGS, hub_settings, wait_until
 from support.mosquitto import have_mosquitto, table_password

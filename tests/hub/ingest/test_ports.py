@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from mesa.games.backgammon.machine import Table
 from mesa.hub.ingest.app import Hub
 from mesa.hub.ingest.pipeline import Incoming, Ingest
 from mesa.hub.ingest.ports import (
@@ -21,7 +22,6 @@ from mesa.hub.ingest.ports import (
 from mesa.hub.ingest.store import EventStore
 from mesa.hub.settings import HubSettings
 from mesa.protocol import EventEnvelope, StateReport, TableStatus, table_topic
-from mesa.table.machine import Table
 
 
 def _env(seq: int) -> EventEnvelope:

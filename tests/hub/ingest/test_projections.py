@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from mesa.domino.machine import DominoTable
+from mesa.games.backgammon.machine import Table
+from mesa.games.domino.machine import DominoTable
 from mesa.hub.ingest.projections import Projections, TableLive
 from mesa.protocol import StateReport
-from mesa.table.machine import Table
 
 
 def test_to_dict_is_asdict_and_a_copy_the_reader_may_keep() -> None:

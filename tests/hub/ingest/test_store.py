@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from mesa.games.backgammon.machine import Table
 from mesa.hub.ingest.store import EventStore
 from mesa.protocol import StateReport
-from mesa.table.machine import Table
 
 
 def test_table_rows_leave_the_snapshot_as_its_stored_text(tmp_path: Path) -> None:

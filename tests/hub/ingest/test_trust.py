@@ -17,6 +17,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from mesa import protocol
 from mesa.controller.link import LinkSettings, TableLink
 from mesa.controller.outbox import Outbox
+from mesa.games.backgammon.inputs import parse_input
+from mesa.games.backgammon.machine import Table
 from mesa.hub.broker.mosquitto import PrivateMosquitto
 from mesa.hub.ingest import pipeline
 from mesa.hub.ingest.app import Hub
@@ -24,8 +26,6 @@ from mesa.hub.ingest.pipeline import Incoming, Ingest
 from mesa.hub.ingest.store import EventStore
 from mesa.hub.settings import HubSettings
 from mesa.protocol import EventEnvelope, Response, StateReport, table_topic
-from mesa.table.inputs import parse_input
-from mesa.table.machine import Table
 from support.checker import check
 from support.harness import ASSIGN_ARGS, hub_settings, wait_until
 from support.mosquitto import table_password

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from mesa.controller.sim import SimTable
+from mesa.engine.inputs import Input
 from mesa.hub.ingest.app import Hub
 from mesa.hub.web.app import WebApp
 from mesa.hub.web.server import BackgroundServer
-from mesa.table.inputs import Input
 from support.harness import linked_sim, served_hub, wait_until
 from support.hubkit import TODAY
 from support.mosquitto import have_mosquitto

@@ -14,12 +14,12 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from mesa.games.backgammon.machine import Table
 from mesa.hub.ingest.app import Hub
 from mesa.hub.web.app import WebApp
 from mesa.hub.web.headers import CSP
 from mesa.hub.web.server import BackgroundServer
 from mesa.protocol import StateReport, TableStatus, table_topic
-from mesa.table.machine import Table
 from support.harness import served_hub, wait_until
 from support.mosquitto import have_mosquitto, table_password
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from mesa.games.backgammon.inputs import PAUSE_REASONS
+from mesa.games.backgammon.transitions import STATES
 from mesa.hub.web import i18n as web_i18n
 from mesa.hub.web.i18n import (
     LANGUAGES,
@@ -18,8 +20,6 @@ from mesa.hub.web.i18n import (
     pick_language,
     t,
 )
-from mesa.table.inputs import PAUSE_REASONS
-from mesa.table.transitions import STATES
 
 HUB = Path(web_i18n.__file__).parent
 TEMPLATES = HUB / "templates"
@@ -69,8 +69,8 @@ def test_every_key_used_by_a_template_or_a_module_is_defined() -> None:
     ],
 )
 def test_keys_built_from_table_values_exist(prefix: str, values: tuple[str, ...]) -> None:
-    from mesa.table.inputs import PAUSE_REASONS
-    from mesa.table.transitions import STATES
+    from mesa.games.backgammon.inputs import PAUSE_REASONS
+    from mesa.games.backgammon.transitions import STATES
 
     if prefix == "state.":
         values = STATES

@@ -24,7 +24,8 @@ from mesa.tournament.players import name_key
 from support.hubkit import FakeTable, act, login, make_tournament
 
 ENGINE = Path(engine_errors.__file__).parent
-TABLE_MACHINE = ENGINE.parent / "table" / "machine.py"
+TABLE_MACHINE = ENGINE.parent / "games" / "backgammon" / "machine.py"
+APPLY_LOOP = ENGINE.parent / "engine" / "machine.py"  # the refusals every game's table shares
 
 # Words that give away the other language (lower case, whole words).
 ENGLISH = (
@@ -147,7 +148,8 @@ def test_every_refusal_code_has_both_texts() -> None:
             r'code="(\w+)"', "".join(p.read_text(encoding="utf-8") for p in ENGINE.glob("*.py"))
         )
     }
-    codes |= set(re.findall(r'_refuse\("(\w+)"', TABLE_MACHINE.read_text(encoding="utf-8")))
+    source = TABLE_MACHINE.read_text(encoding="utf-8") + APPLY_LOOP.read_text(encoding="utf-8")
+    codes |= set(re.findall(r'Refused\("(\w+)"', source))
     missing = sorted(c for c in codes if f"err.{c}" not in STRINGS)
     assert not missing
     for c in codes:

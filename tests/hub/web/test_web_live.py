@@ -9,9 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
+from mesa.games.backgammon.machine import Table
 from mesa.hub.web.app import WebApp
 from mesa.hub.web.live import LiveFeed, badges, build_card, summarize
-from mesa.table.machine import Table
 from support.hubkit import FakeTable
 
 pytestmark = pytest.mark.anyio
@@ -309,7 +309,7 @@ def test_a_snapshot_planted_in_the_store_is_checked_once_and_degrades_its_card(
 
 
 def test_a_domino_card_comes_from_the_registered_game_of_its_snapshot() -> None:
-    from mesa.domino.machine import DominoTable
+    from mesa.games.domino.machine import DominoTable
 
     t = DominoTable()
     t.apply("assign", {"game_id": "R1", "players": {"n": "Ana", "e": "Beto", "s": "Carla",

@@ -1,0 +1,261 @@
+"""The domino table's behaviour: buttons, the play timer, the points entry, time, restore."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from domino_builders import PLAYERS, Driver, assigned, hand_entry, play_hand, playing, ready
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mesa.events import parse_event
+from mesa.games.domino.inputs import INPUT_NAMES
+from mesa.games.domino.machine import DominoTable
+from mesa.games.domino.penalties import REASONS
+from mesa.games.domino.rules import SEATS
+from mesa.games.domino.transitions import STATES
+from mesa.games.domino.view import domino_view
+from mesa.games.domino.words import LANGUAGES, STRINGS, text
+
+
+def _types(out: Any) -> list[str]:
+    return [e.TYPE for e in out.events]
+
+
+# ── turns and the play timer ───────────────────────────────────────────────
+def test_turns_go_round_to_the_right_and_only_the_seat_on_turn_plays() -> None:
+    d = playing(lead="e")
+    assert d.on_turn == "n"
+    assert d.try_("press", seat="s").refusal.code == "not_on_turn"  # type: ignore[union-attr]
+    seen = []
+    for _ in range(4):
+        seen.append(d.on_turn)
+        d.do("press", seat=d.on_turn)
+    assert seen == ["n", "w", "s", "e"]
+
+
+def test_slow_play_warning_then_minus_25() -> None:
+    d = playing()  # w on turn
+    out = d.do("press", after=16, seat="w")
+    assert _types(out) == ["domino.turn.ended", "domino.play.warning"]
+    for _ in range(3):
+        d.do("press", seat=d.on_turn)
+    out = d.do("press", after=15.5, seat="w")
+    assert _types(out) == ["domino.turn.ended", "domino.penalty"]
+    assert out.events[1].to_data() == {"seat": "w", "points": -25, "reason": "slow_play",
+                                       "offender": "w", "hand": 1}
+    v = domino_view(d.table, d.now)
+    assert v.score == {"ns": 0, "ew": -25} and v.player_points["w"] == -25
+    assert v.warnings["w"] == 1 and v.penalties[-1].reason == "slow_play"
+
+
+def test_late_pass_gives_25_to_each_opponent() -> None:
+    d = playing()  # w on turn
+    out = d.do("hold", after=6, seat="w")
+    assert _types(out) == ["domino.turn.ended", "domino.penalty", "domino.penalty"]
+    assert {(e.seat, e.points) for e in out.events[1:]} == {("n", 25), ("s", 25)}  # type: ignore[attr-defined]
+    assert domino_view(d.table, d.now).score == {"ns": 50, "ew": 0}
+
+
+def test_view_shows_the_timer_time_points_and_hand() -> None:
+    d = playing()
+    v = domino_view(d.table, d.now + 9)
+    assert v.timer is not None and v.timer.seat == "w" and v.timer.left == 6.0
+    assert v.timer.pass_limit == 5.0 and not v.timer.over
+    assert v.game_time_left == 2100.0 - 1 - 9 and v.hand == 1 and v.score == {"ns": 0, "ew": 0}
+    assert v.prompt == "prompt.play"
+    assert domino_view(d.table, d.now + 20).timer.over  # type: ignore[union-attr]
+
+
+# ── the hand's points ──────────────────────────────────────────────────────
+def test_entry_wheel_units_tens_and_accept() -> None:
+    d = hand_entry()  # w placed the last tile... or n: whoever was on turn dominoed
+    seat = d.entering()
+    partner = {"n": "s", "s": "n", "e": "w", "w": "e"}[seat]
+    for _ in range(3):
+        d.do("hold", seat=seat)  # tens: 30
+    for _ in range(12):
+        d.do("press", seat=partner)  # units wrap: 2 (either player of the pair)
+    assert domino_view(d.table, d.now).entry["points"] == 32  # type: ignore[index]
+    opponent = "n" if seat in ("e", "w") else "e"
+    assert d.try_("press", seat=opponent).refusal.code == "not_entering_pair"  # type: ignore[union-attr]
+    out = d.do("long_hold", seat=seat)
+    assert out.state == "hand_confirm" and out.events[0].to_data()["points"] == 32
+    assert d.try_("hold", seat=seat).refusal.code == "own_claim"  # type: ignore[union-attr]
+    d.do("press", seat=opponent)  # refused by the other pair: back to entry, digits kept
+    assert d.state == "hand_entry" and domino_view(d.table, d.now).entry["points"] == 32  # type: ignore[index]
+    d.do("press", seat=seat)
+    d.do("long_hold", seat=seat)
+    out = d.do("hold", seat=opponent)
+    assert out.state == "ready" and out.events[0].to_data()["points"] == 33
+
+
+def test_block_entry_picks_the_pair_and_zero_is_a_tie() -> None:
+    d = hand_entry(block=True)
+    assert domino_view(d.table, d.now).prompt == "prompt.pick_pair"
+    out = d.do("long_hold", seat="e")  # 0 on a block: a tied block, claimed by e
+    assert out.events[0].to_data() == {"hand": 1, "by": "e", "pair": None, "points": 0}
+    out = d.do("hold", seat="s")
+    ended = out.events[0].to_data()
+    assert ended["pair"] is None and ended["how"] == "block" and ended["score"] == {"ns": 0,
+                                                                                    "ew": 0}
+    assert domino_view(d.table, d.now).next_lead == "w"  # the lead rotates after a tie
+
+
+def test_a_domino_can_only_be_entered_by_its_pair() -> None:
+    d = hand_entry()
+    g = d.table.s.game
+    assert g is not None and g.ended_by_seat is not None
+    other = "e" if g.ended_by_seat in ("n", "s") else "n"
+    assert d.try_("claim", seat=other, points=10).refusal.code == "not_entering_pair"  # type: ignore[union-attr]
+    assert d.try_("claim", seat=d.entering(), points=500).refusal.code == "bad_points"  # type: ignore[union-attr]
+
+
+# ── the game's time ────────────────────────────────────────────────────────
+def test_tiempo_late_join_and_restart_reanchor() -> None:
+    d = assigned()
+    out = d.do("tiempo", start_wall=1000.0, wall=1600.0)  # this table joined 10 min late
+    assert out.events[0].to_data() == {"start_wall": 1000.0, "elapsed": 600.0,
+                                       "time_left": 1500.0}
+    d.do("press", seat="n")
+    snap = json.loads(json.dumps(d.table.snapshot()))
+    # Power cut: the Pi reboots, its monotonic clock restarts near 0; 5 minutes were lost.
+    table = DominoTable.restore(snap, now=3.0)
+    assert table.apply("press", {"seat": "w"}, now=4.0).accepted  # time goes on from 3.0
+    out = table.apply("tiempo", {"start_wall": 1000.0, "wall": 1905.0}, now=5.0)
+    assert [e.TYPE for e in out.events] == ["domino.time.synced"]
+    v = domino_view(table, 5.0)
+    assert v.game_time_left == 2100.0 - 905.0 and v.timer.elapsed == 0.0  # type: ignore[union-attr]
+
+
+def test_time_called_once_by_a_tick_and_shown() -> None:
+    d = playing()
+    out = d.try_("tick", after=2100.0)
+    assert _types(out) == ["domino.time.called"]
+    assert out.events[0].to_data() == {"hand": 1, "final_hand": 1, "in_progress": True}
+    assert _types(d.try_("tick")) == []
+    v = domino_view(d.table, d.now)
+    assert v.time_called and v.last_hand and v.game_time_left == 0.0
+
+
+def test_time_called_is_kept_when_the_input_is_refused() -> None:
+    d = playing()
+    out = d.try_("press", after=2200.0, seat="s")  # not on turn, but time is up anyway
+    assert out.refusal.code == "not_on_turn" and _types(out) == ["domino.time.called"]  # type: ignore[union-attr]
+    assert d.table.s.game.time_called  # type: ignore[union-attr]
+
+
+def test_tie_at_time_plays_another_hand() -> None:
+    d = ready()
+    play_hand(d, "ns", 30)
+    play_hand(d, "ew", 10)
+    d.do("penalty", seat="s", reason="other", points=-20)  # 10–10
+    d.try_("tick", after=2100)
+    play_hand(d, "ns", 0)  # a domino for 0: still 10–10 at time's last hand
+    assert d.state == "ready"
+    assert domino_view(d.table, d.now).final_hand == 4
+
+
+# ── penalties, absence, sheet ──────────────────────────────────────────────
+def test_expulsion_ends_the_game_for_the_other_pair() -> None:
+    d = playing()
+    out = d.do("penalty", seat="w", reason="abandoned")
+    assert _types(out) == ["domino.penalty", "domino.player.expelled", "domino.game.ended"]
+    assert out.events[-1].to_data()["winner"] == "ns"
+    assert out.events[-1].to_data()["how"] == "expulsion"
+
+
+def test_absence_and_signing_the_sheet() -> None:
+    d = ready()
+    out = d.do("absence", seats=["n"])
+    assert _types(out) == ["domino.absence", "domino.penalty", "domino.game.ended"]
+    assert out.events[-1].to_data()["score"] == {"ns": -100, "ew": 100}
+    assert domino_view(d.table, d.now).prompt == "prompt.sign_sheet"
+    assert d.do("press", seat="e").events[0].to_data()["complete"] is False
+    assert d.try_("sign", seat="w").refusal.code == "already_signed"  # type: ignore[union-attr]
+    assert d.do("sign", seat="s").events[0].to_data() == {"pair": "ns", "seat": "s",
+                                                          "complete": True}
+    assert domino_view(d.table, d.now).prompt is None
+
+
+def test_assign_checks_players_and_settings() -> None:
+    d = Driver()
+    bad = d.try_("assign", game_id="x", players={"n": "A", "e": "B", "s": "C"})
+    assert bad.refusal.code == "bad_players"  # type: ignore[union-attr]
+    bad = d.try_("assign", game_id="x", players=PLAYERS, settings={"play_seconds": -1})
+    assert bad.refusal.code == "bad_settings"  # type: ignore[union-attr]
+    ok = d.do("assign", game_id="x", players=PLAYERS, settings={"play_seconds": 20})
+    assert ok.events[0].to_data()["settings"]["play_seconds"] == 20.0
+
+
+# ── texts ──────────────────────────────────────────────────────────────────
+def test_both_languages_have_the_same_keys_and_placeholders() -> None:
+    es, en = STRINGS["es"], STRINGS["en"]
+    assert set(es) == set(en)
+    for key in es:
+        assert set(re.findall(r"{(\w+)}", es[key])) == set(re.findall(r"{(\w+)}", en[key])), key
+
+
+def test_every_code_a_player_can_read_has_a_text() -> None:
+    keys = set(STRINGS["es"])
+    assert {f"state.{s}" for s in STATES} <= keys
+    assert {f"reason.{r}" for r in REASONS} <= keys
+    assert {f"seat.{s}" for s in SEATS} <= keys
+    source = "\n".join(p.read_text(encoding="utf-8")
+                       for p in (Path(__file__).resolve().parents[3] / "mesa" / "games" / "domino").glob("*.py"))
+    codes = set(re.findall(r'(?:RuleError|Refused|Refusal)\(\s*"(\w+)"', source))
+    codes |= {"bad_input", "time_backwards", "internal_error", "not_now"}
+    assert {f"refusal.{c}" for c in codes} <= keys, {c for c in codes if f"refusal.{c}" not in keys}
+    prompts = set(re.findall(r'"(prompt\.\w+)"', source))
+    assert prompts and prompts <= keys
+    for lang in LANGUAGES:
+        assert text(lang, "label.penalty", points=-25, reason=text(lang, "reason.chivo"))
+
+
+# ── properties ─────────────────────────────────────────────────────────────
+SEAT = st.sampled_from(SEATS)
+INPUTS = st.one_of(
+    st.tuples(st.sampled_from(["press", "hold", "long_hold", "sign", "confirm", "reject"]),
+              st.fixed_dictionaries({"seat": SEAT})),
+    st.tuples(st.just("claim"), st.fixed_dictionaries({"seat": SEAT, "points": st.integers(-5, 200),
+                                                       "tie": st.booleans()})),
+    st.tuples(st.just("tick"), st.just({})),
+    st.tuples(st.just("tiempo"), st.fixed_dictionaries({"start_wall": st.floats(0, 3000),
+                                                        "wall": st.floats(0, 3000)})),
+    st.tuples(st.just("penalty"), st.fixed_dictionaries({"seat": SEAT, "reason": st.sampled_from(
+        ["chivo", "talking_second", "wrong_seats", "abandoned", "sheet_unsigned"])})),
+    st.tuples(st.just("absence"), st.fixed_dictionaries({"seats": st.lists(SEAT, max_size=2)})),
+    st.tuples(st.sampled_from(INPUT_NAMES), st.just({})),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(steps=st.lists(st.tuples(INPUTS, st.floats(0, 120)), max_size=60))
+def test_random_inputs_never_break_the_table(steps: list[tuple[tuple[str, dict[str, Any]],
+                                                               float]]) -> None:
+    """Whatever arrives: no internal error, a refusal changes nothing but time's call, every
+    event is valid against the vocabulary, and a snapshot restores the same table."""
+    d = ready()
+    d.do("press", seat="n")
+    for (name, args), dt in steps:
+        before = d.table.snapshot()
+        out = d.try_(name, after=dt, **args)
+        for e in out.events:
+            assert parse_event(e.TYPE, e.to_data()) == e
+        if out.accepted:
+            assert out.state in STATES
+        else:
+            assert out.refusal is not None and out.refusal.code != "internal_error", out.refusal
+            after = d.table.snapshot()
+            for snap in (before, after):
+                snap.pop("last_now")
+                if snap["game"]:
+                    snap["game"].pop("time_called")
+                    snap["game"].pop("final_hand")
+            assert after == before
+        domino_view(d.table, d.now)
+        snap = json.loads(json.dumps(d.table.snapshot()))
+        assert DominoTable.restore(snap).snapshot() == d.table.snapshot()
