@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from mesa.controller.assembly import CoreSpec, JournalSpec, LinkFactory, TableCore
-from mesa.controller.gestures import GestureRecognizer, GestureSettings
+from mesa.controller.games import table_game
 from mesa.controller.ports import OutcomeSink
-from mesa.controller.robots import FAST, RobotDriver, RobotPlayers, RobotStyle
+from mesa.controller.robots import FAST, RobotDriver
 from mesa.controller.runtime import ScaledClock, TableRuntime
 from mesa.table.inputs import Input
 from mesa.table.machine import Outcome
@@ -121,28 +121,38 @@ class EndCounter:
             return self.cond.wait_for(lambda: self.ended >= count, timeout)
 
 
-def _match_ended(outcome: Outcome) -> bool:
-    return any(e.TYPE == "match.ended" for e in outcome.events)
-
-
 class SimTable:
-    """One simulated table (see the module). The demo's use::
+    """One simulated table of ``game`` (a registered game's name; see the module). The demo's
+    use::
 
         sim = SimTable(table_id, speed=20, seed=i, robots=("a", "b"), style=FAST)
         sim.runtime.add_sink(link); sim.start(); ...; sim.stop()
 
-    ``link(runtime, snapshot)``, when given, makes the hub link before a journal restore (so
-    the link reports it) and is stopped with the table.
+    ``robots`` are the seats the robots play (default: every seat); ``buttons`` puts the game's
+    gesture recognizer between keys and the table. ``link(runtime, snapshot)``, when given,
+    makes the hub link before a journal restore (so the link reports it) and is stopped with
+    the table. With ``auto_assign`` the table plays the hub's part and assigns itself
+    ``matches`` matches (or games) between robots; ``length`` is a backgammon match's,
+    ``settings`` a domino game's.
+
+    >>> sim = SimTable("dom-1", game="domino", speed=400, seed=3, auto_assign=True, matches=1,
+    ...                style=table_game("domino").robot_style(True, "buttons"))
+    >>> sim.start()
+    >>> sim.wait_matches(1, timeout=60)
+    True
+    >>> sim.stop(); sim.runtime.view().state
+    'game_over'
     """
 
     def __init__(
         self,
         table_id: str = "sim",
         *,
+        game: str = "backgammon",
         speed: float = 1.0,
         seed: int = 0,
-        robots: Iterable[str] = ("a", "b"),
-        style: RobotStyle | None = None,
+        robots: Iterable[str] | None = None,
+        style: Any = None,
         sinks: Iterable[OutcomeSink] = (),
         journal_dir: str | Path | None = None,
         heartbeat: float = 1.0,
@@ -152,15 +162,17 @@ class SimTable:
         length: int = 3,
         language: str = "es",
         matches: int | None = None,
-        players: tuple[str, str] | None = None,
+        players: tuple[str, ...] | None = None,
+        settings: dict[str, Any] | None = None,
         buttons: bool = False,
         tick_interval: float = 0.1,
         link: LinkFactory | None = None,
     ) -> None:
         self.table_id = table_id
         self.speed = speed
+        self.game = plug = table_game(game)
         self.clock = ScaledClock(speed)
-        self.counter = EndCounter(_match_ended)
+        self.counter = EndCounter(plug.ended)
         journal = (
             JournalSpec(journal_dir, heartbeat=heartbeat, sync_interval=sync_interval, fsync=fsync)
             if journal_dir is not None
@@ -170,9 +182,11 @@ class SimTable:
             table_id=table_id,
             clock=self.clock,
             speed=speed,
-            buttons=GestureRecognizer(GestureSettings()) if buttons else None,
+            buttons=plug.recognizer(None) if buttons else None,
             tick_interval=tick_interval,
+            language=language,
             journal=journal,
+            game=game,
         )
         self.core = TableCore(spec, sinks=[self.counter])
         self.runtime = self.core.runtime
@@ -180,19 +194,20 @@ class SimTable:
         self.core.boot(link, sinks=sinks)
         self.recovery = self.core.recovery
         self.link = self.core.link
-        robot_sides = tuple(robots)
-        self.robots = RobotPlayers(robot_sides, seed=seed, style=style) if robot_sides else None
+        seats = plug.seats if robots is None else tuple(robots)
+        self.robots = plug.robots(seats, seed, style) if seats else None
         self.driver = RobotDriver(self.runtime, self.robots) if self.robots else None
-        self.assigner: AutoAssign | None = None
+        self.assigner: Callable[..., None] | None = None
         if auto_assign:
-            self.assigner = AutoAssign(
+            options: dict[str, Any] = {"length": length, "settings": settings}
+            self.assigner = plug.auto_assign(
                 self.runtime,
                 table_id,
-                length=length,
                 language=language,
                 matches=matches,
                 players=players,
                 seed=seed,
+                **{k: v for k, v in options.items() if v is not None},
             )
             self.runtime.add_view_listener(self.assigner)
 
@@ -211,12 +226,17 @@ class SimTable:
         self.core.close()
 
     def wait_matches(self, count: int, timeout: float) -> bool:
-        """Block until ``count`` matches have ended at this table (real ``timeout`` seconds)."""
+        """Block until ``count`` matches (domino: signed games) have ended at this table (real
+        ``timeout`` seconds)."""
         return self.counter.wait(count, timeout)
 
     @property
     def matches_ended(self) -> int:
         return self.counter.ended
+
+    # A domino table's words for the same counts.
+    wait_games = wait_matches
+    games_ended = matches_ended
 
 
 class WindowKeys:

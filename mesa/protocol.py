@@ -611,14 +611,21 @@ class TableStatus(Message):
     ``bdseq`` is older than the last ``online`` one is stale and ignored."""
 
     KIND: ClassVar[str] = "status"
+    OPTIONAL: ClassVar[dict[str, Any]] = {"game": None}
     table: str
     state: StatusState
     bdseq: int
     ts: float
+    game: str | None = None  # the table's game (mesa.games.registry); absent from older tables
 
     def check(self) -> None:
         if self.bdseq < 0:
             raise ProtocolError("bad_field", "bdseq must be ≥ 0")
+        if self.game is not None:
+            from mesa.games.registry import names
+
+            if self.game not in names():
+                raise ProtocolError("bad_field", f"game {self.game!r} is not a registered game")
 
 
 # ── the retained snapshot's schema ───────────────────────────────────────────

@@ -8,14 +8,10 @@ import time
 import pytest
 from controller_helpers import Recorder, assign_input, run_until, to_running
 
+from mesa.controller.games.backgammon import button_context
 from mesa.controller.gestures import GestureRecognizer
 from mesa.controller.journal import Recovery
-from mesa.controller.runtime import (
-    ManualClock,
-    ScaledClock,
-    TableRuntime,
-    button_context,
-)
+from mesa.controller.runtime import ManualClock, ScaledClock, TableRuntime
 from mesa.table.inputs import Input
 from mesa.table.machine import Table
 

@@ -10,8 +10,8 @@ from luma.core.device import dummy
 from PIL import Image, ImageChops
 
 from mesa.controller.font import TextFont
-from mesa.controller.oled_domino import SIZES, compose, render
-from mesa.controller.oled_domino_scenes import scenes
+from mesa.controller.games.domino.oled import SIZES, compose, render
+from mesa.controller.games.domino.scenes import scenes
 from mesa.controller.runtime import TableStatus
 from mesa.domino.transitions import STATES
 

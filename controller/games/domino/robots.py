@@ -1,12 +1,11 @@
 """Robot domino players: four headless players who play whole games at a domino table, for the
 simulator and the tests.
 
->>> from mesa.controller.domino_runtime import DominoRuntime
->>> from mesa.controller.robots import play
->>> from mesa.controller.runtime import ManualClock
+>>> from mesa.controller.robot_plans import play
+>>> from mesa.controller.runtime import ManualClock, TableRuntime
 >>> from mesa.table.inputs import Input
 >>> clock = ManualClock()
->>> rt = DominoRuntime(clock=clock)
+>>> rt = TableRuntime(game="domino", clock=clock)
 >>> players = {"n": "Ana", "e": "Beto", "s": "Carla", "w": "Dani"}
 >>> rt.submit(Input("assign", {"game_id": "R-1", "players": players}), 0.0)
 >>> rt.submit(Input("tiempo", {"start_wall": 0.0, "wall": 0.0}), 0.0)
@@ -82,7 +81,7 @@ def game_signed(view: Any) -> bool:
 class DominoRobots(PlannedPlayers[DominoView]):
     """The players of ``seats`` at one domino table; call :meth:`poll` with the table's view
     (the same interface as :class:`mesa.controller.robots.RobotPlayers`, so
-    :class:`~mesa.controller.robots.RobotDriver` and :func:`~mesa.controller.robots.play`
+    :class:`~mesa.controller.robot_plans.RobotDriver` and :func:`~mesa.controller.robot_plans.play`
     drive them)."""
 
     retry_after = 10.0  # a planned input that changed nothing is planned again after this
