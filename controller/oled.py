@@ -190,12 +190,142 @@ def _over(view: View, status: TableStatus, lang: str, banner: str, notice: str) 
     )
 
 
+def _checkin(view: View, status: TableStatus, lang: str, banner: str, notice: str) -> Screen:
+    """Assigned or checking in: who is here, lateness, what to do."""
+    title = text(lang, "checkin.match", match=view.match_id or "", length=view.length)
+    rows: list[str] = []
+    late = view.lateness
+    if late is not None and late.next_point_in is not None and len(late.present) == 1:
+        who = _player(view, late.present[0])
+        rows.append(text(lang, "checkin.late_point", name=who, time=_mmss(late.next_point_in)))
+    if late is not None and any(late.points.values()):
+        rows.append(text(lang, "checkin.late_score", a=late.points["a"], b=late.points["b"]))
+    if notice:
+        rows += notice.split("\n")
+    rows.append(text(lang, "checkin.prompt"))
+    if status.card_reader is not None:
+        rows.append(text(lang, "checkin.prompt_card"))
+    marks = ("√" if "a" in view.checked_in else "...", "√" if "b" in view.checked_in else "...")
+    names = (view.players.get("a", ""), view.players.get("b", ""))
+    return Screen(
+        "checkin", title=title, names=names, delays=marks, banner=banner, lines=tuple(rows)
+    )
+
+
+# What a state of play asks of the players: (pin, lines, banner), from the banner so far.
+Prompt = tuple[str, tuple[str, ...], str]
+
+
+def _menu_prompt(view: View, lang: str) -> tuple[str, tuple[str, ...]]:
+    item = view.menu[view.menu_cursor % len(view.menu)] if view.menu else ""
+    if not item:
+        return "", ()
+    pin = "> " + _menu_label(view, item)
+    return pin, (pin, text(lang, "pause.hint"))
+
+
+def _between_prompt(view: View, lang: str, banner: str, tag: str) -> Prompt:
+    first = text(lang, "between.prompt", game=view.game + 1)
+    lines = (
+        f"{first} · {tag}" if tag else first,
+        text(lang, "between.prompt2"),
+        text(lang, "between.prompt3"),
+    )
+    return lines[2], lines, banner
+
+
+def _cube_prompt(view: View, lang: str, banner: str) -> Prompt:
+    who = _player(view, view.cube_offered_by or "")
+    pin = text(lang, "cube.offer", name=who, value=view.cube_value * 2)
+    return pin, (text(lang, "cube.take"), text(lang, "cube.pass")), banner or pin
+
+
+def _paused_prompt(view: View, lang: str, banner: str) -> Prompt:
+    reason = text(lang, f"reason.{view.pause_reason or 'unspecified'}")
+    key = "pause.by_director" if view.paused_by == "director" else "pause.title"
+    pin, lines = _menu_prompt(view, lang)
+    return pin, lines, banner or text(lang, key, reason=reason)
+
+
+def _result_prompt(view: View, lang: str, banner: str) -> Prompt:
+    claim = view.claim
+    if claim:
+        opponent = "b" if claim["by"] == "a" else "a"
+        winner = _player(view, claim["winner"])
+        points = claim["kind"] * view.cube_value
+        pin = text(lang, "result.claim", winner=winner, points=points)
+        lines = (
+            text(lang, "result.answer", name=_player(view, opponent)),
+            text(lang, "result.reject"),
+        )
+        return pin, lines, banner or pin
+    pin, lines = _menu_prompt(view, lang)
+    key = "result.title_concession" if view.pause_reason == "concession" else "result.title"
+    return pin, lines, banner or text(lang, key)
+
+
+def _prompt(view: View, lang: str, banner: str, tag: str) -> Prompt:
+    st = view.state
+    if st == "between_games":
+        return _between_prompt(view, lang, banner, tag)
+    if st == "cube_offered" and view.cube_offered_by:
+        return _cube_prompt(view, lang, banner)
+    if st == "paused":
+        return _paused_prompt(view, lang, banner)
+    if st == "result_entry":
+        return _result_prompt(view, lang, banner)
+    return "", (), banner
+
+
+def _clock_faces(view: View) -> tuple[tuple[str, str] | None, tuple[str, str]]:
+    """The two clocks' figures and delays (None: an untimed match)."""
+    if not (view.timed and view.clocks):
+        return None, ("", "")
+    a, b = view.clocks["a"], view.clocks["b"]
+    delays = (format_delay(a.delay), format_delay(b.delay)) if view.display == "delay" else ("", "")
+    return (format_clock(a.shown), format_clock(b.shown)), delays
+
+
+def _play(view: View, lang: str, banner: str, notice: str) -> Screen:
+    """The clocks' layout: a game on, between games, a double, a pause, a result."""
+    clocks, delays = _clock_faces(view)
+    tag_key = _tag(view)
+    tag = text(lang, tag_key) if tag_key else ""
+    game = view.game if view.state != "between_games" else view.game + 1
+    info = (
+        text(lang, "info.match", game=max(game, 1), length=view.length),
+        _cube_words(view, lang),
+        tag,
+    )
+    pin, lines, banner = _prompt(view, lang, banner, tag)
+    if notice:
+        # A notice (a refused double, an unknown card) comes first for its few seconds; on a small
+        # screen its lines are pinned as one.
+        lines = (notice, pin) if pin else (notice,)
+        pin = pin or notice
+    return Screen(
+        "clocks",
+        names=(view.players.get("a", ""), view.players.get("b", "")),
+        highlight=view.on_move,
+        clocks=clocks,
+        delays=delays,
+        cube=str(view.cube_value) if view.cube_owner else "",
+        cube_side=view.cube_owner,
+        score=text(lang, "score.line", a=view.score["a"], b=view.score["b"], length=view.length),
+        tag=tag,
+        banner=banner,
+        pin=pin,
+        lines=lines,
+        info=tuple(x for x in info if x),
+        title=text(lang, "untimed") if not view.timed else "",
+    )
+
+
 def compose(view: View, status: TableStatus, now: float) -> Screen:
     """The words for ``view`` at ``now`` (see the module example)."""
     lang = view.language
     if view.state == "idle" and status.language:
         lang = status.language  # before any match: the table's own setting
-    names = (view.players.get("a", ""), view.players.get("b", ""))
     banner = _banner(view, status, now, lang)
     notice = _notice(view, status, now, lang)
     st = view.state
@@ -213,105 +343,10 @@ def compose(view: View, status: TableStatus, now: float) -> Screen:
         nxt = text(held.language, "over.next", match=view.match_id or "")
         return replace(over, lines=(*over.lines, nxt)[-2:])
     if st in ("assigned", "checking_in"):
-        title = text(lang, "checkin.match", match=view.match_id or "", length=view.length)
-        rows: list[str] = []
-        late = view.lateness
-        if late is not None and late.next_point_in is not None and len(late.present) == 1:
-            who = _player(view, late.present[0])
-            rows.append(text(lang, "checkin.late_point", name=who, time=_mmss(late.next_point_in)))
-        if late is not None and any(late.points.values()):
-            rows.append(text(lang, "checkin.late_score", a=late.points["a"], b=late.points["b"]))
-        if notice:
-            rows += notice.split("\n")
-        rows.append(text(lang, "checkin.prompt"))
-        if status.card_reader is not None:
-            rows.append(text(lang, "checkin.prompt_card"))
-        marks = ("√" if "a" in view.checked_in else "...", "√" if "b" in view.checked_in else "...")
-        return Screen(
-            "checkin", title=title, names=names, delays=marks, banner=banner, lines=tuple(rows)
-        )
+        return _checkin(view, status, lang, banner, notice)
     if st == "match_over":
         return _over(view, status, lang, banner, notice)
-    score = text(lang, "score.line", a=view.score["a"], b=view.score["b"], length=view.length)
-    clocks = None
-    delays = ("", "")
-    if view.timed and view.clocks:
-        clocks = (format_clock(view.clocks["a"].shown), format_clock(view.clocks["b"].shown))
-        if view.display == "delay":
-            delays = (format_delay(view.clocks["a"].delay), format_delay(view.clocks["b"].delay))
-    tag_key = _tag(view)
-    tag = text(lang, tag_key) if tag_key else ""
-    game = view.game if st != "between_games" else view.game + 1
-    info = (
-        text(lang, "info.match", game=max(game, 1), length=view.length),
-        _cube_words(view, lang),
-        tag,
-    )
-    pin = ""
-    lines: tuple[str, ...] = ()
-    if st == "between_games":
-        first = text(lang, "between.prompt", game=view.game + 1)
-        lines = (
-            f"{first} · {tag}" if tag else first,
-            text(lang, "between.prompt2"),
-            text(lang, "between.prompt3"),
-        )
-        pin = lines[2]
-    elif st == "cube_offered" and view.cube_offered_by:
-        who = _player(view, view.cube_offered_by)
-        pin = text(lang, "cube.offer", name=who, value=view.cube_value * 2)
-        banner = banner or pin
-        lines = (text(lang, "cube.take"), text(lang, "cube.pass"))
-    elif st == "paused":
-        reason = text(lang, f"reason.{view.pause_reason or 'unspecified'}")
-        key = "pause.by_director" if view.paused_by == "director" else "pause.title"
-        banner = banner or text(lang, key, reason=reason)
-        item = view.menu[view.menu_cursor % len(view.menu)] if view.menu else ""
-        if item:
-            pin = "> " + _menu_label(view, item)
-            lines = (pin, text(lang, "pause.hint"))
-    elif st == "result_entry":
-        claim = view.claim
-        if claim:
-            opponent = "b" if claim["by"] == "a" else "a"
-            winner = _player(view, claim["winner"])
-            points = claim["kind"] * view.cube_value
-            pin = text(lang, "result.claim", winner=winner, points=points)
-            banner = banner or pin
-            lines = (
-                text(lang, "result.answer", name=_player(view, opponent)),
-                text(lang, "result.reject"),
-            )
-        else:
-            item = view.menu[view.menu_cursor % len(view.menu)] if view.menu else ""
-            if item:
-                pin = "> " + _menu_label(view, item)
-                lines = (pin, text(lang, "pause.hint"))
-            key = "result.title_concession" if view.pause_reason == "concession" else "result.title"
-            banner = banner or text(lang, key)
-    if notice:
-        # A notice (a refused double, an unknown card) comes first for its few seconds; on a small
-        # screen its lines are pinned as one.
-        lines = (notice, pin) if pin else (notice,)
-        pin = pin or notice
-    if not view.timed:
-        clocks = None
-    return Screen(
-        "clocks",
-        names=names,
-        highlight=view.on_move,
-        clocks=clocks,
-        delays=delays,
-        cube=str(view.cube_value) if view.cube_owner else "",
-        cube_side=view.cube_owner,
-        score=score,
-        tag=tag,
-        banner=banner,
-        pin=pin,
-        lines=lines,
-        info=tuple(x for x in info if x),
-        title=text(lang, "untimed") if not view.timed else "",
-    )
+    return _play(view, lang, banner, notice)
 
 
 # ── pixels ─────────────────────────────────────────────────────────────────

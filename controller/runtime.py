@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+
 class ScaledClock:
     """A monotonic clock running ``speed`` times faster than real time (the simulator).
 

@@ -279,7 +279,11 @@ class Backgammon:
     def notices(self, table: Any, outcome: Outcome, t: float) -> tuple[str, str, float] | None:
         notice = None
         r = outcome.refusal
-        if r is not None and r.code in REFUSAL_NOTICES and outcome.input.name in ("hold", "double", "cube"):
+        if (
+            r is not None
+            and r.code in REFUSAL_NOTICES
+            and outcome.input.name in ("hold", "double", "cube")
+        ):
             notice = (REFUSAL_NOTICES[r.code], "", t + REFUSAL_NOTICE_S)
         for e in outcome.events:
             if isinstance(e, ev.CardRejected):
@@ -317,9 +321,7 @@ class Backgammon:
 
     def is_lazy(self, outcome: Outcome) -> bool:
         """An ordinary turn end may wait for the periodic sync."""
-        return outcome.input.name == "press" and all(
-            e.TYPE == "turn.ended" for e in outcome.events
-        )
+        return outcome.input.name == "press" and all(e.TYPE == "turn.ended" for e in outcome.events)
 
     # ── the LEDs and the buzzer ─────────────────────────────────────────
     def led_modes(self, view: Any) -> dict[str, str]:
@@ -370,8 +372,7 @@ class Backgammon:
         seat = pins_of(cfg, SEAT_PINS, ("buttons", "leds"))
         if seat:
             raise ConfigError(
-                f"{', '.join(seat)}: seat buttons belong to a domino table "
-                '(table.game = "domino")'
+                f'{", ".join(seat)}: seat buttons belong to a domino table (table.game = "domino")'
             )
 
     def led_pins(self, cfg: TableConfig) -> dict[str, Any]:

@@ -142,5 +142,3 @@ def _window(sim: Any, args: argparse.Namespace, stop: threading.Event) -> None:
         root.mainloop()
     finally:
         display.stop()
-
-
