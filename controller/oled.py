@@ -254,11 +254,8 @@ def _result_prompt(view: View, lang: str, banner: str) -> Prompt:
         winner = _player(view, claim["winner"])
         points = claim["kind"] * view.cube_value
         pin = text(lang, "result.claim", winner=winner, points=points)
-        lines = (
-            text(lang, "result.answer", name=_player(view, opponent)),
-            text(lang, "result.reject"),
-        )
-        return pin, lines, banner or pin
+        answer = text(lang, "result.answer", name=_player(view, opponent))
+        return pin, (answer, text(lang, "result.reject")), banner or pin
     pin, lines = _menu_prompt(view, lang)
     key = "result.title_concession" if view.pause_reason == "concession" else "result.title"
     return pin, lines, banner or text(lang, key)
