@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mesa.controller.robot_plans import InputCounts, Plan, PlannedPlayers
-from mesa.domino.rules import PAIRS, SEATS, members, pair_of
+from mesa.domino.rules import PAIRS, SEATS, Pair, members, pair_of
 from mesa.domino.view import DominoView
 from mesa.table.inputs import Input
 
@@ -99,7 +99,7 @@ class DominoRobots(PlannedPlayers[DominoView]):
         self.style = style or DominoRobotStyle()
         self._hand = -1
         self._hand_length = 0
-        self._result: tuple[str | None, int] | None = None  # (winning pair or None: tie, points)
+        self._result: tuple[Pair | None, int] | None = None  # (winning pair or None: tie, points)
         self._rejected = False
 
     # ── thinking ────────────────────────────────────────────────────────
@@ -202,7 +202,7 @@ class DominoRobots(PlannedPlayers[DominoView]):
             points = 0 if pair is None else self.rng.randint(*s.points_range)
             self._result = (pair, points)
         pair, points = self._result
-        seat = entry["by"] or (members(pair)[0] if pair else self.rng.choice(SEATS))  # type: ignore[arg-type]
+        seat = entry["by"] or (members(pair)[0] if pair else self.rng.choice(SEATS))
         shown = entry["points"]
         react = now + self._between(s.react_range)
         if pair is not None and entry["pair"] is None:
