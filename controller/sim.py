@@ -32,9 +32,8 @@ from mesa.controller.robots import FAST, RobotDriver
 from mesa.controller.runtime import ScaledClock, TableRuntime
 from mesa.table.inputs import Input
 from mesa.table.machine import Outcome
-from mesa.table.view import View
 
-__all__ = ["FAST", "AutoAssign", "SimTable", "WindowKeys"]
+__all__ = ["FAST", "NAMES", "Assigner", "EndCounter", "SimTable", "WindowKeys"]
 
 log = logging.getLogger(__name__)
 
@@ -45,59 +44,56 @@ NAMES = (
 
 
 @dataclass
-class AutoAssign:
-    """Assigns the next match when the table is idle or a match has been over for ``gap`` s."""
+class Assigner:
+    """The hub's part in a simulator, whatever the game: a view listener that assigns the next
+    match (or game) when the table is idle, or its last one has been over for ``gap`` s, up to
+    ``matches``. Each game's subclass says what an assignment is (its ``__call__``)."""
 
     runtime: TableRuntime
     table_id: str
-    length: int = 3
     language: str = "es"
     gap: float = 20.0
     matches: int | None = None  # stop assigning after this many
-    players: tuple[str, str] | None = None
+    players: tuple[str, ...] | None = None
     seed: int = 0
     assigned: int = 0
     _over_since: float | None = None
     _sent: str | None = None
 
-    def __call__(self, view: View, now: float) -> None:
-        """A view listener (runs in the loop)."""
+    def due(self, state: str, over: str, now: float) -> bool:
+        """Whether the table (in ``state``; ``over``: its game's finished state) wants the next."""
         if self.matches is not None and self.assigned >= self.matches:
-            return
-        if view.state == "match_over":
+            return False
+        if state == over:
             if self._over_since is None:
                 self._over_since = now
-            if now - self._over_since < self.gap:
-                return
-        elif view.state != "idle":
+            return now - self._over_since >= self.gap
+        if state != "idle":
             self._over_since = None
-            return
+            return False
+        return True
+
+    def next_id(self, held: str | None, letter: str) -> str | None:
+        """The next assignment's id (``<table>-<letter><n>``), or None when it was sent already;
+        a restarted simulator continues the numbering it left (``held``, the id on the table)."""
         number = self.assigned + 1
-        m = re.search(r"-M(\d+)$", view.match_id or "")
-        if m:  # a restarted simulator continues the numbering it left
+        m = re.search(rf"-{letter}(\d+)$", held or "")
+        if m:
             number = max(number, int(m.group(1)) + 1)
-        match_id = f"{self.table_id}-M{number}"
-        if self._sent == match_id:
-            return
-        self._sent = match_id
-        k = (self.seed * 7 + self.assigned * 2) % len(NAMES)
-        a, b = self.players or (NAMES[k], NAMES[(k + 1) % len(NAMES)])
+        new = f"{self.table_id}-{letter}{number}"
+        if self._sent == new:
+            return None
+        self._sent = new
+        return new
+
+    def names(self, k: int, count: int) -> tuple[str, ...]:
+        """``count`` players' names: ``players``, or the ``count`` names from the ``k``-th."""
+        return self.players or tuple(NAMES[(k + i) % len(NAMES)] for i in range(count))
+
+    def sent(self) -> None:
+        """Note an assignment made (the listener's next calls wait for it to end)."""
         self.assigned += 1
         self._over_since = None
-        self.runtime.submit(
-            Input(
-                "assign",
-                {
-                    "match_id": match_id,
-                    "players": {"a": a, "b": b},
-                    "length": self.length,
-                    "clock": {"preset": "singles"},
-                    "cards": {"a": f"SIM{k:02d}A", "b": f"SIM{k:02d}B"},
-                    "language": self.language,
-                },
-            ),
-            now,
-        )
 
 
 class EndCounter:

@@ -5,7 +5,7 @@ the buttons' context (:func:`button_context`), the restore (a clock that ran res
 the notices of refused doubles and unknown cards, the journal's chapters, the LEDs and low-time
 warnings (:func:`led_modes`, :func:`warnings_between`), the screen (:mod:`mesa.controller.oled`,
 :mod:`mesa.controller.oled_scenes`), the hub's retained assignment (:func:`on_assign`), the robots
-(:mod:`mesa.controller.robots`) and the simulator's auto-assigner (:class:`~mesa.controller.sim.AutoAssign`).
+(:mod:`mesa.controller.robots`) and the simulator's hub (:class:`AutoAssign`).
 
 >>> from mesa.controller.games import TableGame
 >>> isinstance(GAME, TableGame), GAME.name
@@ -17,11 +17,13 @@ from __future__ import annotations
 import argparse
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mesa import events as ev
 from mesa.controller.gestures import BUTTONS, Context, GestureRecognizer, GestureSettings
 from mesa.controller.gpio import FLAG_BEEP, Beep
+from mesa.controller.sim import NAMES, Assigner
 from mesa.core.sides import SIDES
 from mesa.errors import ConfigError
 from mesa.protocol import Assignment, Command, decode
@@ -245,6 +247,34 @@ def on_assign(port: AssignPort, a: Assignment) -> None:
     port.submit(parse_input("assign", a.args), a.txn, "assign")
 
 
+# ── the simulator's hub ────────────────────────────────────────────────────
+@dataclass
+class AutoAssign(Assigner):
+    """Assigns the next match when the table is idle or a match has been over for ``gap`` s."""
+
+    length: int = 3
+
+    def __call__(self, view: View, now: float) -> None:
+        """A view listener (runs in the loop)."""
+        if not self.due(view.state, "match_over", now):
+            return
+        match_id = self.next_id(view.match_id, "M")
+        if match_id is None:
+            return
+        k = (self.seed * 7 + self.assigned * 2) % len(NAMES)
+        a, b = self.names(k, 2)[:2]
+        self.sent()
+        args = {
+            "match_id": match_id,
+            "players": {"a": a, "b": b},
+            "length": self.length,
+            "clock": {"preset": "singles"},
+            "cards": {"a": f"SIM{k:02d}A", "b": f"SIM{k:02d}B"},
+            "language": self.language,
+        }
+        self.runtime.submit(Input("assign", args), now)
+
+
 class Backgammon:
     """The backgammon plug-in (see the module and :class:`~mesa.controller.games.TableGame`)."""
 
@@ -406,8 +436,6 @@ class Backgammon:
     def auto_assign(
         self, runtime: TableRuntime, table_id: str, **options: Any
     ) -> Callable[[Any, float], None]:
-        from mesa.controller.sim import AutoAssign
-
         return AutoAssign(runtime, table_id, **options)
 
     def ended(self, outcome: Outcome) -> bool:

@@ -37,6 +37,7 @@ from mesa.controller.gestures import (
     SeatGestureRecognizer,
 )
 from mesa.controller.gpio import FLAG_BEEP, Beep
+from mesa.controller.sim import NAMES, Assigner
 from mesa.domino.inputs import parse_input
 from mesa.domino.machine import DominoTable
 from mesa.domino.rules import PAIRS, SEATS, members, pair_of
@@ -227,64 +228,27 @@ def on_assignment(port: AssignPort, a: DominoAssignment) -> None:
 
 # ── the simulator's hub ────────────────────────────────────────────────────
 @dataclass
-class AutoAssign:
+class AutoAssign(Assigner):
     """The hub's part: assigns the next game when the table is idle or a game has been over and
     signed for ``gap`` s, then calls "TIEMPO" ``tiempo_after`` s later."""
 
-    runtime: TableRuntime
-    table_id: str
-    language: str = "es"
-    gap: float = 20.0
     tiempo_after: float = 5.0
-    matches: int | None = None  # stop assigning after this many games
-    players: tuple[str, ...] | None = None
-    seed: int = 0
     settings: dict[str, Any] | None = None
-    assigned: int = 0
-    _over_since: float | None = None
     _assigned_at: float | None = None
-    _sent: str | None = None
 
     def __call__(self, view: DominoView, now: float) -> None:
         """A view listener (runs in the loop)."""
         if view.state == "assigned":
             self._call_tiempo(now)
             return
-        if self.matches is not None and self.assigned >= self.matches:
+        if not self.due(view.state, "game_over", now):
             return
-        if view.state == "game_over":
-            if self._over_since is None:
-                self._over_since = now
-            if now - self._over_since < self.gap:
-                return
-        elif view.state != "idle":
-            self._over_since = None
+        game_id = self.next_id(view.game_id, "G")
+        if game_id is None:
             return
-        self._assign(view, now)
-
-    def _call_tiempo(self, now: float) -> None:
-        if self._assigned_at is None:
-            self._assigned_at = now
-        if now - self._assigned_at >= self.tiempo_after:
-            self._assigned_at = float("inf")  # once
-            # The sim's "hub" shares the table's clock: the game starts now.
-            wall = time.time()
-            self.runtime.submit(Input("tiempo", {"start_wall": wall, "wall": wall}), now)
-
-    def _assign(self, view: DominoView, now: float) -> None:
-        from mesa.controller.sim import NAMES
-
-        number = self.assigned + 1
-        if view.game_id and view.game_id.rsplit("-G", 1)[-1].isdigit():
-            number = max(number, int(view.game_id.rsplit("-G", 1)[-1]) + 1)  # a restarted sim
-        game_id = f"{self.table_id}-G{number}"
-        if self._sent == game_id:
-            return
-        self._sent = game_id
         k = (self.seed * 5 + self.assigned * 4) % len(NAMES)
-        names = self.players or tuple(NAMES[(k + i) % len(NAMES)] for i in range(4))
-        self.assigned += 1
-        self._over_since = None
+        names = self.names(k, 4)
+        self.sent()
         self._assigned_at = None
         args: dict[str, Any] = {
             "game_id": game_id,
@@ -294,6 +258,15 @@ class AutoAssign:
         if self.settings:
             args["settings"] = dict(self.settings)
         self.runtime.submit(Input("assign", args), now)
+
+    def _call_tiempo(self, now: float) -> None:
+        if self._assigned_at is None:
+            self._assigned_at = now
+        if now - self._assigned_at >= self.tiempo_after:
+            self._assigned_at = float("inf")  # once
+            # The sim's "hub" shares the table's clock: the game starts now.
+            wall = time.time()
+            self.runtime.submit(Input("tiempo", {"start_wall": wall, "wall": wall}), now)
 
 
 class Domino:
