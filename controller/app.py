@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mesa.controller.assembly import CoreSpec, JournalSpec, LinkFactory, TableCore
+from mesa.controller.assembly import CoreSpec, JournalSpec, LinkFactory, TableCore, once_a_second
 from mesa.controller.cardreader import CardReader
 from mesa.controller.config import TableConfig
 from mesa.controller.display import Display, open_device
@@ -93,18 +93,13 @@ def make_link(
 def _watch_link(runtime: TableRuntime, link: Any) -> None:
     """Show the hub's reachability on the screen (checked from the loop, once a second); a full
     outbox is shown by :func:`~mesa.controller.assembly.watch_storage`."""
-    last = [0.0]
 
-    def check(now: float) -> None:
-        t = time.monotonic()
-        if t - last[0] < 1.0:
-            return
-        last[0] = t
+    def check() -> None:
         state = "online" if link.connected and link.hub_online else "offline"
         if runtime.status.hub != state:
             runtime.update_status(hub=state)
 
-    runtime.add_iteration_hook(check)
+    runtime.add_iteration_hook(once_a_second(check))
 
 
 def parse_hub(text: str) -> tuple[str, int]:

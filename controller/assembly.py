@@ -145,20 +145,30 @@ class TableCore:
             self.journal.close()
 
 
-def watch_storage(runtime: TableRuntime, sources: Iterable[Any]) -> None:
-    """Show "disk full" while any of ``sources`` (the journal, the hub link: objects with a
-    ``storage_error``) cannot write; checked from the loop once a real second."""
-    watched = [s for s in sources if s is not None]
+def once_a_second(check: Callable[[], None]) -> Callable[[float], None]:
+    """An iteration hook that runs ``check`` at most once a real second (the loop runs ten times
+    as often: what the screen shows of the link and the disk needs no more)."""
     last = [0.0]
 
-    def check(now: float) -> None:
+    def hook(now: float) -> None:
         t = time.monotonic()
         if t - last[0] < 1.0:
             return
         last[0] = t
+        check()
+
+    return hook
+
+
+def watch_storage(runtime: TableRuntime, sources: Iterable[Any]) -> None:
+    """Show "disk full" while any of ``sources`` (the journal, the hub link: objects with a
+    ``storage_error``) cannot write; checked from the loop once a real second."""
+    watched = [s for s in sources if s is not None]
+
+    def check() -> None:
         full = any(getattr(s, "storage_error", None) is not None for s in watched)
         if runtime.status.disk_full != full:
             runtime.update_status(disk_full=full)
 
     if watched:
-        runtime.add_iteration_hook(check)
+        runtime.add_iteration_hook(once_a_second(check))

@@ -65,6 +65,27 @@ class Play(Generic[M]):
         return self
 
 
+# A scene's script: (name, caption, how to reach it: the table driven, the status beside it).
+Script = tuple[str, str, Callable[[], tuple["Play[Any]", TableStatus]]]
+
+
+def collect(
+    scripts: Callable[[str], Iterable[Script]],
+    view: Callable[[Any, float], V],
+    sizes: tuple[tuple[int, int], ...],
+    languages: Sequence[str] = ("es", "en"),
+) -> list[Scene[V]]:
+    """Every scene of ``scripts(language)`` in each language (Spanish first): played, viewed."""
+    out = []
+    for language in languages:
+        for name, about, build in scripts(language):
+            play, status = build()
+            out.append(
+                Scene(name, language, about, view(play.table, play.now), status, play.now, sizes)
+            )
+    return out
+
+
 def write_references(
     folder: Path,
     scenes: Iterable[Scene[V]],

@@ -247,13 +247,7 @@ def _scenes_for(language: str) -> list[tuple[str, str, Callable[[], tuple[_Play,
 
 def scenes() -> list[Scene[View]]:
     """Every scene in both languages (Spanish first)."""
-    out = []
-    for language in ("es", "en"):
-        for name, about, build in _scenes_for(language):
-            play, status = build()
-            view = table_view(play.table, play.now)
-            out.append(Scene(name, language, about, view, status, play.now, SIZES))
-    return out
+    return references.collect(_scenes_for, table_view, SIZES)
 
 
 def write_references(folder: Path) -> list[Path]:
