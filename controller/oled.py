@@ -363,7 +363,10 @@ GEOMETRY: dict[tuple[int, int], Geometry] = {
 }
 
 
-class _Canvas:
+class Canvas:
+    """A monochrome image being drawn at ``now`` (marquees and turns move with it): every game's
+    screen draws its text through :meth:`text` and :meth:`pick`."""
+
     def __init__(self, size: tuple[int, int], now: float) -> None:
         from PIL import Image
 
@@ -412,21 +415,22 @@ class _Canvas:
         font.draw(self.img, (x, y + dy), s, fill)
 
 
-def _cycle(items: list[str], now: float) -> str:
+def cycle(items: list[str], now: float) -> str:
+    """The one of ``items`` (the empty ones skipped) whose turn it is at ``now``."""
     items = [i for i in items if i]
     if not items:
         return ""
     return items[int(now // CYCLE) % len(items)]
 
 
-def _draw_names(c: _Canvas, s: Screen) -> None:
+def _draw_names(c: Canvas, s: Screen) -> None:
     half = c.w // 2
     for i, side in enumerate(("a", "b")):
         x0, x1 = i * half, (i + 1) * half
         c.text(0, s.names[i], "left" if i == 0 else "right", x0, x1, invert=s.highlight == side)
 
 
-def _draw_clock_digits(c: _Canvas, s: Screen, y: int, h: int) -> None:
+def _draw_clock_digits(c: Canvas, s: Screen, y: int, h: int) -> None:
     half = c.w // 2
     if s.clocks is None:
         c.text(y + (h - 8) // 2, s.title or "")
@@ -440,7 +444,7 @@ def _draw_clock_digits(c: _Canvas, s: Screen, y: int, h: int) -> None:
         draw_seven_segment(c.img, (x0 + (half - w) // 2, y), value, digit_w, h)
 
 
-def _draw_score_row(c: _Canvas, s: Screen, y: int, with_tag: bool = False) -> None:
+def _draw_score_row(c: Canvas, s: Screen, y: int, with_tag: bool = False) -> None:
     half = c.w // 2
     c.text(y, s.delays[0], "left", 0, half)
     c.text(y, s.delays[1], "right", half, c.w)
@@ -466,7 +470,7 @@ def _draw_score_row(c: _Canvas, s: Screen, y: int, with_tag: bool = False) -> No
         c.text(y, label, "center", x, x + w, invert=True, font=c.font)
 
 
-def _draw_clocks(c: _Canvas, s: Screen, g: Geometry) -> None:
+def _draw_clocks(c: Canvas, s: Screen, g: Geometry) -> None:
     _draw_names(c, s)
     if not g.rows:
         _draw_clocks_small(c, s, g)
@@ -492,7 +496,7 @@ def _draw_clocks(c: _Canvas, s: Screen, g: Geometry) -> None:
         c.text(y, line, invert=inv)
 
 
-def _pack(c: _Canvas, rows: list[tuple[str, bool]], n: int, pin: str) -> list[tuple[str, bool]]:
+def _pack(c: Canvas, rows: list[tuple[str, bool]], n: int, pin: str) -> list[tuple[str, bool]]:
     """Fit ``rows`` (text, inverted) into ``n`` rows: plain rows that fit side by side share one;
     the banner, the pinned line and the rows that fit stay; what is left over is dropped, except
     on a two-row screen, where the last row takes turns among the rest."""
@@ -517,7 +521,7 @@ def _pack(c: _Canvas, rows: list[tuple[str, bool]], n: int, pin: str) -> list[tu
     return [r for r in packed if r in keep or r == turn]
 
 
-def _draw_clocks_small(c: _Canvas, s: Screen, g: Geometry) -> None:
+def _draw_clocks_small(c: Canvas, s: Screen, g: Geometry) -> None:
     """128×32: with nothing to answer, clocks and the score; with a message, smaller clocks,
     the pinned line, and one condensed row where the secondary lines take turns."""
     message = s.pin or s.banner or s.lines
@@ -531,12 +535,12 @@ def _draw_clocks_small(c: _Canvas, s: Screen, g: Geometry) -> None:
     secondary = [x for x in secondary if x != pin]
     secondary.append(f"{s.score} · {s.tag}" if s.tag else s.score)
     c.text(19, pin, invert=pin == s.banner, font=c.pick(pin, c.w), band=7)
-    turn = _cycle(secondary, c.now)
+    turn = cycle(secondary, c.now)
     x = (c.w - min(c.small.width(turn), c.w - 2)) // 2
     c.small.draw(c.img, (x, 26), c.small.fit(turn, c.w - 2))
 
 
-def _draw_rows(c: _Canvas, rows: list[tuple[str, str, bool]], ys: tuple[int, ...]) -> None:
+def _draw_rows(c: Canvas, rows: list[tuple[str, str, bool]], ys: tuple[int, ...]) -> None:
     """Text rows (text, align, inverted); extra rows take turns in the last slot."""
     if len(rows) > len(ys):
         keep = rows[: len(ys) - 1]
@@ -547,7 +551,7 @@ def _draw_rows(c: _Canvas, rows: list[tuple[str, str, bool]], ys: tuple[int, ...
         c.text(y, s, align, invert=inv)
 
 
-def _draw_checkin(c: _Canvas, s: Screen, g: Geometry) -> None:
+def _draw_checkin(c: Canvas, s: Screen, g: Geometry) -> None:
     top = (s.banner, "center", True) if s.banner else (s.title, "center", False)
     ys = g.text_ys
     c.text(ys[0], *top[:2], invert=top[2])
@@ -559,7 +563,7 @@ def _draw_checkin(c: _Canvas, s: Screen, g: Geometry) -> None:
     _draw_rows(c, rows, ys[3:])
 
 
-def _draw_idle(c: _Canvas, s: Screen, g: Geometry) -> None:
+def _draw_idle(c: Canvas, s: Screen, g: Geometry) -> None:
     ys = g.text_ys
     tall = c.h >= 64
     if s.banner:
@@ -572,7 +576,7 @@ def _draw_idle(c: _Canvas, s: Screen, g: Geometry) -> None:
         _draw_rows(c, [(line, "center", False) for line in s.lines], ys[2:])
 
 
-def _draw_over(c: _Canvas, s: Screen, g: Geometry) -> None:
+def _draw_over(c: Canvas, s: Screen, g: Geometry) -> None:
     ys = g.text_ys
     half = c.w // 2
     c.text(ys[0], s.banner or s.title, invert=bool(s.banner))
@@ -599,7 +603,7 @@ def draw(screen: Screen, size: tuple[int, int] = (128, 64), now: float = 0.0) ->
     """Place ``screen`` on a monochrome image of ``size`` (one of :data:`SIZES`)."""
     if size not in GEOMETRY:
         raise ValueError(f"unsupported display size {size}; supported: {sorted(GEOMETRY)}")
-    c = _Canvas(size, now)
+    c = Canvas(size, now)
     g = GEOMETRY[size]
     {"clocks": _draw_clocks, "checkin": _draw_checkin, "idle": _draw_idle, "over": _draw_over}[
         screen.layout

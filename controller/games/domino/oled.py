@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mesa.controller.font import draw_seven_segment, seven_segment_width
-from mesa.controller.oled import SIZES, _Canvas, _cycle
+from mesa.controller.oled import SIZES, Canvas, cycle
 from mesa.controller.runtime import TableStatus
 from mesa.domino.i18n import text
 from mesa.domino.view import DominoView
@@ -375,7 +375,7 @@ GEOMETRY: dict[tuple[int, int], _Geometry] = {
 }
 
 
-def _big(c: _Canvas, value: str, x0: int, x1: int, y: int, h: int) -> None:
+def _big(c: Canvas, value: str, x0: int, x1: int, y: int, h: int) -> None:
     w = seven_segment_width(value, h * 5 // 8)
     digit_w = h * 5 // 8
     for digit_w in (h * 5 // 8, h // 2, h * 3 // 8):
@@ -385,7 +385,7 @@ def _big(c: _Canvas, value: str, x0: int, x1: int, y: int, h: int) -> None:
     draw_seven_segment(c.img, (x0 + (x1 - x0 - w) // 2, y), value, digit_w, h)
 
 
-def _draw_header(c: _Canvas, s: DominoScreen) -> None:
+def _draw_header(c: Canvas, s: DominoScreen) -> None:
     if s.banner:
         c.text(0, s.banner, invert=True)
         return
@@ -398,7 +398,7 @@ def _draw_header(c: _Canvas, s: DominoScreen) -> None:
     c.text(0, right, "right", c.w - rw - 2, c.w)
 
 
-def _draw_main(c: _Canvas, s: DominoScreen, g: _Geometry) -> None:
+def _draw_main(c: Canvas, s: DominoScreen, g: _Geometry) -> None:
     _draw_header(c, s)
     has_side = any(s.side)
     split = c.w // 2 if c.w < 256 else c.w * 3 // 8
@@ -429,7 +429,7 @@ def _draw_main(c: _Canvas, s: DominoScreen, g: _Geometry) -> None:
     if g.info_y is None:
         # 128×32: one row left for the points, the alert and the lines, in turns.
         turns = [x for x in (s.alert, info_row, *lines) if x]
-        pick = _cycle(turns, c.now) if not s.alert else s.alert
+        pick = cycle(turns, c.now) if not s.alert else s.alert
         if pick:
             c.text(g.line_ys[0], pick, invert=pick == s.alert)
         return
@@ -442,12 +442,12 @@ def _draw_main(c: _Canvas, s: DominoScreen, g: _Geometry) -> None:
         lines = [s.alert, *lines]
     if len(lines) > len(g.line_ys):
         keep, extra = lines[: len(g.line_ys) - 1], lines[len(g.line_ys) - 1 :]
-        lines = [*keep, _cycle(extra, c.now)]
+        lines = [*keep, cycle(extra, c.now)]
     for y, line in zip(g.line_ys, lines, strict=False):
         c.text(y, line, invert=bool(s.alert) and line == s.alert)
 
 
-def _draw_rows(c: _Canvas, s: DominoScreen, g: _Geometry) -> None:
+def _draw_rows(c: Canvas, s: DominoScreen, g: _Geometry) -> None:
     """``idle`` and ``pairs``: a title (big on a tall screen) and text rows."""
     ys = g.text_ys
     tall = c.h >= 64
@@ -456,7 +456,7 @@ def _draw_rows(c: _Canvas, s: DominoScreen, g: _Geometry) -> None:
         rows = list(s.lines)
         slots = ys[2::2] if tall else ys[1:]
         if len(rows) > len(slots):
-            rows = [*rows[: len(slots) - 1], _cycle(rows[len(slots) - 1 :], c.now)]
+            rows = [*rows[: len(slots) - 1], cycle(rows[len(slots) - 1 :], c.now)]
         for y, row in zip(slots, rows, strict=False):
             c.text(y, c.font.fit(row, c.w - 4))
         return
@@ -479,7 +479,7 @@ def draw(
     """Place ``screen`` on a monochrome image of ``size`` (one of :data:`SIZES`)."""
     if size not in GEOMETRY:
         raise ValueError(f"unsupported display size {size}; supported: {sorted(GEOMETRY)}")
-    c = _Canvas(size, now)
+    c = Canvas(size, now)
     g = GEOMETRY[size]
     if screen.layout == "main":
         _draw_main(c, screen, g)
