@@ -15,7 +15,7 @@ from mesa.controller.games.domino.scenes import scenes
 from mesa.controller.runtime import TableStatus
 from mesa.domino.transitions import STATES
 
-REFS = Path(__file__).resolve().parents[2] / "docs" / "oled" / "domino"
+REFS = Path(__file__).resolve().parents[4] / "docs" / "oled" / "domino"
 SCENES = scenes()
 CASES = [(s, size) for s in SCENES for size in s.sizes]
 BY = {(s.name, s.language): s for s in SCENES}
