@@ -43,9 +43,9 @@ def render_times() -> dict[str, Any]:
 
 
 def games(count: int) -> dict[str, Any]:
+    from mesa.controller.games.backgammon.robots import play
     from mesa.controller.games.domino.robots import DominoRobots, game_signed
     from mesa.controller.journal import Journal
-    from mesa.controller.robots import play
     from mesa.controller.runtime import ManualClock, TableRuntime
     from mesa.table.inputs import Input
 

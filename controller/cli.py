@@ -39,7 +39,7 @@ def _size(text: str) -> tuple[int, int]:
         w, h = (int(x) for x in text.lower().split("x"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"a size is WIDTHxHEIGHT, not {text!r}") from None
-    from mesa.controller.oled import SIZES
+    from mesa.controller.games.backgammon.oled import SIZES
 
     if (w, h) not in SIZES:
         raise argparse.ArgumentTypeError(

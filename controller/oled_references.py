@@ -5,8 +5,8 @@ table's inputs that builds it, and the folder of PNGs with its captioned index.
 >>> s.filename((128, 64))
 'idle-es-128x64.png'
 
-Each game keeps its own scenes (``oled_scenes``, ``oled_domino_scenes``); the golden-image tests
-compare the renderer with the files written here pixel for pixel.
+Each game keeps its own scenes (``games/backgammon/scenes``, ``games/domino/scenes``); the
+golden-image tests compare the renderer with the files written here pixel for pixel.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ it handed over changed nothing for a while (a press lost to a bounce, a refusal)
 >>> p.poll("running", 12.0).name, p.stats.inputs, p.next_time()
 ('press', 1, 27.0)
 
-Each game's players (:class:`~mesa.controller.robots.RobotPlayers`,
+Each game's players (:class:`~mesa.controller.games.backgammon.robots.RobotPlayers`,
 :class:`~mesa.controller.games.domino.robots.DominoRobots`) say what a view means and what to do.
 """
 

@@ -1,6 +1,7 @@
 """The table on a laptop: the same runtime, journal and screen, with robots or keys for players.
 
 >>> import tempfile
+>>> from mesa.controller.games.backgammon.robots import FAST
 >>> sim = SimTable("demo-1", speed=50, seed=3, auto_assign=True, style=FAST)
 >>> sim.start()
 >>> sim.wait_matches(1, timeout=60)
@@ -10,7 +11,7 @@ True
 
 :class:`SimTable` is what ``mesa sim`` runs and what the demo runs eight of: a
 :class:`~mesa.controller.runtime.TableRuntime` on an accelerated clock (``speed``), robot players
-(:mod:`mesa.controller.robots`), optionally a journal (so a killed simulator resumes like a real
+(:mod:`mesa.controller.games.backgammon.robots`), optionally a journal (so a killed simulator resumes like a real
 table) and any sinks (the hub link). With ``auto_assign`` the table assigns itself matches
 between robots, as a hub would.
 """
@@ -28,12 +29,12 @@ from typing import Any, ClassVar
 from mesa.controller.assembly import CoreSpec, JournalSpec, LinkFactory, TableCore
 from mesa.controller.games import table_game
 from mesa.controller.ports import OutcomeSink
-from mesa.controller.robots import FAST, RobotDriver
+from mesa.controller.robot_plans import RobotDriver
 from mesa.controller.runtime import ScaledClock, TableRuntime
 from mesa.table.inputs import Input
 from mesa.table.machine import Outcome
 
-__all__ = ["FAST", "NAMES", "Assigner", "EndCounter", "SimTable", "WindowKeys"]
+__all__ = ["NAMES", "Assigner", "EndCounter", "SimTable", "WindowKeys"]
 
 log = logging.getLogger(__name__)
 

@@ -127,6 +127,7 @@ class TableGame(Protocol):
         ...
 
     reference_dir: str  # where ``mesa oled-refs`` writes them
+    busy_scene: str  # the scene of a game on (the hardware check shows it on the display)
 
     # ── the hardware and the hub link ───────────────────────────────────
     def recognizer(self, cfg: TableConfig | None) -> Any:

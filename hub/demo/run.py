@@ -254,7 +254,7 @@ class Demo:
     def _start_tables(self) -> None:
         from mesa.controller.link import LinkSettings, TableLink
         from mesa.controller.outbox import Outbox
-        from mesa.controller.robots import FAST
+        from mesa.controller.games.backgammon.robots import FAST
         from mesa.controller.sim import SimTable
 
         assert self.workdir is not None and self.hub.broker is not None

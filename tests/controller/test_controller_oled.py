@@ -11,9 +11,9 @@ from luma.core.device import dummy
 from PIL import Image, ImageChops
 
 from mesa.controller.font import CondensedFont, TextFont, _columns, _tiny_columns
+from mesa.controller.games.backgammon.oled import SIZES, compose, format_clock, render
+from mesa.controller.games.backgammon.scenes import scenes
 from mesa.controller.i18n import STRINGS, placeholders, text
-from mesa.controller.oled import SIZES, compose, format_clock, render
-from mesa.controller.oled_scenes import scenes
 from mesa.controller.runtime import TableStatus
 from mesa.table.machine import Table
 from mesa.table.transitions import STATES

@@ -251,7 +251,7 @@ def test_notices_expire_in_table_time() -> None:
 
 
 def test_the_cheap_snapshot_of_a_quiet_tick_is_the_full_snapshot() -> None:
-    from mesa.controller.robots import RobotPlayers, play
+    from mesa.controller.games.backgammon.robots import RobotPlayers, play
 
     clock = ManualClock()
     rt = TableRuntime(clock=clock)

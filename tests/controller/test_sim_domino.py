@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from mesa.controller.games.backgammon.robots import play
 from mesa.controller.games.domino.robots import FAST, DominoRobots, game_signed
-from mesa.controller.robots import play
 from mesa.controller.runtime import ManualClock, TableRuntime
 from mesa.controller.sim import SimTable
 from mesa.table.inputs import Input

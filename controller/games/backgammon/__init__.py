@@ -3,9 +3,9 @@
 What the generic table program (:mod:`mesa.controller.games`) asks of a game, for backgammon:
 the buttons' context (:func:`button_context`), the restore (a clock that ran resumes paused),
 the notices of refused doubles and unknown cards, the journal's chapters, the LEDs and low-time
-warnings (:func:`led_modes`, :func:`warnings_between`), the screen (:mod:`mesa.controller.oled`,
-:mod:`mesa.controller.oled_scenes`), the hub's retained assignment (:func:`on_assign`), the robots
-(:mod:`mesa.controller.robots`) and the simulator's hub (:class:`AutoAssign`).
+warnings (:func:`led_modes`, :func:`warnings_between`), the screen (:mod:`.oled`) and its
+reference scenes (:mod:`.scenes`), the hub's retained assignment (:func:`on_assign`), the
+robots (:mod:`.robots`), the simulator's keys (:mod:`.shell`) and hub (:class:`AutoAssign`).
 
 >>> from mesa.controller.games import TableGame
 >>> isinstance(GAME, TableGame), GAME.name
@@ -285,6 +285,7 @@ class Backgammon:
     heartbeat_states = HEARTBEAT_STATES
     robot_seats: Mapping[str, tuple[str, ...]] = SEAT_ROBOTS
     reference_dir = "docs/oled"
+    busy_scene = "running"
 
     # ── the runtime ─────────────────────────────────────────────────────
     def new_table(self, settings: Any = None) -> Table:
@@ -365,7 +366,7 @@ class Backgammon:
 
     # ── the screen ──────────────────────────────────────────────────────
     def render(self, view: Any, status: TableStatus, now: float, size: tuple[int, int]) -> Any:
-        from mesa.controller.oled import render
+        from mesa.controller.games.backgammon.oled import render
 
         return render(view, status, now, size)
 
@@ -373,12 +374,12 @@ class Backgammon:
         return any(c.running for c in view.clocks.values())
 
     def scenes(self) -> Iterable[Scene]:
-        from mesa.controller.oled_scenes import scenes
+        from mesa.controller.games.backgammon.scenes import scenes
 
         return scenes()
 
     def write_references(self, folder: Path) -> list[Path]:
-        from mesa.controller.oled_scenes import write_references
+        from mesa.controller.games.backgammon.scenes import write_references
 
         return write_references(folder)
 
@@ -422,12 +423,12 @@ class Backgammon:
         run_ui(sim, ui, args, stop)
 
     def robots(self, seats: tuple[str, ...], seed: int, style: Any) -> Any:
-        from mesa.controller.robots import RobotPlayers
+        from mesa.controller.games.backgammon.robots import RobotPlayers
 
         return RobotPlayers(seats, seed=seed, style=style)
 
     def robot_style(self, fast: bool, ui: str) -> Any:
-        from mesa.controller.robots import FAST, RobotStyle
+        from mesa.controller.games.backgammon.robots import FAST, RobotStyle
 
         if fast:
             return FAST if ui == "menu" else RobotStyle(**{**FAST.__dict__, "ui": ui})

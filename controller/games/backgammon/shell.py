@@ -26,7 +26,7 @@ def run_ui(sim: Any, ui: str, args: argparse.Namespace, stop: threading.Event) -
 
 
 def footer(sim: Any, outputs: Any) -> Any:
-    from mesa.controller.oled import compose
+    from mesa.controller.games.backgammon.oled import compose
 
     def lines() -> list[str]:
         led = outputs.led_state

@@ -279,6 +279,7 @@ class Domino:
     heartbeat_states = HEARTBEAT_STATES
     robot_seats: Mapping[str, tuple[str, ...]] = SEAT_ROBOTS
     reference_dir = "docs/oled/domino"
+    busy_scene = "playing"
 
     # ── the runtime ─────────────────────────────────────────────────────
     def new_table(self, settings: Any = None) -> DominoTable:

@@ -17,7 +17,7 @@
 
 :func:`compose` decides the words (in the game's language: :mod:`mesa.domino.i18n`), :func:`draw`
 places them on 128×64 (SSD1306/SH1106), 128×32 or 256×64 (SSD1322), with the font and the
-canvas of the backgammon screen (:mod:`mesa.controller.oled`), whose screens it leaves alone.
+canvas every game draws on (:mod:`mesa.controller.canvas`).
 
 The screen, top to bottom: the hand and the game's time left (``TIEMPO`` once called); the big
 figure (the seconds the player on turn has left to play, counting below zero once over; between
@@ -32,8 +32,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mesa.controller.canvas import SIZES, Canvas, cycle
 from mesa.controller.font import draw_seven_segment, seven_segment_width
-from mesa.controller.oled import SIZES, Canvas, cycle
 from mesa.controller.runtime import TableStatus
 from mesa.domino.i18n import text
 from mesa.domino.view import DominoView

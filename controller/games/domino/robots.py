@@ -74,13 +74,13 @@ class DominoRobotStats(InputCounts):
 
 
 def game_signed(view: Any) -> bool:
-    """``until`` for :func:`mesa.controller.robots.play`: the game is over and signed."""
+    """``until`` for :func:`mesa.controller.games.backgammon.robots.play`: the game is over and signed."""
     return bool(view.state == "game_over" and len(view.signed) == len(PAIRS))
 
 
 class DominoRobots(PlannedPlayers[DominoView]):
     """The players of ``seats`` at one domino table; call :meth:`poll` with the table's view
-    (the same interface as :class:`mesa.controller.robots.RobotPlayers`, so
+    (the same interface as :class:`mesa.controller.games.backgammon.robots.RobotPlayers`, so
     :class:`~mesa.controller.robot_plans.RobotDriver` and :func:`~mesa.controller.robot_plans.play`
     drive them)."""
 

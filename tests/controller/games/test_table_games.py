@@ -14,10 +14,10 @@ from mesa.controller import cli
 from mesa.controller.app import TableApp
 from mesa.controller.config import parse_config
 from mesa.controller.games import TableGame, table_game, table_game_of
+from mesa.controller.games.backgammon.oled import SIZES
 from mesa.controller.gpio import TableOutputs
 from mesa.controller.journal import Journal
 from mesa.controller.link import LinkSettings, TableLink
-from mesa.controller.oled import SIZES
 from mesa.controller.outbox import Outbox
 from mesa.controller.robot_plans import play
 from mesa.controller.runtime import ManualClock, TableRuntime
