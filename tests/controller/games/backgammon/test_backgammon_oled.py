@@ -19,7 +19,7 @@ from mesa.table.machine import Table
 from mesa.table.transitions import STATES
 from mesa.table.view import table_view
 
-REFS = Path(__file__).resolve().parents[2] / "docs" / "oled"
+REFS = Path(__file__).resolve().parents[4] / "docs" / "oled"
 SCENES = scenes()
 CASES = [(s, size) for s in SCENES for size in s.sizes]
 
