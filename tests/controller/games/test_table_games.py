@@ -24,7 +24,7 @@ from mesa.controller.runtime import ManualClock, TableRuntime
 from mesa.controller.sim import EndCounter
 from mesa.errors import ConfigError
 from mesa.games.registry import UnknownGame, names
-from mesa.protocol import TableStatus, decode
+from mesa.protocol import ProtocolError, TableStatus, decode
 
 GAMES = names()
 
@@ -111,6 +111,15 @@ def test_the_link_says_which_game_the_table_plays(name: str, tmp_path: Path) -> 
     status = decode(TableStatus, link._status("online").to_payload(), "t1")
     assert status.game == name and status.state == "online"
     outbox.close()
+
+
+def test_a_status_names_a_registered_game_or_none() -> None:
+    old = TableStatus("t1", "online", 3, 1.0)
+    assert b"game" not in old.to_payload()  # an older table's status, and an older hub's read
+    assert decode(TableStatus, old.to_payload(), "t1").game is None
+    chess = b'{"v":1,"table":"t1","state":"online","bdseq":3,"ts":1.0,"game":"chess"}'
+    with pytest.raises(ProtocolError, match="registered game"):
+        decode(TableStatus, chess, "t1")
 
 
 @pytest.mark.parametrize("name", GAMES)
