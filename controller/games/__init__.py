@@ -185,6 +185,31 @@ class TableGame(Protocol):
         ...
 
 
+class GameModules:
+    """The members of a plug-in that live in its folder's own modules, imported when first used
+    (the screen needs PIL, the shell a terminal): ``oled.render``, ``scenes.scenes``,
+    ``scenes.write_references`` and ``shell.run_ui`` of the package ``package``."""
+
+    package: str  # the plug-in's package, "mesa.controller.games.<name>"
+
+    def _part(self, module: str, name: str) -> Any:
+        return getattr(importlib.import_module(f"{self.package}.{module}"), name)
+
+    def render(self, view: Any, status: TableStatus, now: float, size: tuple[int, int]) -> Any:
+        return self._part("oled", "render")(view, status, now, size)
+
+    def scenes(self) -> Iterable[Scene[Any]]:
+        scenes: Iterable[Scene[Any]] = self._part("scenes", "scenes")()
+        return scenes
+
+    def write_references(self, folder: Path) -> list[Path]:
+        written: list[Path] = self._part("scenes", "write_references")(folder)
+        return written
+
+    def run_ui(self, sim: Any, ui: str, args: argparse.Namespace, stop: threading.Event) -> None:
+        self._part("shell", "run_ui")(sim, ui, args, stop)
+
+
 def table_game(name: str) -> TableGame:
     """The plug-in of the registered game ``name`` (:class:`~mesa.games.registry.UnknownGame`
     when there is no such game)."""
@@ -202,4 +227,4 @@ def table_game_of(machine: Any) -> TableGame:
     raise TypeError(f"no registered game plays a {type(machine).__name__}")
 
 
-__all__ = ["TableGame", "table_game", "table_game_of"]
+__all__ = ["GameModules", "TableGame", "table_game", "table_game_of"]

@@ -14,13 +14,12 @@ robots (:mod:`.robots`), the simulator's keys (:mod:`.shell`) and hub (:class:`A
 
 from __future__ import annotations
 
-import argparse
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mesa import events as ev
+from mesa.controller.games import GameModules
 from mesa.controller.gestures import BUTTONS, Context, GestureRecognizer, GestureSettings
 from mesa.controller.gpio import FLAG_BEEP, Beep
 from mesa.controller.sim import NAMES, Assigner
@@ -34,12 +33,9 @@ from mesa.table.view import View, table_view
 from mesa.validation import check_range, check_value
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from mesa.controller.config import TableConfig
     from mesa.controller.link import AssignPort
-    from mesa.controller.oled_references import Scene
-    from mesa.controller.runtime import TableRuntime, TableStatus
+    from mesa.controller.runtime import TableRuntime
 
 CLOCK_STATES = ("running", "cube_offered")
 # Refused doubles the screen explains for a moment (notice key per refusal code).
@@ -275,10 +271,11 @@ class AutoAssign(Assigner):
         self.runtime.submit(Input("assign", args), now)
 
 
-class Backgammon:
+class Backgammon(GameModules):
     """The backgammon plug-in (see the module and :class:`~mesa.controller.games.TableGame`)."""
 
     name = "backgammon"
+    package = __name__
     seats: tuple[str, ...] = SIDES
     timed_states = frozenset(CLOCK_STATES)
     compact_after = COMPACT_AFTER
@@ -365,23 +362,8 @@ class Backgammon:
         return [FLAG_BEEP] if any(e.TYPE == "clock.flag_fell" for e in outcome.events) else []
 
     # ── the screen ──────────────────────────────────────────────────────
-    def render(self, view: Any, status: TableStatus, now: float, size: tuple[int, int]) -> Any:
-        from mesa.controller.games.backgammon.oled import render
-
-        return render(view, status, now, size)
-
     def animated(self, view: Any) -> bool:
         return any(c.running for c in view.clocks.values())
-
-    def scenes(self) -> Iterable[Scene]:
-        from mesa.controller.games.backgammon.scenes import scenes
-
-        return scenes()
-
-    def write_references(self, folder: Path) -> list[Path]:
-        from mesa.controller.games.backgammon.scenes import write_references
-
-        return write_references(folder)
 
     # ── the hardware and the hub link ───────────────────────────────────
     def recognizer(self, cfg: TableConfig | None) -> GestureRecognizer:
@@ -417,11 +399,6 @@ class Backgammon:
             port.submit(parse_input(c.input, c.args), c.txn, "cmd")
 
     # ── the simulator ───────────────────────────────────────────────────
-    def run_ui(self, sim: Any, ui: str, args: argparse.Namespace, stop: threading.Event) -> None:
-        from mesa.controller.games.backgammon.shell import run_ui
-
-        run_ui(sim, ui, args, stop)
-
     def robots(self, seats: tuple[str, ...], seed: int, style: Any) -> Any:
         from mesa.controller.games.backgammon.robots import RobotPlayers
 

@@ -22,14 +22,13 @@ True
 
 from __future__ import annotations
 
-import argparse
-import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mesa import events as ev
+from mesa.controller.games import GameModules
 from mesa.controller.gestures import (
     SEAT_BUTTONS,
     GestureSettings,
@@ -48,12 +47,9 @@ from mesa.table.inputs import Input
 from mesa.table.machine import Outcome
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from mesa.controller.config import TableConfig
     from mesa.controller.link import AssignPort
-    from mesa.controller.oled_references import Scene
-    from mesa.controller.runtime import TableRuntime, TableStatus
+    from mesa.controller.runtime import TableRuntime
 
 # The states in which the game's time runs: the screen animates, the journal beats.
 TIMED_STATES = frozenset({"ready", "playing", "hand_entry", "hand_confirm"})
@@ -269,10 +265,11 @@ class AutoAssign(Assigner):
             self.runtime.submit(Input("tiempo", {"start_wall": wall, "wall": wall}), now)
 
 
-class Domino:
+class Domino(GameModules):
     """The domino plug-in (see the module and :class:`~mesa.controller.games.TableGame`)."""
 
     name = "domino"
+    package = __name__
     seats: tuple[str, ...] = SEATS
     timed_states = TIMED_STATES
     compact_after = COMPACT_AFTER
@@ -338,25 +335,8 @@ class Domino:
         return beeps
 
     # ── the screen ──────────────────────────────────────────────────────
-    def render(self, view: Any, status: TableStatus, now: float, size: tuple[int, int]) -> Any:
-        from mesa.controller.games.domino.oled import render
-
-        return render(view, status, now, size)
-
     def animated(self, view: Any) -> bool:
-        from mesa.controller.games.domino.oled import animated
-
-        return animated(view)
-
-    def scenes(self) -> Iterable[Scene]:
-        from mesa.controller.games.domino.scenes import scenes
-
-        return scenes()
-
-    def write_references(self, folder: Path) -> list[Path]:
-        from mesa.controller.games.domino.scenes import write_references
-
-        return write_references(folder)
+        return view.state in TIMED_STATES  # the game's time runs: the screen moves
 
     # ── the hardware and the hub link ───────────────────────────────────
     def recognizer(self, cfg: TableConfig | None) -> SeatGestureRecognizer:
@@ -402,11 +382,6 @@ class Domino:
             port.submit(parse_input(c.input, c.args), c.txn, "cmd")
 
     # ── the simulator ───────────────────────────────────────────────────
-    def run_ui(self, sim: Any, ui: str, args: argparse.Namespace, stop: threading.Event) -> None:
-        from mesa.controller.games.domino.shell import run_ui
-
-        run_ui(sim, ui, args, stop)
-
     def robots(self, seats: tuple[str, ...], seed: int, style: Any) -> Any:
         from mesa.controller.games.domino.robots import DominoRobots
 
