@@ -210,12 +210,20 @@ class GameModules:
         self._part("shell", "run_ui")(sim, ui, args, stop)
 
 
+# What a plug-in must have (to name what one lacks): the protocol's attributes and methods.
+_MEMBERS = sorted(
+    {*TableGame.__annotations__, *(m for m in vars(TableGame) if not m.startswith("_"))}
+)
+
+
 def table_game(name: str) -> TableGame:
     """The plug-in of the registered game ``name`` (:class:`~mesa.games.registry.UnknownGame`
     when there is no such game)."""
     game_named(name)
-    module = importlib.import_module(f"{__name__}.{name}")
-    game: TableGame = module.GAME
+    game = importlib.import_module(f"{__name__}.{name}").GAME
+    if not isinstance(game, TableGame):  # a plug-in missing a member fails here, not mid-game
+        missing = [m for m in _MEMBERS if not hasattr(game, m)]
+        raise TypeError(f"the {name} plug-in lacks {', '.join(missing)}")
     return game
 
 

@@ -131,3 +131,14 @@ def test_a_configuration_of_each_game_starts_its_table(name: str) -> None:
         assert app.runtime.game.name == name and app.runtime.view().state == "idle"
     finally:
         app.stop()
+
+
+def test_a_plug_in_that_lacks_a_member_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mesa.controller.games import domino
+
+    class Half:
+        name = "domino"
+
+    monkeypatch.setattr(domino, "GAME", Half())
+    with pytest.raises(TypeError, match=r"lacks .*render"):
+        table_game("domino")
