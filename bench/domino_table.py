@@ -26,8 +26,8 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def render_times() -> dict[str, Any]:
-    from mesa.controller.oled_domino import SIZES, render
-    from mesa.controller.oled_domino_scenes import scenes
+    from mesa.controller.games.domino.oled import SIZES, render
+    from mesa.controller.games.domino.scenes import scenes
 
     out = {}
     all_scenes = scenes()
@@ -43,20 +43,19 @@ def render_times() -> dict[str, Any]:
 
 
 def games(count: int) -> dict[str, Any]:
-    from mesa.controller.domino_journal import DominoJournal
-    from mesa.controller.domino_robots import DominoRobots, game_signed
-    from mesa.controller.domino_runtime import DominoRuntime
-    from mesa.controller.robots import play
-    from mesa.controller.runtime import ManualClock
+    from mesa.controller.games.backgammon.robots import play
+    from mesa.controller.games.domino.robots import DominoRobots, game_signed
+    from mesa.controller.journal import Journal
+    from mesa.controller.runtime import ManualClock, TableRuntime
     from mesa.engine.inputs import Input
 
     players = {"n": "Ana", "e": "Beto", "s": "Carla", "w": "Dani"}
     rows = []
     for seed in range(count):
         folder = tempfile.mkdtemp()
-        journal = DominoJournal(folder, fsync=False)
+        journal = Journal(folder, game="domino", fsync=False)
         clock = ManualClock()
-        rt = DominoRuntime(clock=clock)
+        rt = TableRuntime(game="domino", clock=clock)
         journal.prepare(rt)
         rt.submit(Input("assign", {"game_id": f"B{seed}", "players": players}), 0.0)
         rt.submit(Input("tiempo", {"start_wall": 0.0, "wall": 0.0}), 0.0)
@@ -65,7 +64,7 @@ def games(count: int) -> dict[str, Any]:
         view = play(rt, robots, clock, until=game_signed)
         real = time.perf_counter() - t0
         journal.close()
-        rec = DominoJournal(folder, fsync=False).recover()
+        rec = Journal(folder, game="domino", fsync=False).recover()
         rows.append({
             "simulate_s": round(real, 3), "table_s": round(clock(), 1), "hands": view.hand,
             "ended_by": view.ended_by, "inputs": robots.stats.inputs,
@@ -82,8 +81,8 @@ def games(count: int) -> dict[str, Any]:
 def press_to_frame(presses: int = 40) -> dict[str, Any]:
     from gpiozero.pins.mock import MockFactory
 
+    from mesa.controller.app import TableApp
     from mesa.controller.config import parse_config
-    from mesa.controller.domino_app import DominoTableApp
     from mesa.engine.inputs import Input
 
     cfg = parse_config(
@@ -91,7 +90,7 @@ def press_to_frame(presses: int = 40) -> dict[str, Any]:
         '[display]\nmodel = "dummy"\nfps = 10.0\n'
     )
     factory = MockFactory()
-    app = DominoTableApp(cfg, pin_factory=factory, notifier=None)
+    app = TableApp(cfg, pin_factory=factory, notifier=None)
     app.start()
     rt = app.runtime
 

@@ -37,12 +37,12 @@ from gpiozero.pins.mock import MockFactory
 from luma.core.device import dummy
 
 from mesa.controller.display import Display
+from mesa.controller.games.backgammon.oled import SIZES, render
+from mesa.controller.games.backgammon.robots import RobotPlayers, play
+from mesa.controller.games.backgammon.scenes import scenes
 from mesa.controller.gestures import GestureRecognizer, GestureSettings
 from mesa.controller.gpio import ButtonPad
 from mesa.controller.journal import Journal
-from mesa.controller.oled import SIZES, render
-from mesa.controller.oled_scenes import scenes
-from mesa.controller.robots import RobotPlayers, play
 from mesa.controller.runtime import ManualClock, TableRuntime
 from mesa.engine.inputs import Input
 from mesa.engine.outcome import Outcome

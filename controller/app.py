@@ -26,11 +26,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mesa.controller.assembly import CoreSpec, JournalSpec, LinkFactory, TableCore
+from mesa.controller.assembly import CoreSpec, JournalSpec, LinkFactory, TableCore, once_a_second
 from mesa.controller.cardreader import CardReader
 from mesa.controller.config import TableConfig
 from mesa.controller.display import Display, open_device
-from mesa.controller.gestures import BUTTONS, GestureRecognizer, GestureSettings
+from mesa.controller.games import table_game
 from mesa.controller.gpio import ButtonPad, TableOutputs
 from mesa.controller.journal import Recovery
 from mesa.controller.runtime import TableRuntime
@@ -54,7 +54,8 @@ def make_link(
     outbox: str | Path,
     snapshot: dict[str, Any] | None = None,
 ) -> Any:
-    """The hub link (``mesa.controller.link``) for ``runtime``, added as a sink and started.
+    """The hub link (``mesa.controller.link``) for ``runtime``, added as a sink and started;
+    it reads the hub's messages in the runtime's game's vocabulary.
 
     Either ``link_file`` (the JSON ``mesa provision-table`` wrote: id, hub, credentials) or
     ``host``/``port``/``table_id`` (a broker without accounts, as in the demo). The link stamps
@@ -81,6 +82,7 @@ def make_link(
         submitter=runtime,
         snapshot=snapshot if snapshot is not None else runtime.snapshot(),
         clock=runtime.now,
+        game=runtime.game,
     )
     runtime.add_sink(link)
     link.start()
@@ -91,18 +93,13 @@ def make_link(
 def _watch_link(runtime: TableRuntime, link: Any) -> None:
     """Show the hub's reachability on the screen (checked from the loop, once a second); a full
     outbox is shown by :func:`~mesa.controller.assembly.watch_storage`."""
-    last = [0.0]
 
-    def check(now: float) -> None:
-        t = time.monotonic()
-        if t - last[0] < 1.0:
-            return
-        last[0] = t
+    def check() -> None:
         state = "online" if link.connected and link.hub_online else "offline"
         if runtime.status.hub != state:
             runtime.update_status(hub=state)
 
-    runtime.add_iteration_hook(check)
+    runtime.add_iteration_hook(once_a_second(check))
 
 
 def parse_hub(text: str) -> tuple[str, int]:
@@ -119,7 +116,8 @@ def parse_hub(text: str) -> tuple[str, int]:
 
 
 class TableApp:
-    """One table: buttons, LEDs, buzzer, OLED, card reader, journal, watchdog, hub link."""
+    """One table of the game ``cfg`` names (``[table] game``): buttons, LEDs, buzzer, OLED,
+    card reader, journal, watchdog, hub link."""
 
     def __init__(
         self,
@@ -133,13 +131,15 @@ class TableApp:
         notifier: Any = None,
     ) -> None:
         self.cfg = cfg
+        self.game = game = table_game(cfg.table.game)
         self.core = TableCore(core_spec(cfg, clock))
         self.runtime = self.core.runtime
         self.journal = self.core.journal
         self._link_factory = link_factory
         self.outputs = TableOutputs(
-            {k: v for k, v in {"a": cfg.leds.a, "b": cfg.leds.b}.items() if v is not None},
+            game.led_pins(cfg),
             cfg.buzzer.pin,
+            game=game,
             warnings=cfg.buzzer.warnings,
             active_high=cfg.leds.active_high,
             buzzer_active_high=cfg.buzzer.active_high,
@@ -153,6 +153,8 @@ class TableApp:
             fps=cfg.display.fps,
             idle_fps=cfg.display.idle_fps,
             size=cfg.display.size,
+            renderer=game.render,
+            animated=game.animated,
         )
         self.reader = None
         if cfg.card_reader.port:
@@ -184,7 +186,7 @@ class TableApp:
         started = time.monotonic()
         self.core.boot(self._link_factory)
         # The buttons last: their start-up levels are stamped on the table's clock as restored.
-        pins = button_pins(self.cfg)
+        pins = self.game.button_pins(self.cfg)
         if pins:
             self.pad = ButtonPad(
                 self.runtime,
@@ -197,8 +199,9 @@ class TableApp:
         if self.reader is not None:
             self.reader.start()
         state = self.runtime.table.state
-        self.watchdog.ready(f"table {self.cfg.table.id}: {state}")
-        log.info("table %s up in %.2f s (%s)", self.cfg.table.id, time.monotonic() - started, state)
+        name = f"{self.game.name} table {self.cfg.table.id}"
+        self.watchdog.ready(f"{name}: {state}")
+        log.info("%s up in %.2f s (%s)", name, time.monotonic() - started, state)
 
     def stop(self) -> None:
         self.watchdog.stopping()
@@ -215,27 +218,15 @@ class TableApp:
         return self._stopped.wait(timeout)
 
 
-def button_pins(cfg: TableConfig) -> dict[str, Any]:
-    """The configured buttons' pins, by button name."""
-    return {
-        name: getattr(cfg.buttons, name)
-        for name in BUTTONS
-        if getattr(cfg.buttons, name) is not None
-    }
-
-
 def core_spec(cfg: TableConfig, clock: Callable[[], float] = time.monotonic) -> CoreSpec:
     """The :class:`CoreSpec` a configuration file describes."""
-    b = cfg.buttons
     j = cfg.journal
     return CoreSpec(
         table_id=cfg.table.id,
         clock=clock,
         settings=TableSettings(bounce=cfg.table.bounce, simultaneous=cfg.table.simultaneous),
-        buttons=GestureRecognizer(
-            GestureSettings(lockout=b.lockout, hold_time=b.hold_time, min_press=b.min_press),
-            buttons=tuple(button_pins(cfg)) or BUTTONS,
-        ),
+        buttons=table_game(cfg.table.game).recognizer(cfg),
+        game=cfg.table.game,
         tick_interval=1.0 / cfg.display.fps,
         extra_buttons=cfg.extra_buttons,
         language=cfg.table.language,

@@ -1,4 +1,5 @@
-"""One builder for a table's core: the runtime, its journal, and the order they start and stop in.
+"""One builder for a table's core, whatever its game: the runtime, its journal, and the order
+they start and stop in.
 
 Both ``mesa controller`` (:class:`~mesa.controller.app.TableApp`) and ``mesa sim``
 (:class:`~mesa.controller.sim.SimTable`) build their table here, so the journal ↔ runtime wiring
@@ -33,11 +34,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mesa.controller.gestures import GestureRecognizer
+from mesa.controller.games import table_game
 from mesa.controller.journal import Journal, Recovery
 from mesa.controller.ports import OutcomeSink
 from mesa.controller.runtime import TableRuntime
-from mesa.games.backgammon.machine import Table, TableSettings
+from mesa.games.backgammon.machine import TableSettings
 
 log = logging.getLogger(__name__)
 
@@ -65,11 +66,12 @@ class CoreSpec:
     clock: Callable[[], float] = time.monotonic
     speed: float | None = None  # the clock's rate against real time (default: clock.speed)
     settings: TableSettings | None = None
-    buttons: GestureRecognizer | None = None
+    buttons: Any = None  # the game's gesture recognizer (None: inputs only)
     tick_interval: float = 0.1
     extra_buttons: frozenset[str] = frozenset()
     language: str | None = None
     journal: JournalSpec | None = None
+    game: str = "backgammon"  # a registered game's name (mesa.games.registry)
 
 
 class TableCore:
@@ -78,8 +80,10 @@ class TableCore:
     def __init__(self, spec: CoreSpec, sinks: Iterable[OutcomeSink] = ()) -> None:
         self.spec = spec
         settings = spec.settings or TableSettings()
+        game = table_game(spec.game)
         self.runtime = TableRuntime(
-            Table(settings=settings),
+            game.new_table(settings),
+            game=game,
             clock=spec.clock,
             speed=spec.speed,
             sinks=sinks,
@@ -99,6 +103,7 @@ class TableCore:
                 compact_bytes=j.compact_bytes,
                 fsync=j.fsync,
                 settings=settings,
+                game=game,
             )
         self.recovery: Recovery | None = None
         self.link: Any = None
@@ -126,7 +131,7 @@ class TableCore:
 
     def known_cards(self) -> tuple[str, ...]:
         """The current match's member cards (the card reader's rate limit spares them)."""
-        return tuple(self.runtime.table.s.cards.values())
+        return tuple(getattr(self.runtime.table.s, "cards", {}).values())
 
     def close(self) -> None:
         """Stop the loop, then the link (it stores what is queued), then the journal."""
@@ -140,20 +145,30 @@ class TableCore:
             self.journal.close()
 
 
-def watch_storage(runtime: TableRuntime, sources: Iterable[Any]) -> None:
-    """Show "disk full" while any of ``sources`` (the journal, the hub link: objects with a
-    ``storage_error``) cannot write; checked from the loop once a real second."""
-    watched = [s for s in sources if s is not None]
+def once_a_second(check: Callable[[], None]) -> Callable[[float], None]:
+    """An iteration hook that runs ``check`` at most once a real second (the loop runs ten times
+    as often: what the screen shows of the link and the disk needs no more)."""
     last = [0.0]
 
-    def check(now: float) -> None:
+    def hook(now: float) -> None:
         t = time.monotonic()
         if t - last[0] < 1.0:
             return
         last[0] = t
+        check()
+
+    return hook
+
+
+def watch_storage(runtime: TableRuntime, sources: Iterable[Any]) -> None:
+    """Show "disk full" while any of ``sources`` (the journal, the hub link: objects with a
+    ``storage_error``) cannot write; checked from the loop once a real second."""
+    watched = [s for s in sources if s is not None]
+
+    def check() -> None:
         full = any(getattr(s, "storage_error", None) is not None for s in watched)
         if runtime.status.disk_full != full:
             runtime.update_status(disk_full=full)
 
     if watched:
-        runtime.add_iteration_hook(check)
+        runtime.add_iteration_hook(once_a_second(check))

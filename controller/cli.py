@@ -18,6 +18,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ def _size(text: str) -> tuple[int, int]:
         w, h = (int(x) for x in text.lower().split("x"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"a size is WIDTHxHEIGHT, not {text!r}") from None
-    from mesa.controller.oled import SIZES
+    from mesa.controller.games.backgammon.oled import SIZES
 
     if (w, h) not in SIZES:
         raise argparse.ArgumentTypeError(
@@ -72,13 +73,7 @@ def _controller(args: argparse.Namespace) -> int:
             cfg = with_link_table(cfg, link_file)  # an adopted table's number is in its link
         hub = args.hub or (f"{cfg.hub.host}:{cfg.hub.port}" if cfg.hub.host else None)
         ns = argparse.Namespace(link=link_file, hub=hub, table_id=args.table_id or cfg.table.id)
-        app: Any
-        if cfg.table.game == "domino":
-            from mesa.controller.domino_app import DominoTableApp
-
-            app = DominoTableApp(cfg, link_factory=link_factory(ns, cfg.hub.outbox, "domino"))
-        else:
-            app = TableApp(cfg, link_factory=link_factory(ns, cfg.hub.outbox))
+        app = TableApp(cfg, link_factory=link_factory(ns, cfg.hub.outbox))
     except ConfigError as e:
         print(f"mesa controller: {e}", file=sys.stderr)
         return 2
@@ -93,66 +88,63 @@ def _controller(args: argparse.Namespace) -> int:
 
 
 # ── mesa sim ───────────────────────────────────────────────────────────────
-ROBOTS = {"both": ("a", "b"), "a": ("a",), "b": ("b",), "none": ()}
-KEYS_HELP = (  # two lines: the terminal simulator fits 80 columns
-    "keys: a/l press A/B · A/L hold A/B · space both held · c cube · p pause",
-    "      1/2 card A/B · 0 unknown card · q quit",
-)
+ROBOTS = ("both", "a", "b", "none")  # who the robots play: each game says which seats these are
+EXAMPLE_NAMES = ("Ana", "Beto", "Carla", "Dani")
+NUMBERS = {2: "two", 4: "four"}
 
 
 def _status_line(sim: Any, event: str, **extra: Any) -> str:
-    rt = sim.runtime
-    now = rt.now()
-    view = rt.view(now)
-    data: dict[str, Any] = {
-        "event": event,
-        "t": round(now, 4),
-        "state": view.state,
-        "match": view.match_id,
-        "on_move": view.on_move,
-        "reserve": {s: round(c.reserve, 4) for s, c in view.clocks.items()},
-        "score": view.score,
-        "game": view.game,
-        "matches": sim.matches_ended,
-    }
+    data: dict[str, Any] = {"event": event, **sim.game.status_line(sim.runtime, sim.matches_ended)}
     data.update(extra)
     return json.dumps(data, ensure_ascii=False)
 
 
+def _players(args: argparse.Namespace, game: Any) -> tuple[str, ...] | None:
+    """``--players``, one name a seat (a ConfigError naming how many when they do not fit)."""
+    from mesa.errors import ConfigError
+
+    if not args.players:
+        return None
+    n = len(game.seats)
+    players = tuple(args.players.split(",", n - 1))
+    if len(players) != n:
+        example = ",".join(EXAMPLE_NAMES[:n])
+        raise ConfigError(
+            f"--players takes {NUMBERS.get(n, n)} names for a {game.name} table, {example!r}"
+        )
+    return players
+
+
 def _sim(args: argparse.Namespace) -> int:
-    from mesa.controller.robots import FAST, RobotStyle
+    from mesa.controller.games import table_game
     from mesa.controller.sim import SimTable
     from mesa.controller.sim_shell import headless, link_factory, sim_outbox, start_info
     from mesa.errors import ConfigError
 
     _logging(args.log_level)
-    if args.game == "domino":
-        from mesa.controller.domino_cli import run_sim
-
-        return run_sim(args, STARTED, _stop_on_signals)
+    game = table_game(args.game)
     ui = "none" if args.headless else args.ui
-    robots = ROBOTS[args.robots or ("both" if ui == "none" else "none")]
-    style = FAST if args.fast else RobotStyle(ui=args.robot_ui)
-    if args.fast and args.robot_ui != "menu":
-        style = RobotStyle(**{**FAST.__dict__, "ui": args.robot_ui})
-    players = tuple(args.players.split(",", 1)) if args.players else None
+    seats = game.robot_seats[args.robots or ("both" if ui == "none" else "none")]
+    count = args.games if args.games is not None else args.matches
     try:
+        players = _players(args, game)
         factory = link_factory(args, sim_outbox(args))
     except ConfigError as e:
         print(f"mesa sim: {e}", file=sys.stderr)
         return 2
     sim = SimTable(
         args.table_id or "sim",
+        game=game.name,
         speed=args.speed,
         seed=args.seed,
-        robots=robots,
-        style=style,
+        robots=seats,
+        style=game.robot_style(args.fast, args.robot_ui),
         journal_dir=args.journal,
         heartbeat=args.heartbeat,
         auto_assign=not (args.hub or args.link),
         length=args.length,
         language=args.language,
-        matches=args.matches,
+        matches=count,
         players=players,
         buttons=ui == "window",
         link=factory,
@@ -168,136 +160,15 @@ def _sim(args: argparse.Namespace) -> int:
                 stop,
                 lambda event, **extra: _status_line(sim, event, **extra),
                 info,
-                lambda: args.matches is not None and sim.matches_ended >= args.matches,
+                lambda: count is not None and sim.matches_ended >= count,
             )
-        elif ui == "terminal":
-            _terminal(sim, args, stop)
         else:
-            _window(sim, args, stop)
+            game.run_ui(sim, ui, args, stop)
     finally:
         sim.stop()
     if ui == "none":
         print(_status_line(sim, "stop"), flush=True)
     return 0
-
-
-def _footer(sim: Any, outputs: Any) -> Any:
-    from mesa.controller.oled import compose
-
-    def lines() -> list[str]:
-        led = outputs.led_state
-        beep = outputs.beeps[-1] if outputs.beeps else None
-        lamps = "  ".join(
-            f"{side.upper()} {'●' if led.get(side) == 'on' else '◐' if led.get(side) == 'blink' else '○'}"
-            for side in ("a", "b")
-        )
-        buzz = f"buzzer: {beep.count}×" if beep else "buzzer: -"
-        # The line to read, in plain text too: braille at 80 columns is a sketch of the OLED.
-        rt = sim.runtime
-        now = rt.now()
-        screen = compose(rt.view(now), rt.status, now)
-        words = (screen.pin or screen.banner or screen.big or screen.title).replace("\n", " ")
-        return [f"{lamps}   {buzz}   t={now:.1f}   {words}"[:80], *KEYS_HELP]
-
-    return lines
-
-
-def _terminal(sim: Any, args: argparse.Namespace, stop: threading.Event) -> None:
-    from mesa.controller.display import Display, TerminalDevice
-    from mesa.controller.gpio import TableOutputs
-    from mesa.controller.sim_shell import key_loop
-    from mesa.engine.inputs import Input
-
-    outputs = TableOutputs()
-    sim.runtime.add_view_listener(outputs.update)
-    sim.runtime.add_sink(outputs)
-    w, h = args.size
-    device = TerminalDevice(w, h, footer=_footer(sim, outputs))
-    display = Display(sim.runtime, lambda: device, fps=10.0, idle_fps=4.0, size=args.size)
-    rt = sim.runtime
-
-    def cards() -> dict[str, str]:
-        return dict(rt.table.s.cards)
-
-    keys = {
-        "a": Input("press", {"side": "a"}),
-        "l": Input("press", {"side": "b"}),
-        "A": Input("hold", {"side": "a"}),
-        "L": Input("hold", {"side": "b"}),
-        " ": Input("both_held"),
-        "c": Input("cube"),
-        "p": Input("pause_button"),
-        "0": Input("card", {"card": "00UNKNOWN"}),
-    }
-
-    def on_key(ch: str) -> None:
-        inp = keys.get(ch)
-        if ch in ("1", "2"):
-            card = cards().get("a" if ch == "1" else "b")
-            inp = Input("card", {"card": card}) if card else None
-        if inp is not None:
-            rt.submit(inp, rt.now())
-
-    key_loop(display, stop, on_key)
-
-
-def _window(sim: Any, args: argparse.Namespace, stop: threading.Event) -> None:
-    try:
-        import tkinter as tk
-
-        from PIL import ImageTk
-    except ImportError as e:
-        print(f"mesa sim: no window toolkit ({e}); use --ui terminal", file=sys.stderr)
-        return
-    from luma.core.device import dummy
-
-    from mesa.controller.display import Display
-    from mesa.controller.sim import WindowKeys
-
-    w, h = args.size
-    device = dummy(width=w, height=h, mode="1")
-    display = Display(sim.runtime, lambda: device, fps=10.0, idle_fps=4.0, size=args.size)
-    rt = sim.runtime
-    try:
-        root = tk.Tk()
-    except tk.TclError as e:
-        print(f"mesa sim: cannot open a window ({e}); use --ui terminal", file=sys.stderr)
-        return
-    root.title(f"Mesa · table {sim.table_id}")
-    label = tk.Label(root, bg="black")
-    label.pack()
-    tk.Label(
-        root,
-        text="a / l: the clock buttons (hold them too) · c cube · p pause · "
-        "1/2 card A/B · Esc quit",
-    ).pack()
-    keys = WindowKeys(rt, stop)
-
-    def key(event: Any, pressed: bool) -> None:
-        keys.key(event.char or event.keysym, event.keysym, pressed)
-
-    root.bind("<KeyPress>", lambda e: key(e, True))
-    root.bind("<KeyRelease>", lambda e: key(e, False))
-    rt.submit_edge("a", False, rt.now(), initial=True)
-    rt.submit_edge("b", False, rt.now(), initial=True)
-    display.start()
-    photo: list[Any] = []
-
-    def refresh() -> None:
-        if stop.is_set():
-            root.destroy()
-            return
-        if device.image is not None:
-            big = device.image.convert("L").resize((w * 4, h * 4))
-            photo[:] = [ImageTk.PhotoImage(big)]
-            label.configure(image=photo[0])
-        root.after(50, refresh)
-
-    refresh()
-    try:
-        root.mainloop()
-    finally:
-        display.stop()
 
 
 # ── mesa hardware-check ────────────────────────────────────────────────────
@@ -329,18 +200,35 @@ def _hardware_check(args: argparse.Namespace) -> int:
 
 # ── mesa oled-refs ─────────────────────────────────────────────────────────
 def _oled_refs(args: argparse.Namespace) -> int:
-    from mesa.controller.oled_scenes import write_references
+    from mesa.controller.games import table_game
 
-    if args.game == "domino":
-        from mesa.controller.oled_domino_scenes import write_references as domino_references
-
-        out = Path(args.out if args.out != "docs/oled" else "docs/oled/domino")
-        written = domino_references(out)
-        print(f"{len(written)} files written to {out}")
-        return 0
-    written = write_references(Path(args.out))
-    print(f"{len(written)} files written to {args.out}")
+    game = table_game(args.game)
+    # Each game's screens have their own folder (the default's is the game's).
+    out = Path(args.out if args.out != "docs/oled" else game.reference_dir)
+    written = game.write_references(out)
+    print(f"{len(written)} files written to {out}")
     return 0
+
+
+class _RegisteredGames:
+    """``--game``'s choices: the registered games (:mod:`mesa.games.registry`), read only when
+    a ``--game`` is checked or a help is printed (``mesa --help`` must stay light; ``metavar``
+    spares argparse iterating them when the option is declared)."""
+
+    def _names(self) -> tuple[str, ...]:
+        from mesa.games.registry import names
+
+        return names()
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+
+GAMES = _RegisteredGames()
+DEFAULT_GAME = "backgammon"  # the registry's first: a test holds them equal
 
 
 def register(sub: Any) -> None:
@@ -353,8 +241,8 @@ def register(sub: Any) -> None:
     p.set_defaults(run=_controller)
 
     p = sub.add_parser("sim", help="the table on a laptop: emulated OLED, keys or robot players")
-    p.add_argument("--game", choices=["backgammon", "domino"], default="backgammon",
-                   help="the table's game (domino: four seats, robots for all four)")
+    p.add_argument("--game", choices=GAMES, default=DEFAULT_GAME, metavar="GAME",
+                   help="the table's game: %(choices)s (domino: four seats, robots for all four)")
     p.add_argument("--games", type=int, help="domino: stop after this many games")
     p.add_argument("--speed", type=float, default=1.0, help="time runs this many times faster")
     p.add_argument("--seed", type=int, default=0, help="the robots' random seed")
@@ -377,7 +265,7 @@ def register(sub: Any) -> None:
     p.add_argument("--heartbeat", type=float, default=1.0, help="journal heartbeat (table s)")
     p.add_argument("--length", type=int, default=3, help="match length of assigned matches")
     p.add_argument("--language", choices=["es", "en"], default="es")
-    p.add_argument("--players", help="the two players' names, 'Ana,Beto'")
+    p.add_argument("--players", help="the players' names, one a seat: 'Ana,Beto'")
     p.add_argument("--matches", type=int, help="stop after this many matches")
     p.add_argument("--duration", type=float, help="stop after this many real seconds")
     p.add_argument(
@@ -402,6 +290,6 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser("oled-refs", help="write the OLED reference images (docs/oled)")
     p.add_argument("--out", default="docs/oled", help="the folder (default: docs/oled)")
-    p.add_argument("--game", choices=["backgammon", "domino"], default="backgammon",
-                   help="domino: the domino screens, into docs/oled/domino by default")
+    p.add_argument("--game", choices=GAMES, default=DEFAULT_GAME, metavar="GAME",
+                   help="%(choices)s; domino: the domino screens, into docs/oled/domino by default")
     p.set_defaults(run=_oled_refs)

@@ -44,7 +44,6 @@ DISPLAY_SIZES: dict[str, tuple[tuple[int, int], ...]] = {
 }
 # I2C and SPI claim these BCM pins on every Pi model; a button there would fight the bus.
 I2C_PINS = frozenset({2, 3})
-GAMES: tuple[str, ...] = ("backgammon", "domino")
 SEAT_PINS: tuple[str, ...] = ("n", "e", "s", "w")  # the domino table's four seat buttons
 SPI_PINS = frozenset({8, 9, 10, 11})
 
@@ -52,7 +51,7 @@ SPI_PINS = frozenset({8, 9, 10, 11})
 @dataclass(frozen=True)
 class TableSection:
     id: str = "1"
-    game: str = "backgammon"  # or "domino": four seat buttons, the domino pairs table
+    game: str = "backgammon"  # a registered game (mesa.games.registry): "domino" has four seats
     language: str = "es"
     bounce: float = 0.15  # the machine refuses a second press of one button within this
     simultaneous: float = 0.25  # ... and a press by the player whose turn began this recently
@@ -173,7 +172,7 @@ _SECTION_TYPES = {
 }
 
 
-def _number(where: str, value: Any, low: float, high: float) -> float:
+def check_number(where: str, value: Any, low: float, high: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ConfigError(f"{where} must be a number, not {value!r}")
     if not low <= value <= high:
@@ -196,12 +195,12 @@ def _section(name: str, raw: Any) -> Any:
         if key == "warnings":
             if not isinstance(value, list):
                 raise ConfigError(f"{where} must be a list of seconds")
-            value = tuple(sorted((_number(where, v, 1, 3600) for v in value), reverse=True))
+            value = tuple(sorted((check_number(where, v, 1, 3600) for v in value), reverse=True))
         elif isinstance(default, bool):
             if not isinstance(value, bool):
                 raise ConfigError(f"{where} must be true or false, not {value!r}")
         elif isinstance(default, float):
-            value = _number(where, value, 0, 1e9)
+            value = check_number(where, value, 0, 1e9)
         elif isinstance(default, int) and not isinstance(default, bool):
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ConfigError(f"{where} must be an integer, not {value!r}")
@@ -218,11 +217,11 @@ def _check(cfg: TableConfig) -> None:
     b, d = cfg.buttons, cfg.display
     if cfg.table.language not in LANGUAGES:
         raise ConfigError(f"table.language must be one of {LANGUAGES}, not {cfg.table.language!r}")
-    _number("buttons.lockout", b.lockout, 0.05, 0.15)
-    _number("buttons.hold_time", b.hold_time, 0.3, 3.0)
-    _number("buttons.min_press", b.min_press, 0.0, b.lockout)
-    _number("table.bounce", cfg.table.bounce, 0.0, 1.0)
-    _number("table.simultaneous", cfg.table.simultaneous, 0.0, 2.0)
+    check_number("buttons.lockout", b.lockout, 0.05, 0.15)
+    check_number("buttons.hold_time", b.hold_time, 0.3, 3.0)
+    check_number("buttons.min_press", b.min_press, 0.0, b.lockout)
+    check_number("table.bounce", cfg.table.bounce, 0.0, 1.0)
+    check_number("table.simultaneous", cfg.table.simultaneous, 0.0, 2.0)
     if (b.a is None) != (b.b is None):
         raise ConfigError("buttons.a and buttons.b come together: a table has two clock buttons")
     _check_game(cfg)
@@ -237,10 +236,10 @@ def _check(cfg: TableConfig) -> None:
         raise ConfigError('the SSD1322 is driven over SPI: set display.bus = "spi"')
     if d.rotate not in (0, 1, 2, 3):
         raise ConfigError("display.rotate must be 0, 1, 2 or 3 (quarter turns)")
-    _number("display.fps", d.fps, 10.0, 60.0)
-    _number("display.idle_fps", d.idle_fps, 0.5, 60.0)
-    _number("journal.heartbeat", cfg.journal.heartbeat, 0.1, 60.0)
-    _number("journal.sync_interval", cfg.journal.sync_interval, 0.0, 60.0)
+    check_number("display.fps", d.fps, 10.0, 60.0)
+    check_number("display.idle_fps", d.idle_fps, 0.5, 60.0)
+    check_number("journal.heartbeat", cfg.journal.heartbeat, 0.1, 60.0)
+    check_number("journal.sync_interval", cfg.journal.sync_interval, 0.0, 60.0)
     # Every pin once, and never on the display's bus.
     used: dict[str, str] = {}
     wanted = (
@@ -268,33 +267,31 @@ def _check(cfg: TableConfig) -> None:
 
 
 def _check_game(cfg: TableConfig) -> None:
-    """A backgammon table has the clock buttons, a domino table the four seat buttons.
+    """The game is a registered one, and its buttons are the game's (each game checks its own:
+    :meth:`~mesa.controller.games.TableGame.check_config`).
 
     >>> parse_config('[table]\\ngame = "domino"\\n[buttons]\\nn = 17\\ne = 27\\n')
     Traceback (most recent call last):
       ...
     mesa.errors.ConfigError: a domino table has a button at each seat: buttons.s, buttons.w missing
     """
-    b, leds = cfg.buttons, cfg.leds
+    from mesa.controller.games import table_game
+    from mesa.games.registry import names
+
     game = cfg.table.game
-    if game not in GAMES:
-        raise ConfigError(f"table.game must be one of {GAMES}, not {game!r}")
-    if game == "domino":
-        clock = [f"buttons.{n}" for n in ("a", "b", "cube", "pause") if getattr(b, n) is not None]
-        clock += [f"leds.{n}" for n in ("a", "b") if getattr(leds, n) is not None]
-        if clock:
-            raise ConfigError(f"a domino table has seat buttons, not {', '.join(clock)}")
-        seats = cfg.seat_buttons
-        if seats and len(seats) != len(SEAT_PINS):
-            missing = ", ".join(f"buttons.{n}" for n in SEAT_PINS if n not in seats)
-            raise ConfigError(f"a domino table has a button at each seat: {missing} missing")
-        _number("buttons.long_hold_time", b.long_hold_time, b.hold_time + 0.5, 6.0)
-        return
-    seat = [f"{part}.{n}" for part, sec in (("buttons", b), ("leds", leds)) for n in SEAT_PINS
-            if getattr(sec, n) is not None]
-    if seat:
-        raise ConfigError(f"{', '.join(seat)}: seat buttons belong to a domino table "
-                          '(table.game = "domino")')
+    if game not in names():
+        raise ConfigError(f"table.game must be one of {names()}, not {game!r}")
+    table_game(game).check_config(cfg)
+
+
+def pins_of(cfg: TableConfig, names: tuple[str, ...], sections: tuple[str, ...]) -> list[str]:
+    """The configured pins among ``names`` in ``sections`` (``buttons``, ``leds``), as keys."""
+    return [
+        f"{part}.{n}"
+        for part in sections
+        for n in names
+        if getattr(getattr(cfg, part), n, None) is not None
+    ]
 
 
 def parse_config(text: str) -> TableConfig:

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from mesa.controller.config import DisplaySection
-from mesa.controller.oled import render
 from mesa.controller.ports import ViewSource
 
 if TYPE_CHECKING:
@@ -102,9 +101,11 @@ class Display:
         animated: Callable[[Any], bool] | None = None,
     ) -> None:
         self.runtime = runtime
-        # Another table's screen (the domino table's): its renderer, and when it moves by itself.
-        self._render: Callable[[Any, Any, float, tuple[int, int]], Any] = renderer or render
-        self._animated_view = animated or _clock_running
+        # The game's screen unless told otherwise: its renderer, and when it moves by itself.
+        self._render: Callable[[Any, Any, float, tuple[int, int]], Any] = (
+            renderer or runtime.game.render
+        )
+        self._animated_view = animated or runtime.game.animated
         self._size = size
         self._open = open_device
         self.fps = fps
@@ -218,10 +219,6 @@ class Display:
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
-
-
-def _clock_running(view: Any) -> bool:
-    return any(c.running for c in view.clocks.values())
 
 
 # ── the simulator's screens ────────────────────────────────────────────────

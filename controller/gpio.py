@@ -22,11 +22,13 @@ import contextlib
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mesa.controller.ports import EdgeSubmitter
 from mesa.engine.outcome import Outcome
-from mesa.games.backgammon.view import View
+
+if TYPE_CHECKING:
+    from mesa.controller.games import TableGame
 
 log = logging.getLogger(__name__)
 
@@ -103,31 +105,6 @@ class ButtonPad:
 
 
 # ── outputs ────────────────────────────────────────────────────────────────
-def led_modes(view: View) -> dict[str, str]:
-    """``on``, ``off`` or ``blink`` for each clock button's LED: the lit one is on move.
-
-    >>> from mesa.games.backgammon.machine import Table
-    >>> from mesa.games.backgammon.view import table_view
-    >>> led_modes(table_view(Table(), 0.0))
-    {'a': 'off', 'b': 'off'}
-    """
-    st = view.state
-    modes = {"a": "off", "b": "off"}
-    if st in ("running", "cube_offered") and view.on_move in modes:
-        modes[view.on_move] = "on"
-    elif st in ("assigned", "checking_in"):
-        # Invite the players who have not checked in yet to press.
-        for side in modes:
-            modes[side] = "on" if side in view.checked_in else "blink"
-    elif st == "between_games":
-        modes = {"a": "blink", "b": "blink"}
-    elif st in ("paused", "result_entry") and view.on_move in modes:
-        modes[view.on_move] = "blink"
-    elif st == "match_over" and view.winner in modes:
-        modes[view.winner] = "on"
-    return modes
-
-
 @dataclass(frozen=True)
 class Beep:
     """A buzzer cue: ``count`` beeps of ``on`` seconds, ``off`` apart."""
@@ -137,46 +114,13 @@ class Beep:
     off: float = 0.12
 
 
-def time_left(view: View) -> float | None:
-    """Seconds until the flag of the player on move falls (reserve + delay left)."""
-    if view.state not in ("running", "cube_offered") or not view.timed or view.on_move is None:
-        return None
-    c = view.clocks.get(view.on_move)
-    return None if c is None else c.reserve + c.delay
-
-
-def warnings_between(before: View | None, after: View, thresholds: Iterable[float]) -> list[Beep]:
-    """The low-time warnings crossed from ``before`` to ``after`` within one turn.
-
-    One beep at the highest threshold, two at the next, three at the last (60, 30, 10 s).
-
-    >>> from mesa.games.backgammon.view import ClockView
-    >>> from dataclasses import replace
-    >>> from mesa.games.backgammon.machine import Table
-    >>> from mesa.games.backgammon.view import table_view
-    >>> v = replace(table_view(Table(), 0.0), state="running", timed=True, on_move="a",
-    ...             clocks={"a": ClockView(61.0, 61.0, 0.0, True)})
-    >>> w = replace(v, clocks={"a": ClockView(59.5, 59.5, 0.0, True)})
-    >>> warnings_between(v, w, (60, 30, 10))
-    [Beep(count=1, on=0.08, off=0.12)]
-    """
-    if before is None or before.on_move != after.on_move or before.game != after.game:
-        return []
-    t0, t1 = time_left(before), time_left(after)
-    if t0 is None or t1 is None:
-        return []
-    out = []
-    for i, th in enumerate(sorted(thresholds, reverse=True)):
-        if t1 <= th < t0:
-            out.append(Beep(count=i + 1))
-    return out
-
-
 FLAG_BEEP = Beep(count=1, on=1.5, off=0.1)
 
 
 class TableOutputs:
-    """The LEDs of the clock buttons and the piezo buzzer.
+    """The LEDs of the buttons and the piezo buzzer; ``game`` (a
+    :class:`~mesa.controller.games.TableGame` or its name, backgammon by default) says which LED
+    shows what and which cues play (:meth:`~mesa.controller.games.TableGame.led_modes`).
 
     Register :meth:`update` as a view listener and the object itself as a sink (for flag falls).
     Every gpiozero call here is quick or runs in gpiozero's background thread (blink, beep).
@@ -187,16 +131,20 @@ class TableOutputs:
         leds: dict[str, Any] | None = None,
         buzzer: Any = None,
         *,
+        game: TableGame | str = "backgammon",
         warnings: Iterable[float] = (60.0, 30.0, 10.0),
         active_high: bool = True,
         buzzer_active_high: bool = True,
         pin_factory: Any = None,
     ) -> None:
+        from mesa.controller.games import table_game
+
+        self.game = table_game(game) if isinstance(game, str) else game
         self.warnings = tuple(warnings)
         self.leds: dict[str, Any] = {}
         self.buzzer: Any = None
         self._modes: dict[str, str] = {}
-        self._last: View | None = None
+        self._last: Any = None
         self.beeps: list[Beep] = []  # every cue played (the simulator shows them)
         if leds or buzzer is not None:
             from gpiozero import LED, Buzzer
@@ -213,9 +161,9 @@ class TableOutputs:
                 self.close()
                 raise
 
-    def update(self, view: View, now: float) -> None:
-        modes = led_modes(view)
-        for side, mode in modes.items():
+    def update(self, view: Any, now: float) -> None:
+        """A view listener: the LEDs, and the cues of the change since the last view."""
+        for side, mode in self.game.led_modes(view).items():
             if self._modes.get(side) == mode:
                 continue
             self._modes[side] = mode
@@ -231,13 +179,13 @@ class TableOutputs:
                     led.blink(on_time=0.4, off_time=0.4, background=True)
             except Exception:
                 log.exception("LED %s failed", side)
-        for beep in warnings_between(self._last, view, self.warnings):
+        for beep in self.game.view_beeps(self._last, view, self.warnings):
             self.play(beep)
         self._last = view
 
     def on_outcome(self, outcome: Outcome, snapshot: dict[str, Any], now: float) -> None:
-        if any(e.TYPE == "clock.flag_fell" for e in outcome.events):
-            self.play(FLAG_BEEP)
+        for beep in self.game.outcome_beeps(outcome):
+            self.play(beep)
 
     def play(self, beep: Beep) -> None:
         self.beeps.append(beep)

@@ -155,8 +155,9 @@ def _check_display(
     ask: Callable[[str], bool],
     pause: float,
 ) -> list[CheckResult]:
-    from mesa.controller.oled import render
-    from mesa.controller.oled_scenes import scenes
+    from mesa.controller.games import table_game
+
+    game = table_game(cfg.table.game)  # its own screens
 
     if cfg.display.model == "none":
         return []
@@ -170,8 +171,10 @@ def _check_display(
         say(f"Display {cfg.display.model} {size[0]}x{size[1]}: test pattern, then a clock screen")
         device.display(img if device.mode == "1" else img.convert(device.mode))
         time.sleep(pause)
-        sample = next(s for s in scenes() if s.name == "running" and s.language == "es")
-        frame = render(sample.view, sample.status, sample.now, size)
+        sample = next(
+            s for s in game.scenes() if s.name == game.busy_scene and s.language == "es"
+        )
+        frame = game.render(sample.view, sample.status, sample.now, size)
         device.display(frame if device.mode == "1" else frame.convert(device.mode))
         time.sleep(pause)
     except Exception as e:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import json
 import logging
 import os
@@ -55,11 +56,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mesa.controller.games import TableGame, table_game
 from mesa.engine.inputs import Input
 from mesa.engine.outcome import Outcome
-from mesa.games.backgammon.machine import Table, TableSettings
-from mesa.games.backgammon.view import table_view
-from mesa.validation import check_range, check_value
+from mesa.games.backgammon.machine import TableSettings
 
 if TYPE_CHECKING:
     from mesa.controller.runtime import TableRuntime
@@ -67,11 +67,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NAME = re.compile(r"^journal-(\d{6,})\.jsonl$")
-# Events that close a chapter of the match: a new generation starts right after them.
-COMPACT_AFTER = frozenset(
-    {"table.assigned", "table.unassigned", "match.started", "game.ended", "match.ended"}
-)
-HEARTBEAT_STATES = frozenset({"assigned", "checking_in", "running", "cube_offered"})
 
 
 def encode(record: dict[str, Any]) -> bytes:
@@ -111,7 +106,7 @@ class Recovery:
     """What :meth:`Journal.recover` found: the table, the last instant the journal knew, and
     what could not be used (empty when the journal was whole)."""
 
-    table: Table
+    table: Any  # the game's machine
     last_t: float | None
     generation: int = 0
     records: int = 0  # records replayed after the snapshot
@@ -134,43 +129,11 @@ class JournalStats:
 class Journal:
     """The table's journal, an :class:`~mesa.controller.ports.OutcomeSink` (see the module).
 
-    The machine it journals is the backgammon :class:`Table`; a subclass journals another one
-    by overriding the machine seams below (``mesa.controller.domino_journal``).
+    The machine it journals is ``game``'s (a :class:`~mesa.controller.games.TableGame` or its
+    name; backgammon by default): the game says which events close a chapter (a new generation
+    starts after them), in which states heartbeats note the time, which records may wait for the
+    periodic sync, and how a snapshot record becomes a machine again.
     """
-
-    # ── the machine seams ───────────────────────────────────────────────
-    compact_after: frozenset[str] = COMPACT_AFTER
-    heartbeat_states: frozenset[str] = HEARTBEAT_STATES
-
-    def fresh_machine(self) -> Any:
-        """The machine a journal without a readable snapshot starts from."""
-        return Table(settings=self.settings)
-
-    def restore_machine(self, snap: dict[str, Any]) -> Any:
-        """The machine of a snapshot record; raises when its settings or state are not what a
-        table writes (types checked: a whole line, CRC and all, can still be wrong)."""
-        raw = snap.get("set")
-        if raw:
-            if not isinstance(raw, dict) or set(raw) - {"bounce", "simultaneous"}:
-                raise TypeError(f"settings {raw!r}")
-            for key, value in raw.items():
-                check_value(key, float, value)
-                check_range(key, value, 0.0, 10.0)
-        settings = TableSettings(**raw) if raw else self.settings
-        state = snap["st"]
-        if not isinstance(state, dict):
-            raise TypeError(f"the state is a {type(state).__name__}, not an object")
-        return Table.restore(state, settings)
-
-    def machine_settings(self) -> dict[str, Any]:
-        """What a snapshot record stores beside the state (``set``)."""
-        return {"bounce": self.settings.bounce, "simultaneous": self.settings.simultaneous}
-
-    def is_lazy(self, outcome: Outcome) -> bool:
-        """A record that may wait for the periodic sync (an ordinary turn end)."""
-        return outcome.input.name == "press" and all(
-            e.TYPE == "turn.ended" for e in outcome.events
-        )
 
     def __init__(
         self,
@@ -181,7 +144,9 @@ class Journal:
         compact_bytes: int = 256 * 1024,
         fsync: bool = True,
         settings: TableSettings | None = None,
+        game: TableGame | str = "backgammon",
     ) -> None:
+        self.game = table_game(game) if isinstance(game, str) else game
         self.dir = Path(directory)
         self.heartbeat = heartbeat
         self.sync_interval = sync_interval
@@ -236,7 +201,7 @@ class Journal:
                 files[gen] = lines
         gens = sorted(files)  # a generation pruned while we listed them is simply gone
         base = None
-        table: Table | None = None
+        table: Any = None
         for gen in reversed(gens):
             lines = files[gen]
             record = lines[0][1] if lines else None
@@ -328,9 +293,23 @@ class Journal:
         except Exception as e:  # any failure at all means: not a snapshot we can stand on
             return None, f"{type(e).__name__}: {str(e)[:120]}"
 
+    # ── the machine, through its game ───────────────────────────────────
+    def fresh_machine(self) -> Any:
+        """The machine a journal without a readable snapshot starts from."""
+        return self.game.new_table(self.settings)
+
+    def restore_machine(self, snap: dict[str, Any]) -> Any:
+        """The machine of a snapshot record; raises when its settings or state are not what a
+        table writes (types checked: a whole line, CRC and all, can still be wrong)."""
+        return self.game.restore_machine(snap, self.settings)
+
+    def machine_settings(self) -> dict[str, Any]:
+        """What a snapshot record stores beside the state (``set``)."""
+        return self.game.machine_settings(self.settings)
+
     def probe_machine(self, machine: Any, t: float) -> None:
         """Raise if a restored machine cannot run: its view, its snapshot and a tick at ``t``."""
-        table_view(machine, t)
+        self.game.view(machine, t)
         machine.snapshot()
         outcome = machine.apply("tick", {}, now=t)
         if outcome.refusal is not None and outcome.refusal.code == "internal_error":
@@ -476,6 +455,12 @@ class Journal:
         """Journal one applied input (the runtime calls this after every input)."""
         if self._fd is None:
             return
+        if any(e.TYPE == "table.restored" for e in outcome.events):
+            # The runtime's own ``table.restored`` (added to the restore's outcome for the hub)
+            # is not the machine's: a replay would not produce it.
+            outcome = dataclasses.replace(
+                outcome, events=[e for e in outcome.events if e.TYPE != "table.restored"]
+            )
         inp = outcome.input
         changed = bool(outcome.events) or (outcome.accepted and inp.name != "tick")
         with self._lock:
@@ -490,16 +475,16 @@ class Journal:
                     record["ok"] = 0
                 if outcome.events:
                     record["e"] = len(outcome.events)
-                self._write(record, urgent=not self.is_lazy(outcome))
+                self._write(record, urgent=not self.game.is_lazy(outcome))
                 self._last_t = now
                 if not self._backlog and (
-                    any(e.TYPE in self.compact_after for e in outcome.events)
+                    any(e.TYPE in self.game.compact_after for e in outcome.events)
                     or self._size > self.compact_bytes
                 ):
                     # (Never while records wait: they belong to the current generation.)
                     self._new_generation(snapshot, now)
             elif (
-                outcome.state in self.heartbeat_states
+                outcome.state in self.game.heartbeat_states
                 and self._last_t is not None
                 and now - self._last_t >= self.heartbeat
             ):

@@ -35,7 +35,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -48,14 +48,10 @@ from mesa.controller.ports import InputSubmitter
 from mesa.engine.inputs import Input
 from mesa.engine.outcome import Outcome
 from mesa.errors import ConfigError
-from mesa.games.backgammon.inputs import parse_input
-from mesa.games.backgammon.transitions import TRANSITIONS
 from mesa.metrics import Metrics
 from mesa.protocol import (
     HUB_STATUS_TOPIC,
     Ack,
-    Assignment,
-    Command,
     HubStatus,
     ProtocolError,
     Response,
@@ -69,6 +65,9 @@ from mesa.protocol import (
     table_subscriptions,
     table_topic,
 )
+
+if TYPE_CHECKING:
+    from mesa.controller.games import TableGame
 
 log = logging.getLogger("mesa.link")
 
@@ -131,47 +130,56 @@ def tls_context(ca_pem: str) -> ssl.SSLContext:
 class _Pending:
     input: Input
     txn: str
-    kind: str  # "assign", "cmd", or "quiet" (a step of an assignment, answered with it)
+    kind: str  # "assign", "cmd", "quiet" (a step of an assignment, answered with it), "sync"
     at: float = field(default_factory=time.monotonic)
 
 
-def _same_assignment(snapshot: dict[str, Any], args: dict[str, Any]) -> bool:
-    """Whether ``args`` assign the match the table holds: the same match, between the same
-    players, to the same length. A correction upstream can send the same match id with other
-    players (a semifinal's winner changed): that is a new assignment, not a repeat.
+class AssignPort(Protocol):
+    """What a game's handler of the hub's ``assign`` and ``cmd`` messages
+    (:meth:`~mesa.controller.games.TableGame.on_message`) may do with the link."""
 
-    >>> held = {"match_id": "KO-F-1", "players": {"a": "Ana", "b": "Beto"}, "match": {"length": 7}}
-    >>> _same_assignment(held, {"match_id": "KO-F-1", "players": {"a": "Ana", "b": "Beto"},
-    ...                         "length": 7})
-    True
-    >>> _same_assignment(held, {"match_id": "KO-F-1", "players": {"a": "Ana", "b": "Carla"},
-    ...                         "length": 7})
-    False
-    """
-    match = snapshot.get("match")
-    return (
-        snapshot.get("match_id") == args.get("match_id")
-        and snapshot.get("players") == args.get("players")
-        and isinstance(match, dict)
-        and match.get("length") == args.get("length")
-    )
+    table: str
+    metrics: Metrics
 
+    @property
+    def snapshot(self) -> dict[str, Any]:
+        """The table's last snapshot the link has seen (empty before any)."""
+        ...
 
-def _holds(snapshot: dict[str, Any], args: dict[str, Any] | None) -> bool:
-    """Whether the table is where the assignment ``args`` left it: idle for a withdrawal, the
-    same assignment under its epoch otherwise (a table restored from a journal that lost the
-    last lines, or an empty one, is not, even if the link remembers the assignment's txn)."""
-    if args is None:
-        return snapshot.get("state", "idle") == "idle"
-    return (
-        snapshot.get("state", "idle") != "idle"
-        and _same_assignment(snapshot, args)
-        and snapshot.get("epoch") == args.get("epoch")
-    )
+    def wall(self) -> float:
+        """This table's wall clock now."""
+        ...
+
+    def assign_txn(self) -> str | None:
+        """The txn of the last assignment answered."""
+        ...
+
+    def in_flight(self, txn: str) -> bool:
+        """Whether an input of ``txn`` is on its way to the table."""
+        ...
+
+    def settled(self) -> bool:
+        """Whether no earlier assignment is still on its way to the table."""
+        ...
+
+    def submit(self, inp: Input, txn: str, kind: str) -> None:
+        """Hand ``inp`` to the table, answered on ``response`` as ``kind``: ``assign``,
+        ``cmd``, ``quiet`` (a step of an assignment, answered with it) or ``sync`` (never
+        answered: a re-anchoring nobody waits for)."""
+        ...
+
+    def done_assign(self, txn: str, accepted: bool, code: str | None, reason: str | None) -> None:
+        """Answer the assignment ``txn`` (and remember it)."""
+        ...
 
 
 class TableLink:
-    """One table's MQTT link: outbox in, acks out, hub commands in, responses out."""
+    """One table's MQTT link: outbox in, acks out, hub commands in, responses out.
+
+    ``game`` (a :class:`~mesa.controller.games.TableGame` or its name; backgammon by default)
+    reads the hub's ``assign`` and ``cmd`` messages in its own vocabulary, through the link's
+    :class:`AssignPort`; the status the link publishes names the game.
+    """
 
     def __init__(
         self,
@@ -183,7 +191,11 @@ class TableLink:
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
         metrics: Metrics | None = None,
+        game: TableGame | str = "backgammon",
     ) -> None:
+        from mesa.controller.games import table_game
+
+        self.game = table_game(game) if isinstance(game, str) else game
         if outbox.table != settings.table:
             raise ConfigError(f"outbox of table {outbox.table!r} given to table {settings.table!r}")
         self.settings = settings
@@ -258,7 +270,7 @@ class TableLink:
         )
 
     def _status(self, state: StatusState) -> TableStatus:
-        return TableStatus(self.table, state, self._bdseq, self._wall())
+        return TableStatus(self.table, state, self._bdseq, self._wall(), game=self.game.name)
 
     def start(self) -> None:
         """Start connecting in the background and return at once."""
@@ -516,10 +528,8 @@ class TableLink:
                 self._ack(decode(Ack, payload, table))
             elif kind == "status":
                 self._own_status(decode(TableStatus, payload, table))
-            elif kind == "assign":
-                self._assign(decode(Assignment, payload, table))
-            elif kind == "cmd":
-                self._command(decode(Command, payload, table))
+            elif kind in ("assign", "cmd"):
+                self.game.on_message(self, kind, payload)
             else:
                 raise ProtocolError("bad_topic", f"a table does not read {kind!r}")
         except ProtocolError as e:
@@ -583,54 +593,28 @@ class TableLink:
         else:
             self._pump()
 
-    def _assign(self, a: Assignment) -> None:
-        """Bring the table to the retained assignment, the hub's latest word for it."""
-        if any(p.txn == a.txn for p in self._pending):
-            return  # a copy of one still on its way (QoS 1 redelivery, the retained copy)
-        snap = self._snapshot or {}
-        has_match = snap.get("state", "idle") != "idle"
-        # An earlier assignment still on its way to the table (queued while we were offline:
-        # "unassign", then the same match again) makes the snapshot old news: this one goes
-        # to the table in order after it, never answered from the snapshot.
-        settled = not any(p.kind in ("assign", "quiet") for p in self._pending)
-        if settled and a.txn == self.outbox.get_meta("assign_txn") and _holds(snap, a.args):
-            return  # the retained assignment, delivered again on reconnect: already applied
-        if a.args is None:
-            if settled and not has_match:
-                self._done_assign(a.txn, True, None, None)
-                return
-            self._submit(Input("unassign", {}), a.txn, "assign")
-            return
-        if settled and has_match and _same_assignment(snap, a.args):
-            epoch, held = a.args.get("epoch"), snap.get("epoch")
-            if isinstance(epoch, int) and isinstance(held, int) and epoch < held:
-                # Older than the one we play under (a hub restored from an old backup):
-                # taking it would not help, and saying "done" would hide it.
-                reason = f"assignment epoch {epoch} is older than {held}"
-                self._done_assign(a.txn, False, "stale_epoch", reason)
-                return
-            if isinstance(epoch, int) and (held is None or epoch > held):
-                if snap.get("state") == "match_over":
-                    # Given again after it ended here (annulled, and drawn again between the
-                    # same players): there is nothing to go on with, it is played afresh.
-                    self._submit(parse_input("assign", a.args), a.txn, "assign")
-                    return
-                # Assigned here again, and the withdrawal in between never reached us (moved
-                # away and back while we were offline, and the broker lost our queue): the
-                # match goes on under the hub's newer epoch, or every event of it is fenced.
-                self._submit(Input("refence", {"epoch": epoch}), a.txn, "assign")
-                return
-            # Applied before a restart whose journal we were restored from.
-            self._done_assign(a.txn, True, "already_assigned", None)
-            return
-        if settled and has_match and (snap.get("state"), "assign") not in TRANSITIONS:
-            # Another match (or the same one with other players) while a game is on: the hub
-            # has withdrawn ours already, and that withdrawal was lost on the way. Do it now.
-            self._submit(Input("unassign", {}), a.txn, "quiet")
-        self._submit(parse_input("assign", a.args), a.txn, "assign")
+    # ── the AssignPort (the game's handler of assign and cmd) ────────────
+    @property
+    def snapshot(self) -> dict[str, Any]:
+        return self._snapshot or {}
 
-    def _command(self, c: Command) -> None:
-        self._submit(parse_input(c.input, c.args), c.txn, "cmd")
+    def wall(self) -> float:
+        return self._wall()
+
+    def assign_txn(self) -> str | None:
+        return self.outbox.get_meta("assign_txn")
+
+    def in_flight(self, txn: str) -> bool:
+        return any(p.txn == txn for p in self._pending)
+
+    def settled(self) -> bool:
+        return not any(p.kind in ("assign", "quiet") for p in self._pending)
+
+    def submit(self, inp: Input, txn: str, kind: str) -> None:
+        self._submit(inp, txn, kind)
+
+    def done_assign(self, txn: str, accepted: bool, code: str | None, reason: str | None) -> None:
+        self._done_assign(txn, accepted, code, reason)
 
     def _submit(self, inp: Input, txn: str, kind: str) -> None:
         if self.submitter is None:
@@ -644,6 +628,10 @@ class TableLink:
             self._respond(txn, False, "submit_failed", str(e)[:200])
 
     def _answer(self, outcome: Outcome) -> None:
+        for i, p in enumerate(self._pending):
+            if p.kind == "sync" and p.input == outcome.input:
+                del self._pending[i]  # a re-anchoring: nobody waits for its answer
+                return
         for i, p in enumerate(self._pending):
             if p.input == outcome.input:
                 del self._pending[i]
@@ -667,6 +655,9 @@ class TableLink:
 
     def _expire_pending(self) -> None:
         while self._pending and time.monotonic() - self._pending[0].at > 30.0:
+            if self._pending[0].kind == "sync":  # a re-anchoring nobody waits for
+                self._pending.popleft()
+                continue
             p = self._pending.popleft()
             self._respond(p.txn, False, "no_outcome", "the table did not apply it within 30 s")
 

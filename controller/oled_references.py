@@ -5,8 +5,8 @@ table's inputs that builds it, and the folder of PNGs with its captioned index.
 >>> s.filename((128, 64))
 'idle-es-128x64.png'
 
-Each game keeps its own scenes (``oled_scenes``, ``oled_domino_scenes``); the golden-image tests
-compare the renderer with the files written here pixel for pixel.
+Each game keeps its own scenes (``games/backgammon/scenes``, ``games/domino/scenes``); the
+golden-image tests compare the renderer with the files written here pixel for pixel.
 """
 
 from __future__ import annotations
@@ -63,6 +63,27 @@ class Play(Generic[M]):
     def wait(self, seconds: float) -> Self:
         self.now += seconds
         return self
+
+
+# A scene's script: (name, caption, how to reach it: the table driven, the status beside it).
+Script = tuple[str, str, Callable[[], tuple["Play[Any]", TableStatus]]]
+
+
+def collect(
+    scripts: Callable[[str], Iterable[Script]],
+    view: Callable[[Any, float], V],
+    sizes: tuple[tuple[int, int], ...],
+    languages: Sequence[str] = ("es", "en"),
+) -> list[Scene[V]]:
+    """Every scene of ``scripts(language)`` in each language (Spanish first): played, viewed."""
+    out = []
+    for language in languages:
+        for name, about, build in scripts(language):
+            play, status = build()
+            out.append(
+                Scene(name, language, about, view(play.table, play.now), status, play.now, sizes)
+            )
+    return out
 
 
 def write_references(

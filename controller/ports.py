@@ -24,10 +24,9 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from mesa.engine.inputs import Input
 from mesa.engine.outcome import Outcome
-from mesa.games.backgammon.view import View
-from mesa.games.domino.view import DominoView
 
 if TYPE_CHECKING:
+    from mesa.controller.games import TableGame
     from mesa.controller.runtime import TableStatus
 
 
@@ -82,12 +81,15 @@ class CardSubmitter(InputSubmitter, StatusBoard, Protocol):
 
 @runtime_checkable
 class ViewSource(StatusBoard, Protocol):
-    """What the display needs: the view to draw, and a way to sleep until it changes."""
+    """What the display needs: the view to draw, its game (which draws it), and a way to sleep
+    until it changes."""
+
+    game: TableGame
 
     @property
     def version(self) -> int: ...
 
-    # A backgammon or a domino table's view: the display draws whichever its renderer knows.
-    def view(self, now: float | None = None) -> View | DominoView: ...
+    # The game's own view: the display hands it to the game's renderer.
+    def view(self, now: float | None = None) -> Any: ...
 
     def wait_for_change(self, version: int, timeout: float) -> int: ...

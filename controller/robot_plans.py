@@ -12,18 +12,23 @@ it handed over changed nothing for a while (a press lost to a bounce, a refusal)
 >>> p.poll("running", 12.0).name, p.stats.inputs, p.next_time()
 ('press', 1, 27.0)
 
-Each game's players (:class:`~mesa.controller.robots.RobotPlayers`,
-:class:`~mesa.controller.domino_robots.DominoRobots`) say what a view means and what to do.
+Each game's players (:class:`~mesa.controller.games.backgammon.robots.RobotPlayers`,
+:class:`~mesa.controller.games.domino.robots.DominoRobots`) say what a view means and what to do.
 """
 
 from __future__ import annotations
 
 import random
+import threading
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mesa.engine.inputs import Input
+
+if TYPE_CHECKING:
+    from mesa.controller.runtime import ManualClock, TableRuntime
 
 V = TypeVar("V")
 
@@ -111,3 +116,76 @@ class PlannedPlayers(ABC, Generic[V]):
         if old is not None and self._turn_passed(old, view):
             self._turns += 1
         self._plan = self._make_plan(view, now)
+
+
+# ── drivers ────────────────────────────────────────────────────────────────
+class RobotDriver:
+    """Runs robots beside a running :class:`TableRuntime`, in their own thread.
+
+    The demo: ``RobotDriver(runtime, RobotPlayers(seed=i)).start()`` for each simulated table;
+    any game's robots (a :class:`PlannedPlayers`) are driven alike.
+    """
+
+    def __init__(
+        self, runtime: TableRuntime, robots: PlannedPlayers[Any], *, poll: float = 0.05
+    ) -> None:
+        self.runtime = runtime
+        self.robots = robots
+        self.poll_interval = poll
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def run(self) -> None:
+        version = -1
+        while not self._stop.is_set():
+            now = self.runtime.now()
+            inp = self.robots.poll(self.runtime.view(now), now)
+            if inp is not None:
+                self.runtime.submit(inp, now)
+                continue
+            nxt = self.robots.next_time()
+            wait = self.poll_interval
+            if nxt is not None:
+                wait = min(wait, max(0.001, (nxt - now) / self.runtime.speed))
+            version = self.runtime.wait_for_change(version, wait)
+
+    def start(self) -> None:
+        self._stop.clear()
+        self._thread = threading.Thread(target=self.run, name="mesa-robots", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+
+def play(
+    runtime: TableRuntime,
+    robots: PlannedPlayers[Any],
+    clock: ManualClock,
+    *,
+    until: Callable[[Any], bool] = lambda v: v.state == "match_over",
+    max_step: float = 1.0,
+    max_time: float = 6 * 3600.0,
+) -> Any:
+    """Play in virtual time: advance ``clock`` to each robot action (at most ``max_step`` at a
+    time, so ticks and heartbeats happen as they would), until ``until(view)``. Returns the view.
+    """
+    start = clock()
+    while True:
+        runtime.step()
+        now = runtime.now()
+        view = runtime.view(now)
+        if until(view):
+            return view
+        if clock() - start > max_time:
+            raise TimeoutError(f"no end after {max_time:.0f} s of table time: {view.state}")
+        inp = robots.poll(view, now)
+        if inp is not None:
+            runtime.submit(inp, now)
+            continue
+        nxt = robots.next_time()
+        target = now + max_step if nxt is None else min(nxt, now + max_step)
+        clock.set(max(target, now + 0.001))

@@ -37,27 +37,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from mesa import events as ev
-from mesa.controller.gestures import Context, GestureRecognizer
+from mesa.controller.games import TableGame, table_game, table_game_of
 from mesa.controller.ports import OutcomeSink
-from mesa.core.sides import SIDES
 from mesa.engine.inputs import Input
 from mesa.engine.outcome import Outcome, Refusal
-from mesa.games.backgammon.machine import Table
-from mesa.games.backgammon.view import View, table_view
 
 if TYPE_CHECKING:
     from mesa.controller.journal import Recovery
 
 log = logging.getLogger(__name__)
-
-CLOCK_STATES = ("running", "cube_offered")
-# Refused doubles the screen explains for a moment (notice key per refusal code).
-REFUSAL_NOTICES = {
-    "crawford": "refusal.crawford",
-    "double_match_point": "refusal.double_match_point",
-}
-REFUSAL_NOTICE_S = 2.0
 
 
 class ScaledClock:
@@ -134,7 +122,7 @@ class TableStatus:
     language: str | None = None  # the configured language, for the screen before any match
     # The finished match's last view, kept on screen while the next assignment waits (until a
     # press, which only dismisses it, or a check-in).
-    held_result: View | None = None
+    held_result: Any = None
 
 
 @dataclass
@@ -149,65 +137,48 @@ class RuntimeStats:
     refusals: dict[str, int] = field(default_factory=dict)
 
 
-def button_context(table: Table, extra_buttons: frozenset[str] = frozenset()) -> Context:
-    """What a hold, both buttons, or a press on the edge mean in the table's current state.
-
-    >>> from mesa.games.backgammon.machine import Table
-    >>> button_context(Table()).hold
-    {'a': False, 'b': False}
-    """
-    st = table.state
-    s = table.s
-    hold = {"a": False, "b": False}
-    has_cube, has_pause = "cube" in extra_buttons, "pause" in extra_buttons
-    if st == "running" and s.clock is not None and s.match is not None:
-        side = s.clock.on_move
-        # With a CUBE button a hold never doubles; without one it does when a double is legal,
-        # and a long press that cannot double still ends the turn, except in the Crawford game
-        # and at DMP: there the hold goes to the table, which refuses it, and the screen says why.
-        if side is not None and not has_cube:
-            refusal = s.match.double_refusal(side)
-            hold[side] = refusal is None or refusal.code in REFUSAL_NOTICES
-    elif st == "cube_offered" and s.match is not None and s.match.cube_offered_by is not None:
-        hold["b" if s.match.cube_offered_by == "a" else "a"] = True
-    elif st in ("paused", "result_entry"):
-        hold = {"a": True, "b": True}
-    both = st in ("between_games", "running", "cube_offered", "paused", "result_entry")
-    edge: dict[str, bool] = {side: has_cube and has_pause and not hold[side] for side in SIDES}
-    if st not in ("running", "between_games", "assigned", "checking_in"):
-        edge = {"a": False, "b": False}
-    return Context(hold=hold, both=both, edge=edge)
-
-
 class TableRuntime:
-    """The one consumer loop of a table. See the module docstring for an example.
+    """The one consumer loop of a table, whatever its game. See the module docstring.
+
+    ``game`` is the table's game (a :class:`~mesa.controller.games.TableGame` or its registered
+    name); without it, the game whose machine ``table`` is (backgammon when no table is given).
+    The machine (:attr:`table`) and its views are the game's own types.
 
     ``clock`` is the monotonic clock (``time.monotonic`` on a Pi, :class:`ScaledClock` in the
     simulator, :class:`ManualClock` in tests); ``speed`` is its rate against real time, used only
     to turn the clock's deadlines into real waits. ``sinks`` receive every outcome;
-    ``buttons`` (a :class:`GestureRecognizer`) turns :meth:`submit_edge` edges into inputs.
+    ``buttons`` (the game's gesture recognizer) turns :meth:`submit_edge` edges into inputs.
     ``tick_interval`` is in real seconds: the display rate.
     """
 
     def __init__(
         self,
-        table: Table | None = None,
+        table: Any = None,
         *,
+        game: TableGame | str | None = None,
         clock: Callable[[], float] = time.monotonic,
         speed: float | None = None,
         sinks: Iterable[OutcomeSink] = (),
-        buttons: GestureRecognizer | None = None,
+        buttons: Any = None,
         tick_interval: float = 0.1,
         table_id: str = "",
         extra_buttons: frozenset[str] = frozenset(),
         language: str | None = None,
     ) -> None:
-        self.table = table or Table()
+        plug: TableGame
+        if isinstance(game, str):
+            plug = table_game(game)
+        elif game is not None:
+            plug = game
+        else:
+            plug = table_game_of(table) if table is not None else table_game("backgammon")
+        self.game = plug
+        self.table: Any = table if table is not None else plug.new_table()
         self._clock = clock
         self.speed = float(speed if speed is not None else getattr(clock, "speed", 1.0))
         self._offset = 0.0
         self._sinks: list[OutcomeSink] = list(sinks)
-        self._view_listeners: list[Callable[[View, float], None]] = []
+        self._view_listeners: list[Callable[[Any, float], None]] = []
         self._iteration_hooks: list[Callable[[float], None]] = []
         self.buttons = buttons
         self.tick_interval = tick_interval
@@ -218,7 +189,7 @@ class TableRuntime:
         self._changed = threading.Condition()
         self._version = 0
         self._next_tick = float("-inf")
-        self._latest_view: View | None = None
+        self._latest_view: Any = None
         self._last_snapshot: dict[str, Any] | None = None
         self._status = TableStatus(
             table_id=table_id, extra_buttons=frozenset(extra_buttons), language=language
@@ -263,7 +234,7 @@ class TableRuntime:
             if sink in self._sinks:
                 self._sinks.remove(sink)
 
-    def add_view_listener(self, fn: Callable[[View, float], None]) -> None:
+    def add_view_listener(self, fn: Callable[[Any, float], None]) -> None:
         """``fn(view, now)`` runs in the loop after every step that changed or ticked the table
         (the LEDs and the buzzer); it must be quick."""
         self._view_listeners.append(fn)
@@ -273,13 +244,14 @@ class TableRuntime:
         self._iteration_hooks.append(fn)
 
     # ── reading (any thread) ────────────────────────────────────────────
-    def view(self, now: float | None = None) -> View:
-        """What the display shows, computed at ``now`` (default: the table's clock now)."""
+    def view(self, now: float | None = None) -> Any:
+        """What the display shows, computed at ``now`` (default: the table's clock now): the
+        game's view."""
         with self._lock:
-            return table_view(self.table, self.now() if now is None else now)
+            return self.game.view(self.table, self.now() if now is None else now)
 
     @property
-    def latest_view(self) -> View | None:
+    def latest_view(self) -> Any:
         """The view the loop computed at its last step."""
         return self._latest_view
 
@@ -321,9 +293,10 @@ class TableRuntime:
     def restore(self, recovery: Recovery) -> Outcome:
         """Adopt a table recovered from the journal, before :meth:`start`.
 
-        The table's clock continues at the last instant the journal knew, and a running clock is
-        paused there: the players resume when they are ready. Sinks receive the outcome, which
-        carries the machine's events and a ``table.restored`` event.
+        The table's clock continues at the last instant the journal knew; what the table does
+        first is the game's (:meth:`~mesa.controller.games.TableGame.restore`: a backgammon clock
+        that ran resumes paused, a domino game's time never stops). Sinks receive the outcome,
+        which carries the machine's events and a ``table.restored`` event.
         """
         with self._lock:
             self.table = recovery.table
@@ -331,20 +304,13 @@ class TableRuntime:
             if recovery.last_t is not None:
                 self._offset = recovery.last_t - self._clock()
             now = self.now()
-            state = self.table.state
-            if state in CLOCK_STATES:
-                inp = Input("pause", {"reason": "unspecified"})
-            else:
-                inp = Input("tick")
-            outcome = self.table.apply(inp.name, inp.args, now=now)
-            reserve = dict(self.table.s.clock.reserve) if self.table.s.clock else {}
-            outcome.events.append(ev.TableRestored(state=state, reserve=reserve))
+            outcome, until = self.game.restore(self.table, now)
             self._status = replace(
                 self._status,
                 restored=True,
                 restored_problems=tuple(recovery.problems),
                 restored_state=self.table.state,
-                restored_until=None if self.table.state == "paused" else now + 10.0,
+                restored_until=until,
             )
             self._update_context()
             self._deliver(outcome)
@@ -439,9 +405,7 @@ class TableRuntime:
             self._update_context()
             refusal = Refusal("result_shown", "the press dismissed the last match's result")
             return Outcome(inp, t, before, refusal=refusal)
-        held = (
-            table_view(self.table, t) if inp.name == "assign" and before == "match_over" else None
-        )
+        held = self.game.held_result(self.table, inp, t)
         # By name, not by Input: the machine validates the arguments and fills in defaults only
         # on that path, and a submitter's Input may have been built by hand.
         outcome = self.table.apply(inp.name, inp.args, now=t)
@@ -455,21 +419,10 @@ class TableRuntime:
             self.stats.refused += 1
             code = outcome.refusal.code
             self.stats.refusals[code] = self.stats.refusals.get(code, 0) + 1
-            if code in REFUSAL_NOTICES and inp.name in ("hold", "double", "cube"):
-                self._status = replace(
-                    self._status,
-                    notice=REFUSAL_NOTICES[code],
-                    notice_arg="",
-                    notice_until=t + REFUSAL_NOTICE_S,
-                )
-        for e in outcome.events:
-            if isinstance(e, ev.CardRejected):
-                self._status = replace(
-                    self._status,
-                    notice="notice.unknown_card",
-                    notice_arg=e.card[:16],
-                    notice_until=t + 5.0,
-                )
+        notice = self.game.notices(self.table, outcome, t)
+        if notice is not None:
+            key, arg, until = notice
+            self._status = replace(self._status, notice=key, notice_arg=arg, notice_until=until)
         if (
             self._status.restored
             and self._status.restored_until is None
@@ -483,7 +436,7 @@ class TableRuntime:
 
     def _update_context(self) -> None:
         if self.buttons is not None:
-            self.buttons.context = button_context(self.table, self._extra)
+            self.buttons.context = self.game.button_context(self.table, self._extra)
 
     def _expire_status(self, now: float) -> None:
         s = self._status
@@ -521,7 +474,7 @@ class TableRuntime:
             and outcome.accepted
             and not outcome.events
             and self.table.state == prev["state"]
-            and self.table.state not in ("assigned", "checking_in")
+            and self.game.cheap_tick(self.table.state)
         ):
             snapshot = dict(prev)
             snapshot["last_now"] = self.table.s.last_now
@@ -532,7 +485,7 @@ class TableRuntime:
 
     def _publish(self, now: float) -> None:
         with self._lock:
-            view = table_view(self.table, now)
+            view = self.game.view(self.table, now)
         self._latest_view = view
         self._bump()
         for fn in self._view_listeners:

@@ -1,6 +1,7 @@
 """The table on a laptop: the same runtime, journal and screen, with robots or keys for players.
 
 >>> import tempfile
+>>> from mesa.controller.games.backgammon.robots import FAST
 >>> sim = SimTable("demo-1", speed=50, seed=3, auto_assign=True, style=FAST)
 >>> sim.start()
 >>> sim.wait_matches(1, timeout=60)
@@ -10,7 +11,7 @@ True
 
 :class:`SimTable` is what ``mesa sim`` runs and what the demo runs eight of: a
 :class:`~mesa.controller.runtime.TableRuntime` on an accelerated clock (``speed``), robot players
-(:mod:`mesa.controller.robots`), optionally a journal (so a killed simulator resumes like a real
+(:mod:`mesa.controller.games.backgammon.robots`), optionally a journal (so a killed simulator resumes like a real
 table) and any sinks (the hub link). With ``auto_assign`` the table assigns itself matches
 between robots, as a hub would.
 """
@@ -26,15 +27,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from mesa.controller.assembly import CoreSpec, JournalSpec, LinkFactory, TableCore
-from mesa.controller.gestures import GestureRecognizer, GestureSettings
+from mesa.controller.games import table_game
 from mesa.controller.ports import OutcomeSink
-from mesa.controller.robots import FAST, RobotDriver, RobotPlayers, RobotStyle
+from mesa.controller.robot_plans import RobotDriver
 from mesa.controller.runtime import ScaledClock, TableRuntime
 from mesa.engine.inputs import Input
 from mesa.engine.outcome import Outcome
-from mesa.games.backgammon.view import View
 
-__all__ = ["FAST", "AutoAssign", "SimTable", "WindowKeys"]
+__all__ = ["NAMES", "Assigner", "EndCounter", "SimTable", "WindowKeys"]
 
 log = logging.getLogger(__name__)
 
@@ -45,59 +45,56 @@ NAMES = (
 
 
 @dataclass
-class AutoAssign:
-    """Assigns the next match when the table is idle or a match has been over for ``gap`` s."""
+class Assigner:
+    """The hub's part in a simulator, whatever the game: a view listener that assigns the next
+    match (or game) when the table is idle, or its last one has been over for ``gap`` s, up to
+    ``matches``. Each game's subclass says what an assignment is (its ``__call__``)."""
 
     runtime: TableRuntime
     table_id: str
-    length: int = 3
     language: str = "es"
     gap: float = 20.0
     matches: int | None = None  # stop assigning after this many
-    players: tuple[str, str] | None = None
+    players: tuple[str, ...] | None = None
     seed: int = 0
     assigned: int = 0
     _over_since: float | None = None
     _sent: str | None = None
 
-    def __call__(self, view: View, now: float) -> None:
-        """A view listener (runs in the loop)."""
+    def due(self, state: str, over: str, now: float) -> bool:
+        """Whether the table (in ``state``; ``over``: its game's finished state) wants the next."""
         if self.matches is not None and self.assigned >= self.matches:
-            return
-        if view.state == "match_over":
+            return False
+        if state == over:
             if self._over_since is None:
                 self._over_since = now
-            if now - self._over_since < self.gap:
-                return
-        elif view.state != "idle":
+            return now - self._over_since >= self.gap
+        if state != "idle":
             self._over_since = None
-            return
+            return False
+        return True
+
+    def next_id(self, held: str | None, letter: str) -> str | None:
+        """The next assignment's id (``<table>-<letter><n>``), or None when it was sent already;
+        a restarted simulator continues the numbering it left (``held``, the id on the table)."""
         number = self.assigned + 1
-        m = re.search(r"-M(\d+)$", view.match_id or "")
-        if m:  # a restarted simulator continues the numbering it left
+        m = re.search(rf"-{letter}(\d+)$", held or "")
+        if m:
             number = max(number, int(m.group(1)) + 1)
-        match_id = f"{self.table_id}-M{number}"
-        if self._sent == match_id:
-            return
-        self._sent = match_id
-        k = (self.seed * 7 + self.assigned * 2) % len(NAMES)
-        a, b = self.players or (NAMES[k], NAMES[(k + 1) % len(NAMES)])
+        new = f"{self.table_id}-{letter}{number}"
+        if self._sent == new:
+            return None
+        self._sent = new
+        return new
+
+    def names(self, k: int, count: int) -> tuple[str, ...]:
+        """``count`` players' names: ``players``, or the ``count`` names from the ``k``-th."""
+        return self.players or tuple(NAMES[(k + i) % len(NAMES)] for i in range(count))
+
+    def sent(self) -> None:
+        """Note an assignment made (the listener's next calls wait for it to end)."""
         self.assigned += 1
         self._over_since = None
-        self.runtime.submit(
-            Input(
-                "assign",
-                {
-                    "match_id": match_id,
-                    "players": {"a": a, "b": b},
-                    "length": self.length,
-                    "clock": {"preset": "singles"},
-                    "cards": {"a": f"SIM{k:02d}A", "b": f"SIM{k:02d}B"},
-                    "language": self.language,
-                },
-            ),
-            now,
-        )
 
 
 class EndCounter:
@@ -121,28 +118,38 @@ class EndCounter:
             return self.cond.wait_for(lambda: self.ended >= count, timeout)
 
 
-def _match_ended(outcome: Outcome) -> bool:
-    return any(e.TYPE == "match.ended" for e in outcome.events)
-
-
 class SimTable:
-    """One simulated table (see the module). The demo's use::
+    """One simulated table of ``game`` (a registered game's name; see the module). The demo's
+    use::
 
         sim = SimTable(table_id, speed=20, seed=i, robots=("a", "b"), style=FAST)
         sim.runtime.add_sink(link); sim.start(); ...; sim.stop()
 
-    ``link(runtime, snapshot)``, when given, makes the hub link before a journal restore (so
-    the link reports it) and is stopped with the table.
+    ``robots`` are the seats the robots play (default: every seat); ``buttons`` puts the game's
+    gesture recognizer between keys and the table. ``link(runtime, snapshot)``, when given,
+    makes the hub link before a journal restore (so the link reports it) and is stopped with
+    the table. With ``auto_assign`` the table plays the hub's part and assigns itself
+    ``matches`` matches (or games) between robots; ``length`` is a backgammon match's,
+    ``settings`` a domino game's.
+
+    >>> sim = SimTable("dom-1", game="domino", speed=400, seed=3, auto_assign=True, matches=1,
+    ...                style=table_game("domino").robot_style(True, "buttons"))
+    >>> sim.start()
+    >>> sim.wait_matches(1, timeout=60)
+    True
+    >>> sim.stop(); sim.runtime.view().state
+    'game_over'
     """
 
     def __init__(
         self,
         table_id: str = "sim",
         *,
+        game: str = "backgammon",
         speed: float = 1.0,
         seed: int = 0,
-        robots: Iterable[str] = ("a", "b"),
-        style: RobotStyle | None = None,
+        robots: Iterable[str] | None = None,
+        style: Any = None,
         sinks: Iterable[OutcomeSink] = (),
         journal_dir: str | Path | None = None,
         heartbeat: float = 1.0,
@@ -152,15 +159,17 @@ class SimTable:
         length: int = 3,
         language: str = "es",
         matches: int | None = None,
-        players: tuple[str, str] | None = None,
+        players: tuple[str, ...] | None = None,
+        settings: dict[str, Any] | None = None,
         buttons: bool = False,
         tick_interval: float = 0.1,
         link: LinkFactory | None = None,
     ) -> None:
         self.table_id = table_id
         self.speed = speed
+        self.game = plug = table_game(game)
         self.clock = ScaledClock(speed)
-        self.counter = EndCounter(_match_ended)
+        self.counter = EndCounter(plug.ended)
         journal = (
             JournalSpec(journal_dir, heartbeat=heartbeat, sync_interval=sync_interval, fsync=fsync)
             if journal_dir is not None
@@ -170,9 +179,11 @@ class SimTable:
             table_id=table_id,
             clock=self.clock,
             speed=speed,
-            buttons=GestureRecognizer(GestureSettings()) if buttons else None,
+            buttons=plug.recognizer(None) if buttons else None,
             tick_interval=tick_interval,
+            language=language,
             journal=journal,
+            game=game,
         )
         self.core = TableCore(spec, sinks=[self.counter])
         self.runtime = self.core.runtime
@@ -180,19 +191,20 @@ class SimTable:
         self.core.boot(link, sinks=sinks)
         self.recovery = self.core.recovery
         self.link = self.core.link
-        robot_sides = tuple(robots)
-        self.robots = RobotPlayers(robot_sides, seed=seed, style=style) if robot_sides else None
+        seats = plug.seats if robots is None else tuple(robots)
+        self.robots = plug.robots(seats, seed, style) if seats else None
         self.driver = RobotDriver(self.runtime, self.robots) if self.robots else None
-        self.assigner: AutoAssign | None = None
+        self.assigner: Callable[..., None] | None = None
         if auto_assign:
-            self.assigner = AutoAssign(
+            options: dict[str, Any] = {"length": length, "settings": settings}
+            self.assigner = plug.auto_assign(
                 self.runtime,
                 table_id,
-                length=length,
                 language=language,
                 matches=matches,
                 players=players,
                 seed=seed,
+                **{k: v for k, v in options.items() if v is not None},
             )
             self.runtime.add_view_listener(self.assigner)
 
@@ -211,12 +223,17 @@ class SimTable:
         self.core.close()
 
     def wait_matches(self, count: int, timeout: float) -> bool:
-        """Block until ``count`` matches have ended at this table (real ``timeout`` seconds)."""
+        """Block until ``count`` matches (domino: signed games) have ended at this table (real
+        ``timeout`` seconds)."""
         return self.counter.wait(count, timeout)
 
     @property
     def matches_ended(self) -> int:
         return self.counter.ended
+
+    # A domino table's words for the same counts.
+    wait_games = wait_matches
+    games_ended = matches_ended
 
 
 class WindowKeys:

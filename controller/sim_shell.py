@@ -1,6 +1,6 @@
 """What ``mesa sim`` and ``mesa controller`` do alike for both games: the hub link built from the
 command line, the start figures of a simulated table, the headless status loop and the terminal's
-key loop. Each game's command (``cli``, ``domino_cli``) keeps its own keys, lines and screens.
+key loop. Each game's keys, lines and screens are its own (``controller/games/<game>/shell.py``).
 
 >>> import argparse
 >>> link_factory(argparse.Namespace(link=None, hub=None), "outbox.sqlite3") is None
@@ -21,26 +21,17 @@ from pathlib import Path
 from typing import Any
 
 
-def link_factory(args: argparse.Namespace, outbox: str | Path, game: str = "backgammon") -> Any:
-    """A link factory for ``game`` when ``--link`` or ``--hub`` was given, else None (see
-    :func:`app.make_link` and :func:`domino_link.make_domino_link`)."""
+def link_factory(args: argparse.Namespace, outbox: str | Path) -> Any:
+    """A link factory when ``--link`` or ``--hub`` was given, else None (see
+    :func:`app.make_link`: the link reads the hub's messages in the runtime's game)."""
     if not (getattr(args, "link", None) or getattr(args, "hub", None)):
         return None
-    from mesa.controller.app import parse_hub
+    from mesa.controller.app import make_link, parse_hub
 
-    make: Callable[..., Any]
-    if game == "domino":
-        from mesa.controller.domino_link import make_domino_link
-
-        make = make_domino_link
-    else:
-        from mesa.controller.app import make_link
-
-        make = make_link
     host, port = parse_hub(args.hub) if args.hub else (None, 1883)
 
     def factory(runtime: Any, snapshot: dict[str, Any]) -> Any:
-        return make(
+        return make_link(
             runtime,
             table_id=args.table_id,
             host=host,

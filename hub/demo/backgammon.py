@@ -152,9 +152,9 @@ class BackgammonRoom(Room):
             desk.wake()
 
     def _start_tables(self) -> None:
+        from mesa.controller.games.backgammon.robots import FAST
         from mesa.controller.link import LinkSettings, TableLink
         from mesa.controller.outbox import Outbox
-        from mesa.controller.robots import FAST
         from mesa.controller.sim import SimTable
 
         hub, cfg = self.ctx.hub, self.ctx.config

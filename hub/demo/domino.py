@@ -1,7 +1,7 @@
 """The demo's domino room: robot domino tables playing a pairs tournament the hub runs.
 
 ``mesa demo --game domino`` (or ``both``, beside the backgammon room) starts ``tables`` domino
-table runtimes (:class:`~mesa.controller.domino_sim.DominoSimTable`, four robots each, with
+table runtimes (:class:`~mesa.controller.sim.SimTable` of domino, four robots each, with
 their real hub links and durable outboxes), registers ``2 × tables`` pairs from the player
 registry, and plays the director's part on a thread: start a round once every table is free,
 call "TIEMPO" a few seconds later, and after the last round close the tournament. Everything
@@ -88,9 +88,9 @@ class DominoRoom(Room):
             desk.register_pair(a, b, (na, nb), actor="demo")
 
     def _start_tables(self) -> None:
-        from mesa.controller.domino_link import make_domino_link
-        from mesa.controller.domino_robots import FAST
-        from mesa.controller.domino_sim import DominoSimTable
+        from mesa.controller.app import make_link
+        from mesa.controller.games.domino.robots import FAST
+        from mesa.controller.sim import SimTable
 
         broker = self.hub.broker
         assert broker is not None
@@ -103,12 +103,12 @@ class DominoRoom(Room):
 
             def link(runtime: Any, snapshot: dict[str, Any], tid: str = tid,
                      password: str = password, box: Path = box) -> Any:
-                return make_domino_link(runtime, table_id=tid, host=broker.host,
-                                        port=broker.port, password=password,
-                                        outbox=box / "outbox.sqlite3", snapshot=snapshot)
+                return make_link(runtime, table_id=tid, host=broker.host,
+                                 port=broker.port, password=password,
+                                 outbox=box / "outbox.sqlite3", snapshot=snapshot)
 
-            sim = DominoSimTable(tid, speed=self.speed, seed=self.seed + i, style=FAST,
-                                 language=self.language, link=link)
+            sim = SimTable(tid, game="domino", speed=self.speed, seed=self.seed + i, style=FAST,
+                           language=self.language, link=link)
             self.sims.append(sim)
             sim.start()
 

@@ -11,11 +11,11 @@ from gpiozero.pins.mock import MockFactory
 from luma.core.device import dummy
 
 from mesa.controller.app import TableApp
-from mesa.controller.cli import KEYS_HELP
 from mesa.controller.config import parse_config
 from mesa.controller.display import Display, TerminalDevice, braille
-from mesa.controller.oled import SIZES, render
-from mesa.controller.oled_scenes import scenes
+from mesa.controller.games.backgammon.oled import SIZES, render
+from mesa.controller.games.backgammon.scenes import scenes
+from mesa.controller.games.backgammon.shell import KEYS_HELP
 from mesa.controller.runtime import ManualClock, TableRuntime
 from mesa.engine.inputs import Input
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from controller_helpers import Recorder, assign_input
 
+from mesa.controller.games.backgammon.robots import RobotPlayers, play
 from mesa.controller.journal import Journal, decode, encode
-from mesa.controller.robots import RobotPlayers, play
 from mesa.controller.runtime import ManualClock, TableRuntime
 from mesa.engine.inputs import Input
 from mesa.games.backgammon.view import table_view

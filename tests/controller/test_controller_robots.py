@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 from controller_helpers import Recorder, assign_input
 
-from mesa.controller.robots import FAST, RobotDriver, RobotPlayers, RobotStyle, play
+from mesa.controller.games.backgammon.robots import (
+    FAST,
+    RobotDriver,
+    RobotPlayers,
+    RobotStyle,
+    play,
+)
 from mesa.controller.runtime import ManualClock, ScaledClock, TableRuntime
 from mesa.engine.inputs import Input
 

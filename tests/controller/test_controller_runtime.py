@@ -8,14 +8,10 @@ import time
 import pytest
 from controller_helpers import Recorder, assign_input, run_until, to_running
 
+from mesa.controller.games.backgammon import button_context
 from mesa.controller.gestures import GestureRecognizer
 from mesa.controller.journal import Recovery
-from mesa.controller.runtime import (
-    ManualClock,
-    ScaledClock,
-    TableRuntime,
-    button_context,
-)
+from mesa.controller.runtime import ManualClock, ScaledClock, TableRuntime
 from mesa.engine.inputs import Input
 from mesa.games.backgammon.machine import Table
 
@@ -255,7 +251,7 @@ def test_notices_expire_in_table_time() -> None:
 
 
 def test_the_cheap_snapshot_of_a_quiet_tick_is_the_full_snapshot() -> None:
-    from mesa.controller.robots import RobotPlayers, play
+    from mesa.controller.games.backgammon.robots import RobotPlayers, play
 
     clock = ManualClock()
     rt = TableRuntime(clock=clock)

@@ -14,7 +14,7 @@ from controller_helpers import Recorder
 
 from mesa.controller.app import TableApp, make_link
 from mesa.controller.config import parse_config
-from mesa.controller.robots import FAST
+from mesa.controller.games.backgammon.robots import FAST
 from mesa.controller.sim import SimTable
 
 ROOT = Path(__file__).resolve().parents[2]

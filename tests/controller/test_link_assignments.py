@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from mesa.controller.games.backgammon import on_assign
 from mesa.controller.link import LinkSettings, TableLink
 from mesa.controller.outbox import Outbox
 from mesa.engine.inputs import Input
@@ -46,7 +47,7 @@ class Bench:
         self.queued.append(inp)
 
     def send(self, txn: str, a: dict[str, Any] | None) -> None:
-        self.link._assign(Assignment("t9", txn, a, 0.0))
+        on_assign(self.link, Assignment("t9", txn, a, 0.0))
 
     def act(self, name: str, **a: Any) -> None:
         """The players (or the director at the table) do something: the link sees the state."""

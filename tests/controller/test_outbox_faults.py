@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from mesa.controller.assembly import watch_storage
+from mesa.controller.games.backgammon.oled import compose
 from mesa.controller.i18n import text
 from mesa.controller.link import LinkSettings, TableLink
-from mesa.controller.oled import compose
 from mesa.controller.outbox import Outbox, OutboxError
 from mesa.controller.runtime import ManualClock, TableRuntime
 from mesa.engine.outcome import Outcome
@@ -364,9 +364,9 @@ def test_a_table_with_a_damaged_outbox_starts_and_says_so(tmp_path: Path) -> Non
 def test_the_journal_on_a_full_disk_keeps_its_records_and_recovers_whole(small_fs: Path) -> None:
     """Records the disk cannot take wait in memory and are written in order once there is room:
     recovery afterwards finds no hole and rebuilds exactly the live table."""
+    from mesa.controller.games.backgammon.robots import RobotPlayers
+    from mesa.controller.games.backgammon.robots import play as robot_play
     from mesa.controller.journal import Journal
-    from mesa.controller.robots import RobotPlayers
-    from mesa.controller.robots import play as robot_play
 
     folder = small_fs / "journal"
     clock = ManualClock()

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from mesa.controller import sim_shell
+from mesa.controller.runtime import TableRuntime
 
 
 def _args(**kw: Any) -> argparse.Namespace:
@@ -19,20 +20,23 @@ def _args(**kw: Any) -> argparse.Namespace:
     return argparse.Namespace(**{**base, **kw})
 
 
-@pytest.mark.parametrize(
-    ("game", "maker"),
-    [("backgammon", "mesa.controller.app.make_link"),
-     ("domino", "mesa.controller.domino_link.make_domino_link")],
-)  # fmt: skip
-def test_each_game_gets_its_own_link(
-    game: str, maker: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.parametrize("game", ["backgammon", "domino"])
+def test_each_game_gets_the_link_of_its_runtime(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One link for every game (the link reads the hub's messages in the runtime's game).
     calls: list[dict[str, Any]] = []
-    module, name = maker.rsplit(".", 1)
-    monkeypatch.setattr(module + "." + name, lambda runtime, **kw: calls.append(kw) or "link")
+    seen: list[Any] = []
+
+    def make(runtime: Any, **kw: Any) -> str:
+        seen.append(runtime)
+        calls.append(kw)
+        return "link"
+
+    monkeypatch.setattr("mesa.controller.app.make_link", make)
     monkeypatch.setenv("MESA_HUB_PASSWORD", "s3cret")
-    factory = sim_shell.link_factory(_args(hub="10.0.0.2:8883"), "ob.sqlite3", game)
-    assert factory("runtime", {"snap": 1}) == "link"
+    factory = sim_shell.link_factory(_args(hub="10.0.0.2:8883"), "ob.sqlite3")
+    runtime = TableRuntime(game=game)
+    assert factory(runtime, {"snap": 1}) == "link"
+    assert seen == [runtime] and runtime.game.name == game
     assert calls == [{
         "table_id": "7", "host": "10.0.0.2", "port": 8883, "link_file": None,
         "password": "s3cret", "outbox": "ob.sqlite3", "snapshot": {"snap": 1},
@@ -40,7 +44,7 @@ def test_each_game_gets_its_own_link(
 
 
 def test_no_hub_no_link() -> None:
-    assert sim_shell.link_factory(_args(), "ob.sqlite3", "domino") is None
+    assert sim_shell.link_factory(_args(), "ob.sqlite3") is None
 
 
 def test_start_info_says_what_was_restored() -> None:

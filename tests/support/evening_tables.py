@@ -29,9 +29,9 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from mesa.controller.games.backgammon.robots import FAST, RobotDriver, RobotPlayers
 from mesa.controller.link import LinkSettings, TableLink
 from mesa.controller.outbox import Outbox
-from mesa.controller.robots import FAST, RobotDriver, RobotPlayers
 from mesa.controller.sim import SimTable
 from mesa.games.backgammon.machine import Table
 from mesa.games.backgammon.view import View

@@ -1,7 +1,7 @@
 """The director calls "TIEMPO" in a real browser and the domino tables' clocks start on the grid.
 
 Headless Chromium (Playwright) against the dashboard served by uvicorn; the hub on a real
-Mosquitto; two real domino table runtimes (``DominoSimTable``) with their real hub links.
+Mosquitto; two real domino table runtimes (``SimTable``) with their real hub links.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from mesa.controller.domino_link import make_domino_link
-from mesa.controller.domino_sim import DominoSimTable
+from mesa.controller.app import make_link
+from mesa.controller.sim import SimTable
 from mesa.hub.ingest.app import Hub
 from mesa.hub.web.app import WebApp
 from mesa.hub.web.server import BackgroundServer
@@ -30,7 +30,7 @@ TABLES = ("d1", "d2")
 @pytest.fixture(scope="module")
 def room(
     tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[tuple[Hub, WebApp, str, list[DominoSimTable]]]:
+) -> Iterator[tuple[Hub, WebApp, str, list[SimTable]]]:
     if not have_mosquitto():
         pytest.skip("mosquitto not installed")
     tmp = tmp_path_factory.mktemp("domino-browser")
@@ -41,11 +41,11 @@ def room(
     sims = []
     for tid in TABLES:
         def link(runtime: Any, snapshot: dict[str, Any], tid: str = tid) -> Any:
-            return make_domino_link(runtime, table_id=tid, host=broker.host, port=broker.port,
-                                    password=table_password(tid), outbox=tmp / f"{tid}.sqlite3",
-                                    snapshot=snapshot)
+            return make_link(runtime, table_id=tid, host=broker.host, port=broker.port,
+                             password=table_password(tid), outbox=tmp / f"{tid}.sqlite3",
+                             snapshot=snapshot)
 
-        sim = DominoSimTable(tid, robots=(), link=link)
+        sim = SimTable(tid, game="domino", robots=(), link=link)
         sim.start()
         sims.append(sim)
     assert wait_until(lambda: sorted(web.domino.free_tables()) == list(TABLES), 20)
@@ -64,7 +64,7 @@ def _clock_seconds(text: str) -> int:
 
 
 def test_the_director_calls_tiempo_and_the_clocks_start_on_the_grid(
-    browser: Any, room: tuple[Hub, WebApp, str, list[DominoSimTable]]
+    browser: Any, room: tuple[Hub, WebApp, str, list[SimTable]]
 ) -> None:
     _hub, web, url, sims = room
 

@@ -1,5 +1,5 @@
-"""``mesa sim --game domino``: the domino table on a laptop, headless (JSON status lines) or in
-the terminal (the OLED in quarter blocks, 66 columns wide for 128×64, keys for the four seats).
+"""``mesa sim --game domino`` in the terminal: the OLED in quarter blocks (66 columns wide for
+128×64) and keys for the four seats.
 
 >>> quadrants_width = len(quadrants(__import__("PIL.Image").Image.new("1", (128, 64)))[0])
 >>> quadrants_width
@@ -13,7 +13,6 @@ north-south, ``b`` east-west, ``none`` (the default in the terminal) leaves the 
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 import threading
@@ -24,14 +23,8 @@ from mesa.engine.inputs import Input
 if TYPE_CHECKING:
     from PIL import Image as ImageModule
 
-    from mesa.controller.domino_sim import DominoSimTable
+    from mesa.controller.sim import SimTable
 
-ROBOT_SEATS: dict[str, tuple[str, ...]] = {
-    "both": ("n", "e", "s", "w"),
-    "a": ("n", "s"),
-    "b": ("e", "w"),
-    "none": (),
-}
 KEYS_HELP = "keys: n e s w press · N E S W hold · 1 2 3 4 long hold (n e s w) · q quit"
 QUADRANTS = " ▘▝▀▖▌▞▛▗▚▐▜▄▙▟█"
 
@@ -93,88 +86,12 @@ class QuadrantDevice:
         pass  # a terminal has nothing to release (the display's interface asks for it)
 
 
-def status_line(sim: DominoSimTable, event: str, **extra: Any) -> str:
-    """One JSON line of the headless simulator."""
-    rt = sim.runtime
-    now = rt.now()
-    view = rt.view(now)
-    data: dict[str, Any] = {
-        "event": event,
-        "t": round(now, 4),
-        "state": view.state,
-        "game": view.game_id,
-        "hand": view.hand,
-        "on_turn": view.on_turn,
-        "time_left": None if view.game_time_left is None else round(view.game_time_left, 4),
-        "score": view.score,
-        "games": sim.games_ended,
-    }
-    data.update(extra)
-    return json.dumps(data, ensure_ascii=False)
+def run_ui(sim: SimTable, ui: str, args: argparse.Namespace, stop: threading.Event) -> None:
+    """The simulator's terminal (a window too: the four buttons have no window keys yet)."""
+    _terminal(sim, args, stop)
 
 
-def run_sim(args: argparse.Namespace, started: float, stop_on_signals: Any) -> int:
-    """``mesa sim --game domino`` (the arguments are ``mesa sim``'s)."""
-    from mesa.controller.domino_robots import FAST, DominoRobotStyle
-    from mesa.controller.domino_sim import DominoSimTable
-    from mesa.controller.sim_shell import headless, link_factory, sim_outbox, start_info
-    from mesa.errors import ConfigError
-
-    ui = "none" if args.headless else args.ui
-    if ui == "window":
-        ui = "terminal"  # the domino table's four buttons have no window keys yet
-    seats = ROBOT_SEATS[args.robots or ("both" if ui == "none" else "none")]
-    style = FAST if args.fast else DominoRobotStyle()
-    games = args.games if args.games is not None else args.matches
-    players = tuple(args.players.split(",", 3)) if args.players else None
-    if players is not None and len(players) != 4:
-        print(
-            "mesa sim: --players takes four names for a domino table, 'Ana,Beto,Carla,Dani'",
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        factory = link_factory(args, sim_outbox(args), "domino")
-    except ConfigError as e:
-        print(f"mesa sim: {e}", file=sys.stderr)
-        return 2
-    sim = DominoSimTable(
-        args.table_id or "sim",
-        speed=args.speed,
-        seed=args.seed,
-        robots=seats,
-        style=style,
-        journal_dir=args.journal,
-        heartbeat=args.heartbeat,
-        auto_assign=not (args.hub or args.link),
-        language=args.language,
-        games=games,
-        players=players,
-        link=factory,
-    )
-    stop = threading.Event()
-    stop_on_signals(stop)
-    info = start_info(sim, started)
-    sim.start()
-    try:
-        if ui == "none":
-            headless(
-                args,
-                stop,
-                lambda event, **extra: status_line(sim, event, **extra),
-                info,
-                lambda: games is not None and sim.games_ended >= games,
-            )
-        else:
-            _terminal(sim, args, stop)
-    finally:
-        sim.stop()
-    if ui == "none":
-        print(status_line(sim, "stop"), flush=True)
-    return 0
-
-
-def _footer(sim: DominoSimTable, outputs: Any) -> Any:
+def footer(sim: SimTable, outputs: Any) -> Any:
     def lines() -> list[str]:
         led = outputs.led_state
         lamps = "  ".join(
@@ -196,18 +113,18 @@ KEYS: dict[str, tuple[str, str]] = {
 }
 
 
-def _terminal(sim: DominoSimTable, args: argparse.Namespace, stop: threading.Event) -> None:
+def _terminal(sim: SimTable, args: argparse.Namespace, stop: threading.Event) -> None:
     from mesa.controller.display import Display
-    from mesa.controller.domino_gpio import DominoOutputs
-    from mesa.controller.oled_domino import animated, render
+    from mesa.controller.games.domino.oled import animated, render
+    from mesa.controller.gpio import TableOutputs
     from mesa.controller.sim_shell import key_loop
 
-    outputs = DominoOutputs()
-    sim.runtime.add_view_listener(outputs.update)  # type: ignore[arg-type]
+    outputs = TableOutputs(game="domino")
+    sim.runtime.add_view_listener(outputs.update)
     sim.runtime.add_sink(outputs)
     w, h = args.size
     rows = shutil.get_terminal_size().lines
-    device = QuadrantDevice(w, h, footer=_footer(sim, outputs), rows=rows)
+    device = QuadrantDevice(w, h, footer=footer(sim, outputs), rows=rows)
     display = Display(
         sim.runtime,
         lambda: device,

@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mesa.controller.domino_gpio import DominoOutputs, led_modes
-from mesa.controller.domino_journal import DominoJournal
-from mesa.controller.domino_robots import FAST, DominoRobots, game_signed
-from mesa.controller.domino_runtime import DominoRuntime, seat_context
+from mesa.controller.games.backgammon.robots import play
+from mesa.controller.games.domino import led_modes, seat_context
+from mesa.controller.games.domino.robots import FAST, DominoRobots, game_signed
 from mesa.controller.gestures import SEAT_BUTTONS, SeatGestureRecognizer
-from mesa.controller.robots import play
-from mesa.controller.runtime import ManualClock
+from mesa.controller.gpio import TableOutputs
+from mesa.controller.journal import Journal
+from mesa.controller.runtime import ManualClock, TableRuntime
 from mesa.engine.inputs import Input
 
 PLAYERS = {"n": "Ana", "e": "Beto", "s": "Carla", "w": "Dani"}
@@ -29,15 +29,15 @@ class Recorder:
             self.inputs.append((outcome.input.name, dict(outcome.input.args), outcome.accepted))
 
 
-def started(clock: ManualClock, **kw: Any) -> DominoRuntime:
-    rt = DominoRuntime(clock=clock, **kw)
+def started(clock: ManualClock, **kw: Any) -> TableRuntime:
+    rt = TableRuntime(game="domino", clock=clock, **kw)
     rt.submit(Input("assign", {"game_id": "G1", "players": PLAYERS}), rt.now())
     rt.submit(Input("tiempo", {"start_wall": 500.0, "wall": 560.0}), rt.now())  # 1 min late
     rt.step()
     return rt
 
 
-def gesture(rt: DominoRuntime, clock: ManualClock, seat: str, seconds: float) -> None:
+def gesture(rt: TableRuntime, clock: ManualClock, seat: str, seconds: float) -> None:
     """A real button: closed for ``seconds``, with the loop stepping every 20 ms meanwhile."""
     rt.submit_edge(seat, True, rt.now())
     end = clock() + seconds
@@ -100,7 +100,7 @@ def test_the_buttons_context_follows_the_state() -> None:
 
 def test_the_leds_show_the_seat_on_turn_and_who_the_table_waits_for() -> None:
     clock = ManualClock()
-    out = DominoOutputs()
+    out = TableOutputs(game="domino")
     rt = started(clock, sinks=[out])
     rt.add_view_listener(out.update)  # type: ignore[arg-type]
     rt.submit(Input("press", {"seat": "e"}), rt.now())
@@ -118,7 +118,7 @@ def test_the_leds_show_the_seat_on_turn_and_who_the_table_waits_for() -> None:
 
 def test_the_journal_restores_a_game_in_progress(tmp_path: Path) -> None:
     clock = ManualClock(100.0)
-    journal = DominoJournal(tmp_path, fsync=False)
+    journal = Journal(tmp_path, game="domino", fsync=False)
     recovery = journal.prepare(rt := started(clock))
     assert recovery is None
     robots = DominoRobots(seed=4, style=FAST)
@@ -131,8 +131,8 @@ def test_the_journal_restores_a_game_in_progress(tmp_path: Path) -> None:
     journal._fd = None  # the process is gone: nothing more reaches the file
 
     clock2 = ManualClock(7.0)  # a reboot: a new monotonic clock
-    rt2 = DominoRuntime(clock=clock2)
-    again = DominoJournal(tmp_path, fsync=False)
+    rt2 = TableRuntime(game="domino", clock=clock2)
+    again = Journal(tmp_path, game="domino", fsync=False)
     rec = again.prepare(rt2)
     assert rec is not None and rec.problems == []
     out = rt2.restore(rec)

@@ -17,7 +17,7 @@
 
 :func:`compose` decides the words (in the game's language: :mod:`mesa.games.domino.words`), :func:`draw`
 places them on 128×64 (SSD1306/SH1106), 128×32 or 256×64 (SSD1322), with the font and the
-canvas of the backgammon screen (:mod:`mesa.controller.oled`), whose screens it leaves alone.
+canvas every game draws on (:mod:`mesa.controller.canvas`).
 
 The screen, top to bottom: the hand and the game's time left (``TIEMPO`` once called); the big
 figure (the seconds the player on turn has left to play, counting below zero once over; between
@@ -32,8 +32,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mesa.controller.canvas import SIZES, Canvas, cycle
 from mesa.controller.font import draw_seven_segment, seven_segment_width
-from mesa.controller.oled import SIZES, _Canvas, _cycle
 from mesa.controller.runtime import TableStatus
 from mesa.games.domino.view import DominoView
 from mesa.games.domino.words import text
@@ -149,138 +149,154 @@ def _prompt(view: DominoView, lang: str) -> str:
     return text(lang, view.prompt)
 
 
-def compose(view: DominoView, status: TableStatus, now: float) -> DominoScreen:
-    """The words for ``view`` at ``now`` (see the module example)."""
-    lang = view.language
-    st = view.state
-    banner = _banner(status, lang)
-    if st == "idle":
-        lang = status.language or lang
-        lines = [text(lang, "state.idle")]
-        if status.hub == "offline":
-            lines.append(text(lang, "oled.hub_offline"))
-        return DominoScreen(
-            "idle",
-            banner=banner,
-            title=text(lang, "oled.table", table=status.table_id or "-"),
-            lines=tuple(lines),
+def _idle(view: DominoView, status: TableStatus, lang: str, banner: str) -> DominoScreen:
+    lang = status.language or lang
+    lines = [text(lang, "state.idle")]
+    if status.hub == "offline":
+        lines.append(text(lang, "oled.hub_offline"))
+    return DominoScreen(
+        "idle",
+        banner=banner,
+        title=text(lang, "oled.table", table=status.table_id or "-"),
+        lines=tuple(lines),
+    )
+
+
+def _assigned(view: DominoView, lang: str, banner: str) -> DominoScreen:
+    rows = tuple(
+        text(
+            lang,
+            "oled.pair_players",
+            pair=_pair_short(lang, pair),
+            a=view.players.get(a, a),
+            b=view.players.get(b, b),
         )
-    if st == "assigned":
-        rows = tuple(
-            text(
-                lang,
-                "oled.pair_players",
-                pair=_pair_short(lang, pair),
-                a=view.players.get(a, a),
-                b=view.players.get(b, b),
-            )
-            for pair, (a, b) in view.pairs.items()
-        )
-        return DominoScreen(
-            "pairs",
-            header=(view.game_id or "", ""),
-            banner=banner,
-            lines=(*rows, text(lang, "prompt.wait_tiempo")),
-        )
-    header = _header(view, lang)
-    info = _info(view, lang)
-    info = (info[0], text(lang, "oled.target", points=200) if st != "game_over" else "", info[2])
-    prompt = _prompt(view, lang)
-    penalty = _penalty_line(view, lang)
-    if st == "ready":
-        # The two minutes to reach the table after "TIEMPO", until the first hand starts.
-        reach = text(lang, "oled.reach", time=mmss(view.reach_left)) if view.reach_left else ""
-        lead = view.next_lead
-        side = (_seat(lang, lead), view.players.get(lead, "")) if lead else ("", "")
-        # Between hands the big figure is the game's time: the header names the next hand.
-        header = (
-            text(lang, "label.hand", hand=view.hand + 1),
-            header[1] if view.time_called else "",
-        )
-        return DominoScreen(
-            "main",
-            header=header,
-            banner=banner,
-            big=mmss(view.game_time_left or 0.0),
-            side=side,
-            info=info,
-            lines=tuple(x for x in (reach, penalty, prompt) if x),
-        )
-    if st == "playing":
-        t = view.timer
-        seat = view.on_turn or ""
-        side = (_seat(lang, seat), view.players.get(seat, ""))
-        alert, lines = "", [penalty, prompt]
-        big = ""
-        if t is not None:
-            big = format_timer(t.left)
-            if t.over:
-                alert = text(lang, "oled.over_penalty" if t.warned else "oled.over_warning")
-            elif t.elapsed <= t.pass_limit:
-                lines = [
-                    penalty,
-                    text(
-                        lang,
-                        "oled.pass_window",
-                        seconds=max(0, math.ceil(t.pass_limit - t.elapsed - 1e-9)),
-                    ),
-                    prompt,
-                ]
-            if t.warned and not t.over:
-                lines.insert(1, text(lang, "oled.warned_line"))
-        return DominoScreen(
-            "main",
-            header=header,
-            banner=banner,
-            big=big,
-            side=side,
-            side_invert=True,
-            info=info,
-            alert=alert,
-            lines=tuple(x for x in lines if x),
-        )
-    if st in ("hand_entry", "hand_confirm"):
-        how = view.hand_how or "domino"
-        header = (
-            text(lang, "oled.hand_how", hand=view.hand, how=text(lang, f"how.{how}")),
-            header[1],
-        )
-        if st == "hand_entry":
-            entry = view.entry or {}
-            pair = entry.get("pair")
-            lines = [
-                text(lang, "prompt.pick_pair")
-                if pair is None
-                else text(lang, "oled.enters", pair=_pair_short(lang, pair)),
-                text(lang, "prompt.enter_points"),
-                text(lang, "oled.accept"),
-            ]
-            return DominoScreen(
-                "main",
-                header=header,
-                banner=banner,
-                big=f"{entry.get('points', 0)}",
-                side=(_pair_short(lang, pair), ""),
-                info=info,
-                lines=tuple(x for x in [penalty, *lines] if x),
-            )
-        claim = view.claim or {}
-        pair = claim.get("pair")
-        if pair is None:
-            big, big_text = "", text(lang, "oled.claim_tie")
-        else:
-            big, big_text = f"{claim.get('points', 0)}", ""
-        return DominoScreen(
-            "main",
-            header=header,
-            banner=banner,
-            big=big,
-            big_text=big_text,
-            side=(_pair_short(lang, pair), "") if pair else ("", ""),
-            info=info,
-            lines=(text(lang, "prompt.confirm_points"), text(lang, "oled.reject")),
-        )
-    # game_over
+        for pair, (a, b) in view.pairs.items()
+    )
+    return DominoScreen(
+        "pairs",
+        header=(view.game_id or "", ""),
+        banner=banner,
+        lines=(*rows, text(lang, "prompt.wait_tiempo")),
+    )
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """What every screen of a game in play shares: the words are computed once."""
+
+    lang: str
+    banner: str
+    header: tuple[str, str]
+    info: tuple[str, str, str]
+    prompt: str
+    penalty: str
+
+
+def _ready(view: DominoView, p: _Parts) -> DominoScreen:
+    lang = p.lang
+    # The two minutes to reach the table after "TIEMPO", until the first hand starts.
+    reach = text(lang, "oled.reach", time=mmss(view.reach_left)) if view.reach_left else ""
+    lead = view.next_lead
+    side = (_seat(lang, lead), view.players.get(lead, "")) if lead else ("", "")
+    # Between hands the big figure is the game's time: the header names the next hand.
+    header = (
+        text(lang, "label.hand", hand=view.hand + 1),
+        p.header[1] if view.time_called else "",
+    )
+    return DominoScreen(
+        "main",
+        header=header,
+        banner=p.banner,
+        big=mmss(view.game_time_left or 0.0),
+        side=side,
+        info=p.info,
+        lines=tuple(x for x in (reach, p.penalty, p.prompt) if x),
+    )
+
+
+def _play_lines(view: DominoView, p: _Parts) -> tuple[str, list[str]]:
+    """The alert and the lines under the play timer."""
+    t = view.timer
+    alert, lines = "", [p.penalty, p.prompt]
+    if t is None:
+        return alert, lines
+    if t.over:
+        alert = text(p.lang, "oled.over_penalty" if t.warned else "oled.over_warning")
+    elif t.elapsed <= t.pass_limit:
+        seconds = max(0, math.ceil(t.pass_limit - t.elapsed - 1e-9))
+        lines = [p.penalty, text(p.lang, "oled.pass_window", seconds=seconds), p.prompt]
+    if t.warned and not t.over:
+        lines.insert(1, text(p.lang, "oled.warned_line"))
+    return alert, lines
+
+
+def _playing(view: DominoView, p: _Parts) -> DominoScreen:
+    seat = view.on_turn or ""
+    alert, lines = _play_lines(view, p)
+    return DominoScreen(
+        "main",
+        header=p.header,
+        banner=p.banner,
+        big=format_timer(view.timer.left) if view.timer is not None else "",
+        side=(_seat(p.lang, seat), view.players.get(seat, "")),
+        side_invert=True,
+        info=p.info,
+        alert=alert,
+        lines=tuple(x for x in lines if x),
+    )
+
+
+def _hand_header(view: DominoView, p: _Parts) -> tuple[str, str]:
+    how = view.hand_how or "domino"
+    lang = p.lang
+    return text(lang, "oled.hand_how", hand=view.hand, how=text(lang, f"how.{how}")), p.header[1]
+
+
+def _entry(view: DominoView, p: _Parts) -> DominoScreen:
+    lang = p.lang
+    entry = view.entry or {}
+    pair = entry.get("pair")
+    lines = [
+        text(lang, "prompt.pick_pair")
+        if pair is None
+        else text(lang, "oled.enters", pair=_pair_short(lang, pair)),
+        text(lang, "prompt.enter_points"),
+        text(lang, "oled.accept"),
+    ]
+    return DominoScreen(
+        "main",
+        header=_hand_header(view, p),
+        banner=p.banner,
+        big=f"{entry.get('points', 0)}",
+        side=(_pair_short(lang, pair), ""),
+        info=p.info,
+        lines=tuple(x for x in [p.penalty, *lines] if x),
+    )
+
+
+def _confirm(view: DominoView, p: _Parts) -> DominoScreen:
+    lang = p.lang
+    claim = view.claim or {}
+    pair = claim.get("pair")
+    if pair is None:
+        big, big_text = "", text(lang, "oled.claim_tie")
+    else:
+        big, big_text = f"{claim.get('points', 0)}", ""
+    return DominoScreen(
+        "main",
+        header=_hand_header(view, p),
+        banner=p.banner,
+        big=big,
+        big_text=big_text,
+        side=(_pair_short(lang, pair), "") if pair else ("", ""),
+        info=p.info,
+        lines=(text(lang, "prompt.confirm_points"), text(lang, "oled.reject")),
+    )
+
+
+def _game_over(view: DominoView, p: _Parts) -> DominoScreen:
+    lang = p.lang
     winner = view.winner
     head = (
         text(lang, "end.winner", pair=text(lang, f"pair.{winner}"))
@@ -288,18 +304,18 @@ def compose(view: DominoView, status: TableStatus, now: float) -> DominoScreen:
         else text(lang, "end.no_winner")
     )
     ended = text(lang, f"end.{view.ended_by}") if view.ended_by else ""
-    missing = [_pair_short(lang, p) for p in ("ns", "ew") if p not in view.signed]
+    missing = [_pair_short(lang, q) for q in ("ns", "ew") if q not in view.signed]
     lines = [ended]
     if missing and view.signed:
         lines.append(text(lang, "oled.to_sign", pairs=" ".join(missing)))
     elif missing:
-        lines.append(prompt)
+        lines.append(p.prompt)
     else:
         lines.append(text(lang, "label.signed"))
     return DominoScreen(
         "main",
         header=(head, ""),
-        banner=banner,
+        banner=p.banner,
         # Words, not segments: a seven-segment "1" leaves a gap ("2 15").
         big_text=f"{view.score['ns']} - {view.score['ew']}",
         info=(
@@ -309,6 +325,37 @@ def compose(view: DominoView, status: TableStatus, now: float) -> DominoScreen:
         ),
         lines=tuple(x for x in lines if x),
     )
+
+
+# The screens of a game in play, by state (any other state: the final sheet).
+_IN_PLAY = {
+    "ready": _ready,
+    "playing": _playing,
+    "hand_entry": _entry,
+    "hand_confirm": _confirm,
+}
+
+
+def compose(view: DominoView, status: TableStatus, now: float) -> DominoScreen:
+    """The words for ``view`` at ``now`` (see the module example)."""
+    lang = view.language
+    st = view.state
+    banner = _banner(status, lang)
+    if st == "idle":
+        return _idle(view, status, lang, banner)
+    if st == "assigned":
+        return _assigned(view, lang, banner)
+    ns, _, ew = _info(view, lang)
+    target = text(lang, "oled.target", points=200) if st != "game_over" else ""
+    parts = _Parts(
+        lang=lang,
+        banner=banner,
+        header=_header(view, lang),
+        info=(ns, target, ew),
+        prompt=_prompt(view, lang),
+        penalty=_penalty_line(view, lang),
+    )
+    return _IN_PLAY.get(st, _game_over)(view, parts)
 
 
 # ── pixels ─────────────────────────────────────────────────────────────────
@@ -328,7 +375,7 @@ GEOMETRY: dict[tuple[int, int], _Geometry] = {
 }
 
 
-def _big(c: _Canvas, value: str, x0: int, x1: int, y: int, h: int) -> None:
+def _big(c: Canvas, value: str, x0: int, x1: int, y: int, h: int) -> None:
     w = seven_segment_width(value, h * 5 // 8)
     digit_w = h * 5 // 8
     for digit_w in (h * 5 // 8, h // 2, h * 3 // 8):
@@ -338,7 +385,7 @@ def _big(c: _Canvas, value: str, x0: int, x1: int, y: int, h: int) -> None:
     draw_seven_segment(c.img, (x0 + (x1 - x0 - w) // 2, y), value, digit_w, h)
 
 
-def _draw_header(c: _Canvas, s: DominoScreen) -> None:
+def _draw_header(c: Canvas, s: DominoScreen) -> None:
     if s.banner:
         c.text(0, s.banner, invert=True)
         return
@@ -351,7 +398,7 @@ def _draw_header(c: _Canvas, s: DominoScreen) -> None:
     c.text(0, right, "right", c.w - rw - 2, c.w)
 
 
-def _draw_main(c: _Canvas, s: DominoScreen, g: _Geometry) -> None:
+def _draw_main(c: Canvas, s: DominoScreen, g: _Geometry) -> None:
     _draw_header(c, s)
     has_side = any(s.side)
     split = c.w // 2 if c.w < 256 else c.w * 3 // 8
@@ -382,7 +429,7 @@ def _draw_main(c: _Canvas, s: DominoScreen, g: _Geometry) -> None:
     if g.info_y is None:
         # 128×32: one row left for the points, the alert and the lines, in turns.
         turns = [x for x in (s.alert, info_row, *lines) if x]
-        pick = _cycle(turns, c.now) if not s.alert else s.alert
+        pick = cycle(turns, c.now) if not s.alert else s.alert
         if pick:
             c.text(g.line_ys[0], pick, invert=pick == s.alert)
         return
@@ -395,12 +442,12 @@ def _draw_main(c: _Canvas, s: DominoScreen, g: _Geometry) -> None:
         lines = [s.alert, *lines]
     if len(lines) > len(g.line_ys):
         keep, extra = lines[: len(g.line_ys) - 1], lines[len(g.line_ys) - 1 :]
-        lines = [*keep, _cycle(extra, c.now)]
+        lines = [*keep, cycle(extra, c.now)]
     for y, line in zip(g.line_ys, lines, strict=False):
         c.text(y, line, invert=bool(s.alert) and line == s.alert)
 
 
-def _draw_rows(c: _Canvas, s: DominoScreen, g: _Geometry) -> None:
+def _draw_rows(c: Canvas, s: DominoScreen, g: _Geometry) -> None:
     """``idle`` and ``pairs``: a title (big on a tall screen) and text rows."""
     ys = g.text_ys
     tall = c.h >= 64
@@ -409,7 +456,7 @@ def _draw_rows(c: _Canvas, s: DominoScreen, g: _Geometry) -> None:
         rows = list(s.lines)
         slots = ys[2::2] if tall else ys[1:]
         if len(rows) > len(slots):
-            rows = [*rows[: len(slots) - 1], _cycle(rows[len(slots) - 1 :], c.now)]
+            rows = [*rows[: len(slots) - 1], cycle(rows[len(slots) - 1 :], c.now)]
         for y, row in zip(slots, rows, strict=False):
             c.text(y, c.font.fit(row, c.w - 4))
         return
@@ -432,7 +479,7 @@ def draw(
     """Place ``screen`` on a monochrome image of ``size`` (one of :data:`SIZES`)."""
     if size not in GEOMETRY:
         raise ValueError(f"unsupported display size {size}; supported: {sorted(GEOMETRY)}")
-    c = _Canvas(size, now)
+    c = Canvas(size, now)
     g = GEOMETRY[size]
     if screen.layout == "main":
         _draw_main(c, screen, g)

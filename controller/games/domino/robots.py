@@ -1,12 +1,11 @@
 """Robot domino players: four headless players who play whole games at a domino table, for the
 simulator and the tests.
 
->>> from mesa.controller.domino_runtime import DominoRuntime
->>> from mesa.controller.robots import play
->>> from mesa.controller.runtime import ManualClock
+>>> from mesa.controller.robot_plans import play
+>>> from mesa.controller.runtime import ManualClock, TableRuntime
 >>> from mesa.engine.inputs import Input
 >>> clock = ManualClock()
->>> rt = DominoRuntime(clock=clock)
+>>> rt = TableRuntime(game="domino", clock=clock)
 >>> players = {"n": "Ana", "e": "Beto", "s": "Carla", "w": "Dani"}
 >>> rt.submit(Input("assign", {"game_id": "R-1", "players": players}), 0.0)
 >>> rt.submit(Input("tiempo", {"start_wall": 0.0, "wall": 0.0}), 0.0)
@@ -32,7 +31,7 @@ from typing import Any
 
 from mesa.controller.robot_plans import InputCounts, Plan, PlannedPlayers
 from mesa.engine.inputs import Input
-from mesa.games.domino.rules import PAIRS, SEATS, members, pair_of
+from mesa.games.domino.rules import PAIRS, SEATS, Pair, members, pair_of
 from mesa.games.domino.view import DominoView
 
 
@@ -75,14 +74,14 @@ class DominoRobotStats(InputCounts):
 
 
 def game_signed(view: Any) -> bool:
-    """``until`` for :func:`mesa.controller.robots.play`: the game is over and signed."""
+    """``until`` for :func:`mesa.controller.games.backgammon.robots.play`: the game is over and signed."""
     return bool(view.state == "game_over" and len(view.signed) == len(PAIRS))
 
 
 class DominoRobots(PlannedPlayers[DominoView]):
     """The players of ``seats`` at one domino table; call :meth:`poll` with the table's view
-    (the same interface as :class:`mesa.controller.robots.RobotPlayers`, so
-    :class:`~mesa.controller.robots.RobotDriver` and :func:`~mesa.controller.robots.play`
+    (the same interface as :class:`mesa.controller.games.backgammon.robots.RobotPlayers`, so
+    :class:`~mesa.controller.robot_plans.RobotDriver` and :func:`~mesa.controller.robot_plans.play`
     drive them)."""
 
     retry_after = 10.0  # a planned input that changed nothing is planned again after this
@@ -100,7 +99,7 @@ class DominoRobots(PlannedPlayers[DominoView]):
         self.style = style or DominoRobotStyle()
         self._hand = -1
         self._hand_length = 0
-        self._result: tuple[str | None, int] | None = None  # (winning pair or None: tie, points)
+        self._result: tuple[Pair | None, int] | None = None  # (winning pair or None: tie, points)
         self._rejected = False
 
     # ── thinking ────────────────────────────────────────────────────────
@@ -203,7 +202,7 @@ class DominoRobots(PlannedPlayers[DominoView]):
             points = 0 if pair is None else self.rng.randint(*s.points_range)
             self._result = (pair, points)
         pair, points = self._result
-        seat = entry["by"] or (members(pair)[0] if pair else self.rng.choice(SEATS))  # type: ignore[arg-type]
+        seat = entry["by"] or (members(pair)[0] if pair else self.rng.choice(SEATS))
         shown = entry["points"]
         react = now + self._between(s.react_range)
         if pair is not None and entry["pair"] is None:

@@ -7,11 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mesa.controller.domino_robots import FAST, DominoRobots, game_signed
-from mesa.controller.domino_runtime import DominoRuntime
-from mesa.controller.domino_sim import DominoSimTable
-from mesa.controller.robots import play
-from mesa.controller.runtime import ManualClock
+from mesa.controller.games.backgammon.robots import play
+from mesa.controller.games.domino.robots import FAST, DominoRobots, game_signed
+from mesa.controller.runtime import ManualClock, TableRuntime
+from mesa.controller.sim import SimTable
 from mesa.engine.inputs import Input
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,7 +30,7 @@ def test_robots_play_a_whole_game_to_200_points_in_virtual_time() -> None:
     for seed in range(3):
         clock = ManualClock()
         events = Events()
-        rt = DominoRuntime(clock=clock, sinks=[events])
+        rt = TableRuntime(game="domino", clock=clock, sinks=[events])
         rt.submit(Input("assign", {"game_id": f"R-{seed}", "players": PLAYERS}), 0.0)
         rt.submit(Input("tiempo", {"start_wall": 0.0, "wall": 0.0}), 0.0)
         robots = DominoRobots(seed=seed)
@@ -47,7 +46,7 @@ def test_robots_play_a_whole_game_to_200_points_in_virtual_time() -> None:
 def test_robots_play_a_game_that_ends_on_time() -> None:
     clock = ManualClock()
     events = Events()
-    rt = DominoRuntime(clock=clock, sinks=[events])
+    rt = TableRuntime(game="domino", clock=clock, sinks=[events])
     settings = {"game_minutes": 6, "target_points": 1000}
     rt.submit(Input("assign", {"game_id": "T", "players": PLAYERS, "settings": settings}), 0.0)
     rt.submit(Input("tiempo", {"start_wall": 0.0, "wall": 0.0}), 0.0)
@@ -58,7 +57,9 @@ def test_robots_play_a_game_that_ends_on_time() -> None:
 
 
 def test_the_simulated_table_plays_on_its_own_clock() -> None:
-    sim = DominoSimTable("dom-t", speed=300, seed=6, auto_assign=True, style=FAST, games=1)
+    sim = SimTable(
+        "dom-t", game="domino", speed=300, seed=6, auto_assign=True, style=FAST, matches=1
+    )
     sim.start()
     try:
         assert sim.wait_games(1, timeout=120)

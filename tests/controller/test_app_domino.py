@@ -14,11 +14,11 @@ from pathlib import Path
 
 from gpiozero.pins.mock import MockFactory
 
+from mesa.controller.app import TableApp
 from mesa.controller.config import load_config, parse_config
-from mesa.controller.domino_app import DominoTableApp
-from mesa.controller.domino_cli import KEYS_HELP, QuadrantDevice
-from mesa.controller.oled_domino import render
-from mesa.controller.oled_domino_scenes import scenes
+from mesa.controller.games.domino.oled import render
+from mesa.controller.games.domino.scenes import scenes
+from mesa.controller.games.domino.shell import KEYS_HELP, QuadrantDevice
 from mesa.engine.inputs import Input
 from support.harness import wait_until
 
@@ -47,7 +47,7 @@ def push(factory: MockFactory, seat: str, seconds: float) -> None:
 def test_the_seat_buttons_leds_screen_and_journal_on_a_pi(tmp_path: Path) -> None:
     cfg = parse_config(config(tmp_path / "journal"))
     factory = MockFactory()
-    app = DominoTableApp(cfg, pin_factory=factory)
+    app = TableApp(cfg, pin_factory=factory)
     app.start()
     rt = app.runtime
     try:
@@ -73,7 +73,7 @@ def test_the_seat_buttons_leds_screen_and_journal_on_a_pi(tmp_path: Path) -> Non
     finally:
         app.stop()
     # A new start restores the game from the journal.
-    app = DominoTableApp(cfg, pin_factory=MockFactory())
+    app = TableApp(cfg, pin_factory=MockFactory())
     app.start()
     try:
         view = app.runtime.view()

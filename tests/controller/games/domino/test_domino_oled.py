@@ -10,12 +10,12 @@ from luma.core.device import dummy
 from PIL import Image, ImageChops
 
 from mesa.controller.font import TextFont
-from mesa.controller.oled_domino import SIZES, compose, render
-from mesa.controller.oled_domino_scenes import scenes
+from mesa.controller.games.domino.oled import SIZES, compose, render
+from mesa.controller.games.domino.scenes import scenes
 from mesa.controller.runtime import TableStatus
 from mesa.games.domino.transitions import STATES
 
-REFS = Path(__file__).resolve().parents[2] / "docs" / "oled" / "domino"
+REFS = Path(__file__).resolve().parents[4] / "docs" / "oled" / "domino"
 SCENES = scenes()
 CASES = [(s, size) for s in SCENES for size in s.sizes]
 BY = {(s.name, s.language): s for s in SCENES}

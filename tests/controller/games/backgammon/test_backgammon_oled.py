@@ -11,15 +11,15 @@ from luma.core.device import dummy
 from PIL import Image, ImageChops
 
 from mesa.controller.font import CondensedFont, TextFont, _columns, _tiny_columns
+from mesa.controller.games.backgammon.oled import SIZES, compose, format_clock, render
+from mesa.controller.games.backgammon.scenes import scenes
 from mesa.controller.i18n import STRINGS, placeholders, text
-from mesa.controller.oled import SIZES, compose, format_clock, render
-from mesa.controller.oled_scenes import scenes
 from mesa.controller.runtime import TableStatus
 from mesa.games.backgammon.machine import Table
 from mesa.games.backgammon.transitions import STATES
 from mesa.games.backgammon.view import table_view
 
-REFS = Path(__file__).resolve().parents[2] / "docs" / "oled"
+REFS = Path(__file__).resolve().parents[4] / "docs" / "oled"
 SCENES = scenes()
 CASES = [(s, size) for s in SCENES for size in s.sizes]
 

@@ -14,11 +14,10 @@ from typing import Any
 
 import pytest
 
-from mesa.controller.domino_journal import DominoJournal
-from mesa.controller.domino_link import DominoLink
-from mesa.controller.domino_runtime import DominoRuntime
-from mesa.controller.link import LinkSettings
+from mesa.controller.journal import Journal
+from mesa.controller.link import LinkSettings, TableLink
 from mesa.controller.outbox import Outbox
+from mesa.controller.runtime import TableRuntime
 from mesa.engine.inputs import Input
 from mesa.hub.broker.mosquitto import PrivateMosquitto
 from mesa.hub.ingest.app import Hub
@@ -115,10 +114,10 @@ class Director:
 
 @dataclass
 class Table:
-    runtime: DominoRuntime
-    journal: DominoJournal
+    runtime: TableRuntime
+    journal: Journal
     outbox: Outbox
-    link: DominoLink
+    link: TableLink
 
     def stop(self) -> None:
         self.link.stop()
@@ -129,15 +128,17 @@ class Table:
 
 def boot(table: str, port: int, folder: Path) -> Table:
     """A domino table as a Pi runs it: journal restore, link, loop (real monotonic time)."""
-    runtime = DominoRuntime(tick_interval=0.05, table_id=table)
-    journal = DominoJournal(folder / "journal", fsync=False)
+    runtime = TableRuntime(game="domino", tick_interval=0.05, table_id=table)
+    journal = Journal(folder / "journal", game="domino", fsync=False)
     recovery = journal.prepare(runtime)
     outbox = Outbox(folder / "outbox.sqlite3", table)
     snapshot = recovery.table.snapshot() if recovery else runtime.snapshot()
     settings = LinkSettings(
         table=table, port=port, password=table_password(table), keepalive=5, resend_after=2.0
     )
-    link = DominoLink(settings, outbox, runtime, snapshot=snapshot, clock=runtime.now)
+    link = TableLink(
+        settings, outbox, runtime, snapshot=snapshot, clock=runtime.now, game="domino"
+    )
     runtime.add_sink(link)
     if recovery is not None:
         runtime.restore(recovery)

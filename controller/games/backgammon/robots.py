@@ -26,16 +26,17 @@ Drive robots with :class:`RobotDriver` (a thread, beside a running runtime) or :
 from __future__ import annotations
 
 import math
-import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from mesa.controller.robot_plans import InputCounts, Plan, PlannedPlayers
-from mesa.controller.runtime import ManualClock, TableRuntime
+from mesa.controller.robot_plans import InputCounts, Plan, PlannedPlayers, RobotDriver, play
 from mesa.core.match import MAX_CUBE
 from mesa.engine.inputs import Input
 from mesa.games.backgammon.view import View
+
+# The drivers are every game's (mesa.controller.robot_plans); here for the backgammon callers.
+__all__ = ["FAST", "RobotDriver", "RobotPlayers", "RobotStats", "RobotStyle", "play"]
 
 SIDES = ("a", "b")
 
@@ -310,73 +311,3 @@ class RobotPlayers(PlannedPlayers[View]):
                 at, "claim", side=e.claimant, winner=e.winner, kind=e.kind, conceded=e.conceded
             )
         return self._navigate(view, e.claimant, f"{e.winner}{e.kind}", now)
-
-
-# ── drivers ────────────────────────────────────────────────────────────────
-class RobotDriver:
-    """Runs robots beside a running :class:`TableRuntime`, in their own thread.
-
-    The demo: ``RobotDriver(runtime, RobotPlayers(seed=i)).start()`` for each simulated table.
-    """
-
-    def __init__(self, runtime: TableRuntime, robots: RobotPlayers, *, poll: float = 0.05):
-        self.runtime = runtime
-        self.robots = robots
-        self.poll_interval = poll
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def run(self) -> None:
-        version = -1
-        while not self._stop.is_set():
-            now = self.runtime.now()
-            inp = self.robots.poll(self.runtime.view(now), now)
-            if inp is not None:
-                self.runtime.submit(inp, now)
-                continue
-            nxt = self.robots.next_time()
-            wait = self.poll_interval
-            if nxt is not None:
-                wait = min(wait, max(0.001, (nxt - now) / self.runtime.speed))
-            version = self.runtime.wait_for_change(version, wait)
-
-    def start(self) -> None:
-        self._stop.clear()
-        self._thread = threading.Thread(target=self.run, name="mesa-robots", daemon=True)
-        self._thread.start()
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
-
-
-def play(
-    runtime: TableRuntime,
-    robots: RobotPlayers,
-    clock: ManualClock,
-    *,
-    until: Callable[[View], bool] = lambda v: v.state == "match_over",
-    max_step: float = 1.0,
-    max_time: float = 6 * 3600.0,
-) -> View:
-    """Play in virtual time: advance ``clock`` to each robot action (at most ``max_step`` at a
-    time, so ticks and heartbeats happen as they would), until ``until(view)``. Returns the view.
-    """
-    start = clock()
-    while True:
-        runtime.step()
-        now = runtime.now()
-        view = runtime.view(now)
-        if until(view):
-            return view
-        if clock() - start > max_time:
-            raise TimeoutError(f"no end after {max_time:.0f} s of table time: {view.state}")
-        inp = robots.poll(view, now)
-        if inp is not None:
-            runtime.submit(inp, now)
-            continue
-        nxt = robots.next_time()
-        target = now + max_step if nxt is None else min(nxt, now + max_step)
-        clock.set(max(target, now + 0.001))

@@ -25,7 +25,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from mesa.controller.font import CondensedFont, TextFont, draw_seven_segment, seven_segment_width
+from mesa.controller.canvas import CYCLE, SIZES, Canvas, cycle
+from mesa.controller.font import draw_seven_segment, seven_segment_width
 from mesa.controller.i18n import text
 from mesa.controller.runtime import TableStatus
 from mesa.games.backgammon.view import View
@@ -33,8 +34,18 @@ from mesa.games.backgammon.view import View
 if TYPE_CHECKING:
     from PIL import Image as ImageModule
 
-SIZES: tuple[tuple[int, int], ...] = ((128, 64), (128, 32), (256, 64))
-CYCLE = 2.0  # seconds each secondary line stays on a small screen (what must be read never turns)
+__all__ = [
+    "SIZES",
+    "Geometry",
+    "Screen",
+    "compose",
+    "draw",
+    "format_clock",
+    "format_delay",
+    "render",
+    "short_name",
+]
+
 SHORT_NAME = 12  # longer names are shortened in messages ("Maximiliano F.")
 
 
@@ -190,12 +201,139 @@ def _over(view: View, status: TableStatus, lang: str, banner: str, notice: str) 
     )
 
 
+def _checkin(view: View, status: TableStatus, lang: str, banner: str, notice: str) -> Screen:
+    """Assigned or checking in: who is here, lateness, what to do."""
+    title = text(lang, "checkin.match", match=view.match_id or "", length=view.length)
+    rows: list[str] = []
+    late = view.lateness
+    if late is not None and late.next_point_in is not None and len(late.present) == 1:
+        who = _player(view, late.present[0])
+        rows.append(text(lang, "checkin.late_point", name=who, time=_mmss(late.next_point_in)))
+    if late is not None and any(late.points.values()):
+        rows.append(text(lang, "checkin.late_score", a=late.points["a"], b=late.points["b"]))
+    if notice:
+        rows += notice.split("\n")
+    rows.append(text(lang, "checkin.prompt"))
+    if status.card_reader is not None:
+        rows.append(text(lang, "checkin.prompt_card"))
+    marks = ("√" if "a" in view.checked_in else "...", "√" if "b" in view.checked_in else "...")
+    names = (view.players.get("a", ""), view.players.get("b", ""))
+    return Screen(
+        "checkin", title=title, names=names, delays=marks, banner=banner, lines=tuple(rows)
+    )
+
+
+# What a state of play asks of the players: (pin, lines, banner), from the banner so far.
+Prompt = tuple[str, tuple[str, ...], str]
+
+
+def _menu_prompt(view: View, lang: str) -> tuple[str, tuple[str, ...]]:
+    item = view.menu[view.menu_cursor % len(view.menu)] if view.menu else ""
+    if not item:
+        return "", ()
+    pin = "> " + _menu_label(view, item)
+    return pin, (pin, text(lang, "pause.hint"))
+
+
+def _between_prompt(view: View, lang: str, banner: str, tag: str) -> Prompt:
+    first = text(lang, "between.prompt", game=view.game + 1)
+    lines = (
+        f"{first} · {tag}" if tag else first,
+        text(lang, "between.prompt2"),
+        text(lang, "between.prompt3"),
+    )
+    return lines[2], lines, banner
+
+
+def _cube_prompt(view: View, lang: str, banner: str) -> Prompt:
+    who = _player(view, view.cube_offered_by or "")
+    pin = text(lang, "cube.offer", name=who, value=view.cube_value * 2)
+    return pin, (text(lang, "cube.take"), text(lang, "cube.pass")), banner or pin
+
+
+def _paused_prompt(view: View, lang: str, banner: str) -> Prompt:
+    reason = text(lang, f"reason.{view.pause_reason or 'unspecified'}")
+    key = "pause.by_director" if view.paused_by == "director" else "pause.title"
+    pin, lines = _menu_prompt(view, lang)
+    return pin, lines, banner or text(lang, key, reason=reason)
+
+
+def _result_prompt(view: View, lang: str, banner: str) -> Prompt:
+    claim = view.claim
+    if claim:
+        opponent = "b" if claim["by"] == "a" else "a"
+        winner = _player(view, claim["winner"])
+        points = claim["kind"] * view.cube_value
+        pin = text(lang, "result.claim", winner=winner, points=points)
+        answer = text(lang, "result.answer", name=_player(view, opponent))
+        return pin, (answer, text(lang, "result.reject")), banner or pin
+    pin, lines = _menu_prompt(view, lang)
+    key = "result.title_concession" if view.pause_reason == "concession" else "result.title"
+    return pin, lines, banner or text(lang, key)
+
+
+def _prompt(view: View, lang: str, banner: str, tag: str) -> Prompt:
+    st = view.state
+    if st == "between_games":
+        return _between_prompt(view, lang, banner, tag)
+    if st == "cube_offered" and view.cube_offered_by:
+        return _cube_prompt(view, lang, banner)
+    if st == "paused":
+        return _paused_prompt(view, lang, banner)
+    if st == "result_entry":
+        return _result_prompt(view, lang, banner)
+    return "", (), banner
+
+
+def _clock_faces(view: View) -> tuple[tuple[str, str] | None, tuple[str, str]]:
+    """The two clocks' figures and delays (None: an untimed match)."""
+    if not (view.timed and view.clocks):
+        return None, ("", "")
+    a, b = view.clocks["a"], view.clocks["b"]
+    delays = (format_delay(a.delay), format_delay(b.delay)) if view.display == "delay" else ("", "")
+    return (format_clock(a.shown), format_clock(b.shown)), delays
+
+
+def _play(view: View, lang: str, banner: str, notice: str) -> Screen:
+    """The clocks' layout: a game on, between games, a double, a pause, a result."""
+    clocks, delays = _clock_faces(view)
+    tag_key = _tag(view)
+    tag = text(lang, tag_key) if tag_key else ""
+    game = view.game if view.state != "between_games" else view.game + 1
+    info = (
+        text(lang, "info.match", game=max(game, 1), length=view.length),
+        _cube_words(view, lang),
+        tag,
+    )
+    pin, lines, banner = _prompt(view, lang, banner, tag)
+    if notice:
+        # A notice (a refused double, an unknown card) comes first for its few seconds; on a small
+        # screen its lines are pinned as one.
+        lines = (notice, pin) if pin else (notice,)
+        pin = pin or notice
+    return Screen(
+        "clocks",
+        names=(view.players.get("a", ""), view.players.get("b", "")),
+        highlight=view.on_move,
+        clocks=clocks,
+        delays=delays,
+        cube=str(view.cube_value) if view.cube_owner else "",
+        cube_side=view.cube_owner,
+        score=text(lang, "score.line", a=view.score["a"], b=view.score["b"], length=view.length),
+        tag=tag,
+        banner=banner,
+        pin=pin,
+        lines=lines,
+        info=tuple(x for x in info if x),
+        title=text(lang, "untimed") if not view.timed else "",
+    )
+
+
 def compose(view: View, status: TableStatus, now: float) -> Screen:
     """The words for ``view`` at ``now`` (see the module example)."""
     lang = view.language
     if view.state == "idle" and status.language:
         lang = status.language  # before any match: the table's own setting
-    names = (view.players.get("a", ""), view.players.get("b", ""))
     banner = _banner(view, status, now, lang)
     notice = _notice(view, status, now, lang)
     st = view.state
@@ -213,105 +351,10 @@ def compose(view: View, status: TableStatus, now: float) -> Screen:
         nxt = text(held.language, "over.next", match=view.match_id or "")
         return replace(over, lines=(*over.lines, nxt)[-2:])
     if st in ("assigned", "checking_in"):
-        title = text(lang, "checkin.match", match=view.match_id or "", length=view.length)
-        rows: list[str] = []
-        late = view.lateness
-        if late is not None and late.next_point_in is not None and len(late.present) == 1:
-            who = _player(view, late.present[0])
-            rows.append(text(lang, "checkin.late_point", name=who, time=_mmss(late.next_point_in)))
-        if late is not None and any(late.points.values()):
-            rows.append(text(lang, "checkin.late_score", a=late.points["a"], b=late.points["b"]))
-        if notice:
-            rows += notice.split("\n")
-        rows.append(text(lang, "checkin.prompt"))
-        if status.card_reader is not None:
-            rows.append(text(lang, "checkin.prompt_card"))
-        marks = ("√" if "a" in view.checked_in else "...", "√" if "b" in view.checked_in else "...")
-        return Screen(
-            "checkin", title=title, names=names, delays=marks, banner=banner, lines=tuple(rows)
-        )
+        return _checkin(view, status, lang, banner, notice)
     if st == "match_over":
         return _over(view, status, lang, banner, notice)
-    score = text(lang, "score.line", a=view.score["a"], b=view.score["b"], length=view.length)
-    clocks = None
-    delays = ("", "")
-    if view.timed and view.clocks:
-        clocks = (format_clock(view.clocks["a"].shown), format_clock(view.clocks["b"].shown))
-        if view.display == "delay":
-            delays = (format_delay(view.clocks["a"].delay), format_delay(view.clocks["b"].delay))
-    tag_key = _tag(view)
-    tag = text(lang, tag_key) if tag_key else ""
-    game = view.game if st != "between_games" else view.game + 1
-    info = (
-        text(lang, "info.match", game=max(game, 1), length=view.length),
-        _cube_words(view, lang),
-        tag,
-    )
-    pin = ""
-    lines: tuple[str, ...] = ()
-    if st == "between_games":
-        first = text(lang, "between.prompt", game=view.game + 1)
-        lines = (
-            f"{first} · {tag}" if tag else first,
-            text(lang, "between.prompt2"),
-            text(lang, "between.prompt3"),
-        )
-        pin = lines[2]
-    elif st == "cube_offered" and view.cube_offered_by:
-        who = _player(view, view.cube_offered_by)
-        pin = text(lang, "cube.offer", name=who, value=view.cube_value * 2)
-        banner = banner or pin
-        lines = (text(lang, "cube.take"), text(lang, "cube.pass"))
-    elif st == "paused":
-        reason = text(lang, f"reason.{view.pause_reason or 'unspecified'}")
-        key = "pause.by_director" if view.paused_by == "director" else "pause.title"
-        banner = banner or text(lang, key, reason=reason)
-        item = view.menu[view.menu_cursor % len(view.menu)] if view.menu else ""
-        if item:
-            pin = "> " + _menu_label(view, item)
-            lines = (pin, text(lang, "pause.hint"))
-    elif st == "result_entry":
-        claim = view.claim
-        if claim:
-            opponent = "b" if claim["by"] == "a" else "a"
-            winner = _player(view, claim["winner"])
-            points = claim["kind"] * view.cube_value
-            pin = text(lang, "result.claim", winner=winner, points=points)
-            banner = banner or pin
-            lines = (
-                text(lang, "result.answer", name=_player(view, opponent)),
-                text(lang, "result.reject"),
-            )
-        else:
-            item = view.menu[view.menu_cursor % len(view.menu)] if view.menu else ""
-            if item:
-                pin = "> " + _menu_label(view, item)
-                lines = (pin, text(lang, "pause.hint"))
-            key = "result.title_concession" if view.pause_reason == "concession" else "result.title"
-            banner = banner or text(lang, key)
-    if notice:
-        # A notice (a refused double, an unknown card) comes first for its few seconds; on a small
-        # screen its lines are pinned as one.
-        lines = (notice, pin) if pin else (notice,)
-        pin = pin or notice
-    if not view.timed:
-        clocks = None
-    return Screen(
-        "clocks",
-        names=names,
-        highlight=view.on_move,
-        clocks=clocks,
-        delays=delays,
-        cube=str(view.cube_value) if view.cube_owner else "",
-        cube_side=view.cube_owner,
-        score=score,
-        tag=tag,
-        banner=banner,
-        pin=pin,
-        lines=lines,
-        info=tuple(x for x in info if x),
-        title=text(lang, "untimed") if not view.timed else "",
-    )
+    return _play(view, lang, banner, notice)
 
 
 # ── pixels ─────────────────────────────────────────────────────────────────
@@ -331,70 +374,14 @@ GEOMETRY: dict[tuple[int, int], Geometry] = {
 }
 
 
-class _Canvas:
-    def __init__(self, size: tuple[int, int], now: float) -> None:
-        from PIL import Image
-
-        self.img = Image.new("1", size)
-        self.w, self.h = size
-        self.font = TextFont()
-        self.small = CondensedFont()
-        self.big = TextFont(scale=2)
-        self.now = now
-
-    def pick(self, s: str, width: int) -> TextFont:
-        """The 5×7 font when ``s`` fits in ``width`` pixels, else the condensed one."""
-        return self.font if self.font.width(s) <= width - 2 else self.small
-
-    def text(
-        self,
-        y: int,
-        s: str,
-        align: str = "center",
-        x0: int = 0,
-        x1: int | None = None,
-        invert: bool = False,
-        font: TextFont | None = None,
-        band: int = 8,
-    ) -> None:
-        """Draw ``s`` in the row at ``y`` (``band`` rows tall when inverted): condensed when it
-        does not fit, cut (``..``) when even that does not; never a marquee (a line that moves
-        cannot be read at a glance)."""
-        x1 = self.w if x1 is None else x1
-        width = x1 - x0
-        font = font or self.pick(s, width)
-        if font.width(s) > width - 2:
-            s = font.fit(s, width - 2)
-        if invert:
-            self.img.paste(1, (x0, y, x1, y + band * font.scale))
-        # The condensed letters sit on rows 1–5 of their 6: centre them in the 8-row band.
-        dy = 1 if font is self.small else 0
-        w = font.width(s)
-        fill = 0 if invert else 1
-        if align == "left":
-            x = x0 + 1
-        elif align == "right":
-            x = x1 - 1 - w
-        else:
-            x = x0 + (width - w) // 2
-        font.draw(self.img, (x, y + dy), s, fill)
-
-
-def _cycle(items: list[str], now: float) -> str:
-    items = [i for i in items if i]
-    if not items:
-        return ""
-    return items[int(now // CYCLE) % len(items)]
-
-
-def _draw_names(c: _Canvas, s: Screen) -> None:
+def _draw_names(c: Canvas, s: Screen) -> None:
     half = c.w // 2
     for i, side in enumerate(("a", "b")):
         x0, x1 = i * half, (i + 1) * half
         c.text(0, s.names[i], "left" if i == 0 else "right", x0, x1, invert=s.highlight == side)
 
 
-def _draw_clock_digits(c: _Canvas, s: Screen, y: int, h: int) -> None:
+def _draw_clock_digits(c: Canvas, s: Screen, y: int, h: int) -> None:
     half = c.w // 2
     if s.clocks is None:
         c.text(y + (h - 8) // 2, s.title or "")
@@ -408,7 +395,7 @@ def _draw_clock_digits(c: _Canvas, s: Screen, y: int, h: int) -> None:
         draw_seven_segment(c.img, (x0 + (half - w) // 2, y), value, digit_w, h)
 
 
-def _draw_score_row(c: _Canvas, s: Screen, y: int, with_tag: bool = False) -> None:
+def _draw_score_row(c: Canvas, s: Screen, y: int, with_tag: bool = False) -> None:
     half = c.w // 2
     c.text(y, s.delays[0], "left", 0, half)
     c.text(y, s.delays[1], "right", half, c.w)
@@ -434,7 +421,7 @@ def _draw_score_row(c: _Canvas, s: Screen, y: int, with_tag: bool = False) -> No
         c.text(y, label, "center", x, x + w, invert=True, font=c.font)
 
 
-def _draw_clocks(c: _Canvas, s: Screen, g: Geometry) -> None:
+def _draw_clocks(c: Canvas, s: Screen, g: Geometry) -> None:
     _draw_names(c, s)
     if not g.rows:
         _draw_clocks_small(c, s, g)
@@ -460,7 +447,7 @@ def _draw_clocks(c: _Canvas, s: Screen, g: Geometry) -> None:
         c.text(y, line, invert=inv)
 
 
-def _pack(c: _Canvas, rows: list[tuple[str, bool]], n: int, pin: str) -> list[tuple[str, bool]]:
+def _pack(c: Canvas, rows: list[tuple[str, bool]], n: int, pin: str) -> list[tuple[str, bool]]:
     """Fit ``rows`` (text, inverted) into ``n`` rows: plain rows that fit side by side share one;
     the banner, the pinned line and the rows that fit stay; what is left over is dropped, except
     on a two-row screen, where the last row takes turns among the rest."""
@@ -485,7 +472,7 @@ def _pack(c: _Canvas, rows: list[tuple[str, bool]], n: int, pin: str) -> list[tu
     return [r for r in packed if r in keep or r == turn]
 
 
-def _draw_clocks_small(c: _Canvas, s: Screen, g: Geometry) -> None:
+def _draw_clocks_small(c: Canvas, s: Screen, g: Geometry) -> None:
     """128×32: with nothing to answer, clocks and the score; with a message, smaller clocks,
     the pinned line, and one condensed row where the secondary lines take turns."""
     message = s.pin or s.banner or s.lines
@@ -499,12 +486,12 @@ def _draw_clocks_small(c: _Canvas, s: Screen, g: Geometry) -> None:
     secondary = [x for x in secondary if x != pin]
     secondary.append(f"{s.score} · {s.tag}" if s.tag else s.score)
     c.text(19, pin, invert=pin == s.banner, font=c.pick(pin, c.w), band=7)
-    turn = _cycle(secondary, c.now)
+    turn = cycle(secondary, c.now)
     x = (c.w - min(c.small.width(turn), c.w - 2)) // 2
     c.small.draw(c.img, (x, 26), c.small.fit(turn, c.w - 2))
 
 
-def _draw_rows(c: _Canvas, rows: list[tuple[str, str, bool]], ys: tuple[int, ...]) -> None:
+def _draw_rows(c: Canvas, rows: list[tuple[str, str, bool]], ys: tuple[int, ...]) -> None:
     """Text rows (text, align, inverted); extra rows take turns in the last slot."""
     if len(rows) > len(ys):
         keep = rows[: len(ys) - 1]
@@ -515,7 +502,7 @@ def _draw_rows(c: _Canvas, rows: list[tuple[str, str, bool]], ys: tuple[int, ...
         c.text(y, s, align, invert=inv)
 
 
-def _draw_checkin(c: _Canvas, s: Screen, g: Geometry) -> None:
+def _draw_checkin(c: Canvas, s: Screen, g: Geometry) -> None:
     top = (s.banner, "center", True) if s.banner else (s.title, "center", False)
     ys = g.text_ys
     c.text(ys[0], *top[:2], invert=top[2])
@@ -527,7 +514,7 @@ def _draw_checkin(c: _Canvas, s: Screen, g: Geometry) -> None:
     _draw_rows(c, rows, ys[3:])
 
 
-def _draw_idle(c: _Canvas, s: Screen, g: Geometry) -> None:
+def _draw_idle(c: Canvas, s: Screen, g: Geometry) -> None:
     ys = g.text_ys
     tall = c.h >= 64
     if s.banner:
@@ -540,7 +527,7 @@ def _draw_idle(c: _Canvas, s: Screen, g: Geometry) -> None:
         _draw_rows(c, [(line, "center", False) for line in s.lines], ys[2:])
 
 
-def _draw_over(c: _Canvas, s: Screen, g: Geometry) -> None:
+def _draw_over(c: Canvas, s: Screen, g: Geometry) -> None:
     ys = g.text_ys
     half = c.w // 2
     c.text(ys[0], s.banner or s.title, invert=bool(s.banner))
@@ -567,7 +554,7 @@ def draw(screen: Screen, size: tuple[int, int] = (128, 64), now: float = 0.0) ->
     """Place ``screen`` on a monochrome image of ``size`` (one of :data:`SIZES`)."""
     if size not in GEOMETRY:
         raise ValueError(f"unsupported display size {size}; supported: {sorted(GEOMETRY)}")
-    c = _Canvas(size, now)
+    c = Canvas(size, now)
     g = GEOMETRY[size]
     {"clocks": _draw_clocks, "checkin": _draw_checkin, "idle": _draw_idle, "over": _draw_over}[
         screen.layout
