@@ -16,8 +16,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from mesa.hub.ingest.app import Hub
 from mesa.hub.web.app import WebApp
-from mesa.hub.web.headers import CSP
-from mesa.hub.web.server import BackgroundServer
+from mesa.hub.web.http.headers import CSP
+from mesa.hub.web.http.server import BackgroundServer
 from mesa.protocol import StateReport, TableStatus, table_topic
 from mesa.table.machine import Table
 from support.harness import served_hub, wait_until

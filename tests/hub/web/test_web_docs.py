@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 from mesa.hub.settings import SETTINGS, HubSettings
-from mesa.hub.web.actions import ACTIONS
-from mesa.hub.web.paths import EXPORTS, ROUTE_PATHS
+from mesa.hub.web.games.backgammon import ACTIONS
+from mesa.hub.web.http.paths import EXPORTS, ROUTE_PATHS
 
 # The dashboard's and the desk's settings: the hub process's list, those read from MESA_WEB_*.
 WEB_SETTINGS = tuple(s for s in SETTINGS if s.env.startswith("MESA_WEB_"))

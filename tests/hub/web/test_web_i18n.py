@@ -81,7 +81,7 @@ def test_keys_built_from_table_values_exist(prefix: str, values: tuple[str, ...]
 
 
 def test_every_action_has_a_name_in_both_languages() -> None:
-    from mesa.hub.web.actions import ACTIONS
+    from mesa.hub.web.games.backgammon import ACTIONS
 
     for name in ACTIONS:
         assert f"act.{name}" in STRINGS
