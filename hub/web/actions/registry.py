@@ -1,4 +1,4 @@
-r"""The declared shape of a director's action: its :class:`Field`\ s (checked and converted by
+"""The declared shape of a director's action: its fields (:class:`Field`, checked and converted by
 :func:`parse_fields`), the :class:`Action` itself, the :class:`Context` it runs with, and how it
 is refused (:class:`BadField`, :class:`Refused`, :func:`refusal_from`).
 

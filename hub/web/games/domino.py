@@ -1,10 +1,10 @@
-r"""The domino pairs tournament on the dashboard: its pages, the director's actions, the exports.
+"""The domino pairs tournament on the dashboard: its pages, the director's actions, the exports.
 
 - ``/domino`` (public): the round's games, the standings, the byes (and ``/domino.json``);
 - ``/director/domino`` (director): create, register pairs from the player registry, start a
   round, call "TIEMPO" for the whole room (a button with a confirmation), the judge's penalties,
   close, and the tournament's audit;
-- ``POST /director/domino/actions/<name>``: the domino's :class:`~mesa.hub.web.actions.registry.Action`\ s
+- ``POST /director/domino/actions/<name>``: the domino's actions
   (:func:`domino_actions`) behind the same endpoint as backgammon's
   (:class:`~mesa.hub.web.actions.endpoint.ActionEndpoint`: login, origin, CSRF, fields checked,
   one line in the dashboard's audit log, the same answers), run on the domino desk (which keeps
