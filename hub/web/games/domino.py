@@ -24,7 +24,7 @@ language, the director's login, 404).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -41,7 +41,7 @@ from mesa.hub.web.actions.endpoint import ActionEndpoint
 from mesa.hub.web.actions.registry import Action, BadField, Context, Field, Refused
 from mesa.hub.web.http.paths import ROUTE_PATHS
 from mesa.hub.web.i18n import t
-from mesa.hub.web.pages.endpoint import page_endpoint, page_routes
+from mesa.hub.web.pages.endpoint import Handler, page_endpoint, page_routes
 from mesa.hub.web.site import Page, Site
 from mesa.tournament.club import Club
 
@@ -60,7 +60,7 @@ class DominoPages:
         )
 
     def routes(self) -> list[BaseRoute]:
-        def endpoint(handler: Any, director: bool) -> Any:
+        def endpoint(handler: Handler, director: bool) -> Callable[[Request], Awaitable[Response]]:
             return page_endpoint(self.site, handler, director)
 
         return [
