@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # support.hubkit's FakeTable
 from mesa.hub.ingest.app import Hub  # noqa: E402
 from mesa.hub.settings import HubSettings  # noqa: E402
 from mesa.hub.web.app import WebApp  # noqa: E402
-from mesa.hub.web.server import BackgroundServer  # noqa: E402
+from mesa.hub.web.http.server import BackgroundServer  # noqa: E402
 from support.hubkit import FakeTable  # noqa: E402
 
 

@@ -4,7 +4,7 @@ a huge POST, scrypt checks per burst of wrong passwords. Loopback only, every lo
     .venv/bin/python bench/web_load.py [--idle 1100] [--post-mb 200] [--burst 40]
 
 In one process: a hub (no broker), the dashboard served by uvicorn on its thread with the
-production limits (see ``mesa.hub.web.conn_guard``), and the load from this thread. Printed:
+production limits (see ``mesa.hub.web.http.conn_guard``), and the load from this thread. Printed:
 
 * idle connections: how many the server accepted, /healthz latency while they are open, how
   many it closed and how long that took (the header timeout);
@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT / "tests"))  # support.webload
 from mesa.hub.ingest.app import Hub  # noqa: E402
 from mesa.hub.settings import HubSettings  # noqa: E402
 from mesa.hub.web.app import WebApp  # noqa: E402
-from mesa.hub.web.conn_guard import HEADER_TIMEOUT  # noqa: E402
-from mesa.hub.web.server import BackgroundServer  # noqa: E402
+from mesa.hub.web.http.conn_guard import HEADER_TIMEOUT  # noqa: E402
+from mesa.hub.web.http.server import BackgroundServer  # noqa: E402
 from support.webload import (  # noqa: E402
     close_all,
     count_closed,

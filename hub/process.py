@@ -46,7 +46,7 @@ class HubProcess:
         self.desk: TournamentDesk | None = None
         self.enrolment: Any = None  # mesa.hub.broker.enrolment.EnrolmentDesk when configured
         self.web: Any = None  # mesa.hub.web.app.WebApp when the dashboard runs
-        self.server: Any = None  # mesa.hub.web.server.BackgroundServer
+        self.server: Any = None  # mesa.hub.web.http.server.BackgroundServer
         self.url = ""
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
@@ -61,7 +61,7 @@ class HubProcess:
             if self.settings.web:
                 from mesa.hub.broker.tls import uvicorn_tls_options
                 from mesa.hub.web.app import WebApp
-                from mesa.hub.web.server import BackgroundServer
+                from mesa.hub.web.http.server import BackgroundServer
 
                 self.web = WebApp(
                     self.hub, self.settings, desk=self.desk, enrolment=self.enrolment

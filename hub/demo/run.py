@@ -117,7 +117,7 @@ class Demo:
 
     def _start_server(self) -> None:
         from mesa.errors import ConfigError
-        from mesa.hub.web.server import BackgroundServer
+        from mesa.hub.web.http.server import BackgroundServer
 
         try:
             self.server = BackgroundServer(self.web, self.config.host, self.config.port).start()

@@ -1,9 +1,10 @@
 """The hub's web app: the director's dashboard, the players' public view, and their JSON twins.
 
 This module only puts the pieces together: the shared state (:mod:`~mesa.hub.web.site`), the
-pages (:mod:`~mesa.hub.web.pages`), the login (:mod:`~mesa.hub.web.login`), the director's
-actions (:mod:`~mesa.hub.web.actions`), the exports (:mod:`~mesa.hub.web.exports`), the live
-feed (:mod:`~mesa.hub.web.live`, :mod:`~mesa.hub.web.sse`) and the route table
+pages (:mod:`~mesa.hub.web.pages`), the login (:mod:`~mesa.hub.web.http.login`), the
+director's actions (:mod:`~mesa.hub.web.actions`) as each game declares them
+(:mod:`~mesa.hub.web.games`), the exports (:mod:`~mesa.hub.web.pages.exports`), the live feed
+(:mod:`~mesa.hub.web.live`, :mod:`~mesa.hub.web.http.sse`) and the route table
 (:mod:`~mesa.hub.web.routes`). Tested in-process through ``httpx.ASGITransport``::
 
     web = WebApp(hub, HubSettings(director_password="secret"))
@@ -36,19 +37,20 @@ from mesa.hub.desk.games.domino import DominoDesk
 from mesa.hub.desk.make import make_desk
 from mesa.hub.ingest.ports import Commit, HubPort
 from mesa.hub.settings import HubSettings
-from mesa.hub.web.actions import ACTIONS, ActionEndpoint
-from mesa.hub.web.body_limit import MAX_BODY_BYTES, BodyLimit
-from mesa.hub.web.domino import DominoPages
-from mesa.hub.web.door import DOOR_ACTIONS
-from mesa.hub.web.exports import Exports
-from mesa.hub.web.first_run import FirstRun
-from mesa.hub.web.headers import SecurityHeaders
+from mesa.hub.web.actions.door import DOOR_ACTIONS
+from mesa.hub.web.actions.endpoint import ActionEndpoint
+from mesa.hub.web.games.backgammon import ACTIONS
+from mesa.hub.web.games.domino import DominoPages
+from mesa.hub.web.http.body_limit import MAX_BODY_BYTES, BodyLimit
+from mesa.hub.web.http.first_run import FirstRun
+from mesa.hub.web.http.headers import SecurityHeaders
+from mesa.hub.web.http.login import Login
+from mesa.hub.web.http.store import WebStore
 from mesa.hub.web.live import LiveFeed, LivePoller
-from mesa.hub.web.login import Login
-from mesa.hub.web.pages import Pages
+from mesa.hub.web.pages.exports import Exports
+from mesa.hub.web.pages.tournament import Pages
 from mesa.hub.web.routes import routes
 from mesa.hub.web.site import Site, template_env
-from mesa.hub.web.store import WebStore
 from mesa.metrics import Metrics
 
 log = logging.getLogger("mesa.web")

@@ -26,7 +26,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _director_password(args: argparse.Namespace) -> int:
     from mesa.hub.settings import HubSettings
-    from mesa.hub.web.store import WebStore
+    from mesa.hub.web.http.store import WebStore
 
     password = args.password or getpass.getpass(f"password for {args.user}: ")
     if not password:

@@ -1,42 +1,24 @@
 """The route table: every URL of the dashboard and the handler that answers it.
 
-Each page ``/x`` is served with its JSON twin ``/x.json`` (``/`` with ``/index.json``).
-
->>> [r.path for r in page_routes([("groups", lambda request, lang: None, False)], None)]
-['/groups', '/groups.json']
+Each page ``/x`` is served with its JSON twin ``/x.json`` (``/`` with ``/index.json``, see
+:func:`~mesa.hub.web.pages.endpoint.page_routes`); each game adds its own pages and actions
+(:mod:`~mesa.hub.web.games`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from mesa.hub.web.actions import ActionEndpoint
-from mesa.hub.web.callpages import CallPages
-from mesa.hub.web.exports import Exports
-from mesa.hub.web.first_run import FirstRun
-from mesa.hub.web.login import Login
-from mesa.hub.web.pages import Pages
-from mesa.hub.web.paths import ROUTE_PATHS, STATIC
-from mesa.hub.web.sse import stream
-
-
-def page_routes(
-    table: list[tuple[str, Callable[..., Any], bool]], endpoint: Any
-) -> list[BaseRoute]:
-    """A route and its ``.json`` twin for each ``(name, handler, director only)``; ``endpoint``
-    wraps a handler (:meth:`Pages.endpoint`), None keeps it as is (for the doctest)."""
-    routes: list[BaseRoute] = []
-    for name, handler, director in table:
-        ep = handler if endpoint is None else endpoint(handler, director)
-        path = ROUTE_PATHS[name]
-        routes.append(Route(path, ep, name=name))
-        twin = "/index.json" if path == "/" else path + ".json"
-        routes.append(Route(twin, ep, name=name + "_json"))
-    return routes
+from mesa.hub.web.actions.endpoint import ActionEndpoint
+from mesa.hub.web.http.first_run import FirstRun
+from mesa.hub.web.http.login import Login
+from mesa.hub.web.http.paths import ROUTE_PATHS, STATIC
+from mesa.hub.web.http.sse import stream
+from mesa.hub.web.pages.callpages import CallPages
+from mesa.hub.web.pages.endpoint import page_routes
+from mesa.hub.web.pages.exports import Exports
+from mesa.hub.web.pages.tournament import Pages
 
 
 def routes(

@@ -1,9 +1,10 @@
 """What every part of the dashboard shares: the hub, the tournament desk, the web store, the live
 feed, the settings, the clock, the templates, and how a :class:`Page` becomes a response.
 
-The route handlers (:mod:`~mesa.hub.web.pages`, :mod:`~mesa.hub.web.auth`,
-:mod:`~mesa.hub.web.actions`, :mod:`~mesa.hub.web.exports`, :mod:`~mesa.hub.web.sse`) each take
-a :class:`Site`; :mod:`mesa.hub.web.app` builds one and wires them together.
+The route handlers (:mod:`~mesa.hub.web.pages`, :mod:`~mesa.hub.web.http.login`,
+:mod:`~mesa.hub.web.actions.endpoint`, :mod:`~mesa.hub.web.http.sse`, each game's
+:mod:`~mesa.hub.web.games`) each take a :class:`Site`; :mod:`mesa.hub.web.app` builds one and
+wires them together.
 
 >>> current_tournament(type("Club", (), {"tournaments": {}})()) is None
 True
@@ -26,20 +27,20 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from mesa.hub.desk.games.backgammon import TournamentDesk
 from mesa.hub.ingest.ports import HubPort
 from mesa.hub.settings import HubSettings
-from mesa.hub.web.http import (
+from mesa.hub.web.http.paths import STATIC_PAGES, TEMPLATES, path_for
+from mesa.hub.web.http.request import wants_json
+from mesa.hub.web.http.response import (
     FLASH_COOKIE,
     LANG_COOKIE,
     SESSION_COOKIE,
     jsonable,
     read_flash,
     set_lang_cookie,
-    wants_json,
 )
+from mesa.hub.web.http.store import WebStore
+from mesa.hub.web.http.stream_slots import StreamSlots
 from mesa.hub.web.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, format_clock, pick_language
 from mesa.hub.web.live import LiveFeed, LivePoller, summarize
-from mesa.hub.web.paths import STATIC_PAGES, TEMPLATES, path_for
-from mesa.hub.web.store import WebStore
-from mesa.hub.web.stream_slots import StreamSlots
 from mesa.metrics import Metrics
 from mesa.tournament.club import Club
 

@@ -25,7 +25,7 @@ from support.mosquitto import HUB_PASSWORD, table_password
 if TYPE_CHECKING:
     from mesa.controller.sim import SimTable
     from mesa.hub.web.app import WebApp
-    from mesa.hub.web.server import BackgroundServer
+    from mesa.hub.web.http.server import BackgroundServer
 
 ASSIGN_ARGS = {
     "match_id": "M1",
@@ -144,7 +144,7 @@ def served_hub(folder: Path, tables: tuple[str, ...], **web: Any) -> Iterator[Se
     """Broker accounts for ``tables``, the hub, and its dashboard with the director password
     and ``web`` settings (``auto_assign`` off unless given); all stopped afterwards."""
     from mesa.hub.web.app import WebApp
-    from mesa.hub.web.server import BackgroundServer
+    from mesa.hub.web.http.server import BackgroundServer
     from support.mosquitto import start_broker
 
     broker = start_broker(folder / "broker", tables=tables)

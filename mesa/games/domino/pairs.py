@@ -1,6 +1,6 @@
 """A domino pairs tournament: pairs, rounds at tables, results, the judge's penalties. Pure.
 
-The hub's desk drives it (``hub/desk/domino.py``): it registers pairs from the player registry,
+The hub's desk drives it (``hub/desk/games/domino.py``): it registers pairs from the player registry,
 starts rounds (:func:`mesa.games.domino.pairing.pair_round` over the standings), gives each game a
 table, records a table's ``domino.game.ended`` and the judge's penalties, and keeps an audit
 line for every change. Everything is JSON (``to_dict``/``from_dict``) for the hub's SQLite.

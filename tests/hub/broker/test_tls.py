@@ -142,7 +142,7 @@ def test_the_dashboard_serves_https_with_the_venue_certificate(
     from mesa.hub.ingest.app import Hub
     from mesa.hub.settings import HubSettings
     from mesa.hub.web.app import WebApp
-    from mesa.hub.web.server import BackgroundServer
+    from mesa.hub.web.http.server import BackgroundServer
 
     _, files = venue
     settings = HubSettings(db=tmp_path / "hub.sqlite3", tls_cert=files.cert, tls_key=files.key)

@@ -157,7 +157,7 @@ def test_the_director_password_command_stores_a_hash(tmp_path: Path) -> None:
     import argparse
 
     from mesa.hub.web import cli as web_cli
-    from mesa.hub.web.store import WebStore
+    from mesa.hub.web.http.store import WebStore
 
     parser = argparse.ArgumentParser()
     web_cli.register(parser.add_subparsers())

@@ -6,8 +6,8 @@ import httpx
 import pytest
 
 from mesa.hub.web.app import WebApp
-from mesa.hub.web.auth import LoginThrottle, csrf_ok, hash_password, verify_password
-from mesa.hub.web.store import WebStore
+from mesa.hub.web.http.auth import LoginThrottle, csrf_ok, hash_password, verify_password
+from mesa.hub.web.http.store import WebStore
 from support.hubkit import PASSWORD, act, login, make_tournament
 
 pytestmark = pytest.mark.anyio

@@ -20,7 +20,7 @@ from mesa.controller.sim import SimTable
 from mesa.engine.inputs import Input
 from mesa.hub.ingest.app import Hub
 from mesa.hub.web.app import WebApp
-from mesa.hub.web.server import BackgroundServer
+from mesa.hub.web.http.server import BackgroundServer
 from support.harness import linked_sim, served_hub, wait_until
 from support.hubkit import TODAY
 from support.mosquitto import have_mosquitto
@@ -293,7 +293,7 @@ def test_a_correction_flows_into_the_standings_and_the_bracket(browser: Any, sta
 def test_the_public_view_needs_no_login_and_refuses_every_action(
     browser: Any, stack: Stack
 ) -> None:
-    from mesa.hub.web.actions import ACTIONS
+    from mesa.hub.web.games.backgammon import ACTIONS
 
     _tournament(stack)
     context = browser.new_context(viewport={"width": 390, "height": 844})  # a phone

@@ -17,8 +17,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from mesa.games.backgammon.machine import Table
 from mesa.hub.ingest.app import Hub
 from mesa.hub.web.app import WebApp
-from mesa.hub.web.headers import CSP
-from mesa.hub.web.server import BackgroundServer
+from mesa.hub.web.http.headers import CSP
+from mesa.hub.web.http.server import BackgroundServer
 from mesa.protocol import StateReport, TableStatus, table_topic
 from support.harness import served_hub, wait_until
 from support.mosquitto import have_mosquitto, table_password

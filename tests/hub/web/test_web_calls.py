@@ -13,7 +13,7 @@ import pytest
 from mesa.hub.ingest.app import Hub
 from mesa.hub.settings import HubSettings
 from mesa.hub.web.app import WebApp
-from mesa.hub.web.server import BackgroundServer
+from mesa.hub.web.http.server import BackgroundServer
 from support.browser import chromium, chromium_path
 from support.hubkit import FakeTable, make_tournament
 from support.shots import SHOTS

@@ -6,8 +6,9 @@ import re
 from pathlib import Path
 
 from mesa.hub.settings import SETTINGS, HubSettings
-from mesa.hub.web.actions import ACTIONS
-from mesa.hub.web.paths import EXPORTS, ROUTE_PATHS
+from mesa.hub.web.games.backgammon import ACTIONS
+from mesa.hub.web.games.domino import domino_actions
+from mesa.hub.web.http.paths import EXPORTS, ROUTE_PATHS
 
 # The dashboard's and the desk's settings: the hub process's list, those read from MESA_WEB_*.
 WEB_SETTINGS = tuple(s for s in SETTINGS if s.env.startswith("MESA_WEB_"))
@@ -48,6 +49,8 @@ def test_every_page_action_and_export_is_documented() -> None:
             continue
         assert f"`{path}" in DOC, path
     for name in ACTIONS:
+        assert f"`{name}`" in DOC, name
+    for name in domino_actions(None):
         assert f"`{name}`" in DOC, name
     for name, _label, _media in EXPORTS:
         assert f"/exports/{name}" in DOC, name

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
+import re
 import threading
 from datetime import datetime
 from typing import Any
@@ -15,6 +17,8 @@ import pytest
 
 from mesa.hub.ingest.app import Hub
 from mesa.hub.web.app import WebApp
+from mesa.hub.web.games.domino import domino_actions
+from mesa.hub.web.http import paths as PATHS
 from support.dominokit import FakeDominoTable
 from support.hubkit import login
 
@@ -188,3 +192,122 @@ async def test_public_page_without_a_tournament(client: httpx.AsyncClient) -> No
     assert (await client.get("/domino/final.csv")).status_code == 404
     r = await client.get("/director/domino", follow_redirects=False)
     assert r.status_code == 303
+
+
+# ── the domino endpoint is backgammon's: the same door, registry and answers ──────────────
+
+
+async def test_a_director_page_without_a_session_answers_like_backgammons(
+    client: httpx.AsyncClient,
+) -> None:
+    """401 with a ``message`` for a script (it had none), 303 to ``/login?next=`` for a browser,
+    exactly as ``/director`` answers."""
+    message = "Hace falta entrar como director para hacer esto. No se ha cambiado nada."
+    for path in ("/director/domino.json", "/director.json"):
+        r = await client.get(path)
+        assert r.status_code == 401, path
+        assert r.json() == {"error": "login_required", "message": message}, path
+    r = await client.get("/director/domino", headers={"Accept": "application/json"})
+    assert r.status_code == 401 and r.json()["message"] == message
+    r = await client.get("/director/domino?lang=en", headers={"Accept": "application/json"})
+    assert r.json()["message"].startswith("You must be logged in as the director")
+    for path in ("/director/domino", "/director"):
+        r = await client.get(path, follow_redirects=False)
+        assert r.status_code == 303
+        assert r.headers["location"] == "/login?next=" + path.replace("/", "%2F"), path
+
+
+async def test_a_refused_csrf_token_is_logged_and_answered_like_backgammons(
+    web: WebApp, client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    await login(client)
+    with caplog.at_level(logging.WARNING, logger="mesa.web"):
+        r = await _act(client, "forged-token", "create", name="Dominó")
+        bg = await client.post("/director/actions/close", data={},
+                               headers={"Accept": "application/json", "X-CSRF-Token": "forged"})
+    assert r.status_code == bg.status_code == 403
+    assert r.json() == bg.json() == {
+        "ok": False, "error": "csrf",
+        "message": "El formulario ha caducado o no es válido (falta el token CSRF). Recargue la "
+                   "página; no se ha cambiado nada.",
+    }
+    said = [rec.getMessage() for rec in caplog.records]
+    assert any(m.startswith("CSRF refused for director on domino_create from ") for m in said)
+    assert any(m.startswith("CSRF refused for director on close from ") for m in said)
+    assert web.domino.t is None and [e.action for e in web.store.audit_log()] == ["login"]
+
+
+async def test_another_origin_and_no_session_are_refused(
+    web: WebApp, client: httpx.AsyncClient
+) -> None:
+    r = await client.post("/director/domino/actions/create", data={"name": "X"},
+                          headers={"Accept": "application/json"})
+    assert r.status_code == 403 and r.json()["error"] == "login_required" and r.json()["message"]
+    csrf = await login(client)
+    r = await client.post("/director/domino/actions/create", data={"name": "X"},
+                          headers={"Accept": "application/json", "X-CSRF-Token": csrf,
+                                   "Origin": "http://evil.example"})
+    assert r.status_code == 403 and r.json()["error"] == "csrf"
+    assert web.domino.t is None
+
+
+async def test_the_actions_are_picked_and_checked_by_the_declared_registry(
+    web: WebApp, client: httpx.AsyncClient
+) -> None:
+    csrf = await login(client)
+    r = await _act(client, csrf, "drop_tables")
+    assert r.status_code == 404
+    assert r.json() == {"ok": False, "error": "unknown_action",
+                        "message": r.json()["message"]} and "drop_tables" in r.json()["message"]
+    # a field the action declares, missing or malformed: 400 and the field named
+    r = await _act(client, csrf, "create")
+    assert r.status_code == 400 and r.json()["error"] == "bad_value"
+    assert r.json()["message"] == "Dato no válido en «Nombre». No se ha cambiado nada."
+    r = await _act(client, csrf, "create", name="x" * 81)
+    assert r.status_code == 400 and r.json()["error"] == "bad_value"
+    assert web.domino.t is None
+    assert (await _act(client, csrf, "create", name="Dominó")).json()["ok"]
+    r = await _act(client, csrf, "penalty", gp="R1-M1|P0001", reason_code="chivo", points="x")
+    assert r.status_code == 400 and r.json()["error"] == "bad_value"
+    # refused by the domino engine: 409, its code, the reason, and an audit line that says so
+    r = await _act(client, csrf, "penalty", gp="R9-M9|P0001", reason_code="chivo")
+    assert r.status_code == 409 and r.json()["error"] == "no_game"
+    assert r.json()["ok"] is False and "no game" in r.json()["message"]
+    refused = web.store.audit_log(action="domino_penalty")[0]
+    assert refused.outcome == "refused" and refused.target == "R9-M9|P0001"
+    assert refused.params["refused"] == {"code": "no_game"}
+    done = web.store.audit_log(action="domino_create")[0]
+    assert done.outcome == "ok" and done.target == "Dominó" and done.detail
+
+
+def test_every_field_the_directors_page_posts_is_declared() -> None:
+    """The page's forms post only what the registry declares (and ``csrf``)."""
+    page = (PATHS.TEMPLATES / "domino" / "director.html").read_text(encoding="utf-8")
+    forms = dict(re.findall(r"call form\('(\w+)'.*?%\}(.*?)\{% endcall %\}", page, re.S))
+    registry = domino_actions(None)
+    assert set(forms) <= set(registry) and {"create", "penalty", "absence", "tiempo"} <= set(forms)
+    for name, body in forms.items():
+        posted = set(re.findall(r'name="(\w+)"', body))
+        declared = {f.name for f in registry[name].fields}
+        assert posted <= declared, (name, posted - declared)
+
+
+async def test_a_form_without_a_page_to_go_back_to_returns_to_the_domino_director(
+    web: WebApp, client: httpx.AsyncClient
+) -> None:
+    csrf = await login(client)
+    r = await client.post("/director/domino/actions/create",
+                          data={"name": "Dominó de abril", "csrf": csrf}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/director/domino"
+    assert "mesa_flash" in r.cookies
+    page = (await client.get("/director/domino")).text
+    assert "Hecho: Crear torneo de dominó" in page and "Dominó de abril" in page
+    # refused: back to the page it came from (its Referer), with the reason in a flash
+    r = await client.post("/director/domino/actions/register_pair",
+                          data={"a": "P9999", "b": "P9998", "csrf": csrf},
+                          headers={"Referer": "http://mesa.test/director/domino"},
+                          follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/director/domino"
+    page = (await client.get("/director/domino")).text
+    assert "Rechazado: unknown_player" in page
+    assert web.domino.t is not None and web.domino.t.pairs == {}

@@ -16,7 +16,7 @@ from mesa.controller.app import make_link
 from mesa.controller.sim import SimTable
 from mesa.hub.ingest.app import Hub
 from mesa.hub.web.app import WebApp
-from mesa.hub.web.server import BackgroundServer
+from mesa.hub.web.http.server import BackgroundServer
 from support.harness import hub_settings, wait_until
 from support.mosquitto import have_mosquitto, start_broker, table_password
 from support.shots import SHOTS

@@ -17,7 +17,7 @@ import pytest
 from mesa.hub.ingest.app import Hub
 from mesa.hub.settings import HubSettings
 from mesa.hub.web.app import WebApp
-from mesa.hub.web.server import BackgroundServer
+from mesa.hub.web.http.server import BackgroundServer
 from support.harness import linked_sim, served_hub, wait_until
 from support.hubkit import TODAY
 from support.mosquitto import have_mosquitto

@@ -20,8 +20,8 @@ import pytest
 from mesa.hub.demo.run import play_out
 from mesa.hub.ingest.app import Hub
 from mesa.hub.web.app import WebApp
-from mesa.hub.web.headers import CSP
-from mesa.hub.web.stream_slots import StreamSlots
+from mesa.hub.web.http.headers import CSP
+from mesa.hub.web.http.stream_slots import StreamSlots
 from mesa.protocol import StateReport
 from support.hubkit import NOW, PASSWORD, TODAY, FakeTable, act, login
 
@@ -185,7 +185,7 @@ async def test_every_response_carries_the_security_headers(
 
 
 async def test_no_template_writes_inline_script_or_style(client: httpx.AsyncClient) -> None:
-    from mesa.hub.web.paths import TEMPLATES
+    from mesa.hub.web.http.paths import TEMPLATES
 
     for path in TEMPLATES.rglob("*.html"):
         text = path.read_text()
@@ -273,7 +273,7 @@ async def test_event_streams_are_bounded_per_address(
 async def test_a_body_that_stops_arriving_is_answered_408() -> None:
     import asyncio
 
-    from mesa.hub.web.body_limit import BodyLimit
+    from mesa.hub.web.http.body_limit import BodyLimit
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         while (await receive()).get("more_body"):

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mesa.hub.web.actions import refusal_from
+from mesa.hub.web.actions.registry import refusal_from
 from mesa.hub.web.app import WebApp
 from mesa.hub.web.i18n import STRINGS, Translator
 from mesa.tournament import errors as engine_errors

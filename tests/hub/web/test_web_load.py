@@ -14,7 +14,7 @@ import pytest
 
 from mesa.hub.ingest.app import Hub
 from mesa.hub.web.app import WebApp
-from mesa.hub.web.server import BackgroundServer
+from mesa.hub.web.http.server import BackgroundServer
 from support.hubkit import NOW, PASSWORD
 from support.webload import (
     close_all,

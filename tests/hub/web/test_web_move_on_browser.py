@@ -18,7 +18,7 @@ import pytest
 from mesa.hub.ingest.app import Hub
 from mesa.hub.settings import HubSettings
 from mesa.hub.web.app import WebApp
-from mesa.hub.web.server import BackgroundServer
+from mesa.hub.web.http.server import BackgroundServer
 from support.hubkit import NOW, PASSWORD, FakeTable, make_tournament
 
 pytestmark = [pytest.mark.browser]

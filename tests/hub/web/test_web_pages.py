@@ -7,9 +7,9 @@ import re
 import httpx
 import pytest
 
-from mesa.hub.web.actions import ACTIONS
 from mesa.hub.web.app import WebApp
-from mesa.hub.web.paths import ROUTE_PATHS
+from mesa.hub.web.games.backgammon import ACTIONS
+from mesa.hub.web.http.paths import ROUTE_PATHS
 from support.hubkit import NOW, FakeTable, act, login, make_tournament
 
 pytestmark = pytest.mark.anyio

@@ -1,7 +1,7 @@
 """The director's actions at the door and at the draw: many players registered or checked in at
 once, a member card at the reader, the group draw started from its preview, redrawn or undone.
 
-They join :data:`mesa.hub.web.actions.ACTIONS` in the endpoint (see :data:`DOOR_ACTIONS`)::
+They join backgammon's :data:`~mesa.hub.web.games.backgammon.ACTIONS` in the endpoint (see :data:`DOOR_ACTIONS`)::
 
     ActionEndpoint(site, publish_static, actions={**ACTIONS, **DOOR_ACTIONS})
 
@@ -18,7 +18,8 @@ import secrets
 from datetime import datetime
 from typing import Any
 
-from mesa.hub.web.actions import Action, BadField, Context, Field, Refused, _desk, _open
+from mesa.hub.web.actions.registry import Action, BadField, Context, Field, Refused
+from mesa.hub.web.actions.tournament import on_desk, open_tournament
 from mesa.hub.web.i18n import STRINGS, t
 from mesa.tournament.club import Club
 from mesa.tournament.errors import TournamentError
@@ -54,7 +55,7 @@ async def register_many(ctx: Context, v: dict[str, Any]) -> str:
         raise BadField("names")
 
     def run(club: Club, now: datetime) -> str:
-        tt = _open(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang)
         ids: list[str] = list(picked)
         created: list[str] = []
         for name in names:
@@ -90,7 +91,7 @@ async def register_many(ctx: Context, v: dict[str, Any]) -> str:
             refused=len(refused),
         ) + ("" if not refused else " — " + "; ".join(refused))
 
-    return str(await _desk(ctx, run))
+    return str(await on_desk(ctx, run))
 
 
 async def check_in_many(ctx: Context, v: dict[str, Any]) -> str:
@@ -98,7 +99,7 @@ async def check_in_many(ctx: Context, v: dict[str, Any]) -> str:
     present = True if v["present"] is None else v["present"] == "1"
 
     def run(club: Club) -> tuple[str, list[str]]:
-        tt = _open(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang)
         if v["all"]:
             return tt.id, list(tt.entrants)
         wanted = list(v["player_ids"] or [])
@@ -123,7 +124,7 @@ async def check_in_card(ctx: Context, v: dict[str, Any]) -> str:
     card = normalize_card(v["card"])
 
     def run(club: Club, now: datetime) -> tuple[str, str, str]:
-        tt = _open(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang)
         try:
             player = club.registry.by_card(card)
         except TournamentError:
@@ -134,7 +135,7 @@ async def check_in_card(ctx: Context, v: dict[str, Any]) -> str:
             club.register_card(tt.id, card, actor=ctx.user, now=now)
         return tt.id, player.id, player.name
 
-    tid, pid, name = await _desk(ctx, run)
+    tid, pid, name = await on_desk(ctx, run)
     ctx.web.store.set_checkin(tid, pid, True, ctx.user)
     ctx.web.bump()
     ctx.extra["player_id"] = pid
@@ -157,7 +158,7 @@ async def start_groups(ctx: Context, v: dict[str, Any]) -> str:
     leave_out = list(v["leave_out"] or [])
 
     def run(club: Club, now: datetime) -> str:
-        tt = _open(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang)
         present = ctx.web.store.checkins(tt.id)
         absent = sorted(p for p in tt.entrants if any(present.values()) and not present.get(p))
         if sorted(leave_out) != absent:
@@ -170,7 +171,7 @@ async def start_groups(ctx: Context, v: dict[str, Any]) -> str:
         ctx.extra.update(seed=seed, left_out=absent)
         return t("door.started", ctx.lang, groups=len(tt.groups), seed=seed, out=len(absent))
 
-    return str(await _desk(ctx, run))
+    return str(await on_desk(ctx, run))
 
 
 async def undo_groups(ctx: Context, v: dict[str, Any]) -> str:
@@ -178,13 +179,13 @@ async def undo_groups(ctx: Context, v: dict[str, Any]) -> str:
     desk = ctx.web.desk
 
     def run(club: Club, now: datetime) -> str:
-        tt = _open(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang)
         seed = tt.seed
         for table in tt.undo_groups(actor=ctx.user, now=now, why=v["reason"] or "undo"):
             desk.withdraw_assignment(table)
         return t("door.undone", ctx.lang, seed=seed)
 
-    return str(await _desk(ctx, run))
+    return str(await on_desk(ctx, run))
 
 
 async def redraw_groups(ctx: Context, v: dict[str, Any]) -> str:
@@ -193,14 +194,14 @@ async def redraw_groups(ctx: Context, v: dict[str, Any]) -> str:
     seed = _seed(v)
 
     def run(club: Club, now: datetime) -> str:
-        tt = _open(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang)
         n = len(tt.groups)
         for table in club.redraw(tt.id, seed=seed, now=now, actor=ctx.user, n_groups=n):
             desk.withdraw_assignment(table)
         ctx.extra["seed"] = seed
         return t("door.redrawn", ctx.lang, seed=seed)
 
-    return str(await _desk(ctx, run))
+    return str(await on_desk(ctx, run))
 
 
 S = Field

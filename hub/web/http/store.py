@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mesa.hub.web.auth import SCRYPT_N, hash_password, new_token, token_digest, verify_password
+from mesa.hub.web.http.auth import SCRYPT_N, hash_password, new_token, token_digest, verify_password
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS web_directors (

@@ -4,24 +4,32 @@
 - ``/director/domino`` (director): create, register pairs from the player registry, start a
   round, call "TIEMPO" for the whole room (a button with a confirmation), the judge's penalties,
   close, and the tournament's audit;
-- ``POST /director/domino/actions/<name>``: login, CSRF, fields checked, run on the domino desk,
-  one line in the dashboard's audit log (and the tournament's own audit line);
+- ``POST /director/domino/actions/<name>``: the domino's actions
+  (:func:`domino_actions`) behind the same endpoint as backgammon's
+  (:class:`~mesa.hub.web.actions.endpoint.ActionEndpoint`: login, origin, CSRF, fields checked,
+  one line in the dashboard's audit log, the same answers), run on the domino desk (which keeps
+  the tournament's own audit line);
 - ``/domino/final.csv``, ``/domino/final.json``, ``/domino/final/print``: the final list.
+
+The pages go through the same endpoint as every page (:func:`~mesa.hub.web.pages.endpoint.page_endpoint`:
+language, the director's login, 404).
 
     pages = DominoPages(site, desk)
     starlette_routes = pages.routes()
+
+>>> sorted(domino_actions(None))
+['absence', 'close', 'create', 'penalty', 'register_pair', 'start_round', 'tiempo']
 """
 
 from __future__ import annotations
 
 import asyncio
-import urllib.parse
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from mesa.errors import MesaError
@@ -29,16 +37,16 @@ from mesa.games.domino.exports import final_csv, final_json, final_rows
 from mesa.games.domino.pairs import PairsError, PairsTournament
 from mesa.games.domino.penalties import DEFAULT_PENALTY_POINTS, DIRECTOR_REASONS, PENALTIES
 from mesa.hub.desk.games.domino import DominoDesk
-from mesa.hub.web.auth import csrf_ok
-from mesa.hub.web.http import address, read_form, refuse, safe_next, set_flash, wants_json
-from mesa.hub.web.i18n import Translator, t
+from mesa.hub.web.actions.endpoint import ActionEndpoint
+from mesa.hub.web.actions.registry import Action, BadField, Context, Field, Refused
+from mesa.hub.web.http.paths import ROUTE_PATHS
+from mesa.hub.web.i18n import t
+from mesa.hub.web.pages.endpoint import Handler, page_endpoint, page_routes
 from mesa.hub.web.site import Page, Site
 from mesa.tournament.club import Club
 
-ACTION_NAMES = (
-    "create", "register_pair", "start_round", "tiempo", "penalty", "absence", "close"
-)
 MAX_NAME = 80
+T = TypeVar("T")
 
 
 class DominoPages:
@@ -47,39 +55,29 @@ class DominoPages:
     def __init__(self, site: Site, desk: DominoDesk) -> None:
         self.site = site
         self.desk = desk
+        self.actions = ActionEndpoint(
+            site, actions=domino_actions(desk), home="director_domino", prefix="domino_"
+        )
 
     def routes(self) -> list[BaseRoute]:
+        def endpoint(handler: Handler, director: bool) -> Callable[[Request], Awaitable[Response]]:
+            return page_endpoint(self.site, handler, director)
+
         return [
-            Route("/domino", self._page(self.page_public, False), name="domino"),
-            Route("/domino.json", self._page(self.page_public, False), name="domino_json"),
-            Route("/director/domino", self._page(self.page_director, True),
-                  name="director_domino"),
-            Route("/director/domino.json", self._page(self.page_director, True),
-                  name="director_domino_json"),
-            Route("/director/domino/actions/{name}", self.action, methods=["POST"],
+            *page_routes(
+                [("domino", self.page_public, False),
+                 ("director_domino", self.page_director, True)],
+                endpoint,
+            ),
+            Route(ROUTE_PATHS["domino_action"], self.actions.action, methods=["POST"],
                   name="domino_action"),
-            Route("/domino/final.csv", self.export_csv, name="domino_final_csv"),
-            Route("/domino/final.json", self.export_json, name="domino_final_json"),
-            Route("/domino/final/print", self._page(self.page_print, False),
+            Route(ROUTE_PATHS["domino_final_csv"], self.export_csv, name="domino_final_csv"),
+            Route(ROUTE_PATHS["domino_final_json"], self.export_json, name="domino_final_json"),
+            Route(ROUTE_PATHS["domino_final_print"], endpoint(self.page_print, False),
                   name="domino_final_print"),
         ]
 
     # ── pages ──
-    def _page(self, handler: Callable[[Request, str], Awaitable[Page]], director: bool
-              ) -> Callable[[Request], Awaitable[Response]]:
-        async def endpoint(request: Request) -> Response:
-            lang = self.site.lang_of(request)
-            if director and self.site.session_of(request) is None:
-                if request.url.path.endswith(".json") or wants_json(request):
-                    return JSONResponse({"error": "login_required"}, status_code=401)
-                return RedirectResponse(
-                    "/login?" + urllib.parse.urlencode({"next": request.url.path}),
-                    status_code=303,
-                )
-            return self.site.respond(request, await handler(request, lang), lang)
-
-        return endpoint
-
     async def _view(self) -> dict[str, Any]:
         return await asyncio.to_thread(self.desk.read, tournament_view)
 
@@ -124,88 +122,102 @@ class DominoPages:
         data = await asyncio.to_thread(self.desk.read, lambda x: final_json(x) if x else {})
         return JSONResponse(data)
 
-    # ── actions ──
-    async def action(self, request: Request) -> Response:
-        lang = self.site.lang_of(request)
-        tr = Translator(lang)
-        name = request.path_params["name"]
-        session = self.site.session_of(request)
-        if session is None:
-            return refuse(request, lang, "login_required", tr("flash.login_required"), 403)
-        origin = request.headers.get("origin")
-        if origin and urllib.parse.urlsplit(origin).netloc != request.headers.get("host"):
-            return refuse(request, lang, "csrf", tr("flash.csrf"), 403)
-        form = await read_form(request)
-        if not csrf_ok(session.csrf, request.headers.get("x-csrf-token") or form.get("csrf")):
-            return refuse(request, lang, "csrf", tr("flash.csrf"), 403)
-        if name not in ACTION_NAMES:
-            return refuse(request, lang, "unknown_action",
-                          tr("flash.unknown_action", name=name[:50]), 404)
-        values = {k: str(v).strip()[:200] for k, v in form.items() if k != "csrf"}
-        actor = session.user
-        try:
-            detail = await asyncio.to_thread(self._run, name, values, actor)
-            outcome, code = "ok", ""
-        except (PairsError, BadValue, MesaError) as e:
-            detail, outcome = str(e), "refused"
-            code = getattr(e, "code", "refused")
-        self.site.store.audit(actor, f"domino_{name}", target=values.get("gp") or values.get("name", ""),
-                              reason=values.get("reason", ""), params=values, outcome=outcome,
-                              detail=detail, address=address(request))
-        if outcome == "refused":
-            return refuse(request, lang, str(code), tr("dom.refused", why=detail), 409)
-        self.site.bump()
-        self.site.refresh_live()
-        message = tr("dom.done", what=tr(f"act.domino_{name}") + (f" ({detail})" if detail else ""))
-        if wants_json(request) or request.headers.get("x-csrf-token") is not None:
-            return JSONResponse({"ok": True, "message": message, "detail": detail})
-        back = safe_next(form.get("next")) or "/director/domino"
-        resp = RedirectResponse(back, status_code=303)
-        set_flash(resp, "ok", message)
-        return resp
 
-    def _run(self, name: str, v: dict[str, str], actor: str) -> str:
-        """One action on the domino desk (a worker thread; the desk serialises)."""
-        d = self.desk
-        if name == "create":
-            title = v.get("name", "")
-            if not 1 <= len(title) <= MAX_NAME:
-                raise BadValue("bad_value", "name")
-            return d.create(title, actor=actor).id
-        if name == "register_pair":
-            a, b = v.get("a", ""), v.get("b", "")
-            names = self.site.desk.read(lambda club: _names(club, (a, b)))
-            return str(d.register_pair(a, b, names, actor=actor).id)
-        if name == "start_round":
-            games = d.start_round(actor=actor)
-            return ", ".join(f"{g.id}@{g.table}" for g in games)
-        if name == "tiempo":
-            start = d.call_tiempo(actor=actor)
-            return datetime.fromtimestamp(start).isoformat(timespec="seconds")
-        if name == "penalty":
-            reason = v.get("reason_code", "")
-            raw = v.get("points", "")
-            try:
-                points = int(raw) if raw else None
-            except ValueError:
-                raise BadValue("bad_value", "points") from None
-            game, _, player = v.get("gp", "").partition("|")
-            game, player = game or v.get("game", ""), player or v.get("player", "")
-            e = d.penalty(game, player, reason, points, actor=actor)
-            return f"{e.player} {e.points} {e.reason}"
-        if name == "absence":
-            game, _, listed = v.get("gp", "").partition("|")
-            players = [p for p in listed.split(",") if p][:4]
-            seats = d.absence(game, players, actor=actor)
-            return f"{game} {' '.join(seats)}"
-        d.close_tournament(actor=actor)
+# ── the director's actions ──
+class DominoActions:
+    """What each domino action does, on the domino desk (a worker thread; the desk serialises).
+    The domino engine's refusals (its ``code``) become :class:`Refused`; a change that went
+    through bumps the dashboard's version (the pages refetch)."""
+
+    def __init__(self, desk: DominoDesk) -> None:
+        self.desk = desk
+
+    async def _run(self, ctx: Context, fn: Callable[[], T]) -> T:
+        try:
+            out = await asyncio.to_thread(fn)
+        except (Refused, BadField):
+            raise
+        except (PairsError, MesaError) as e:
+            detail = str(e)
+            raise Refused(
+                t("dom.refused", ctx.lang, why=detail),
+                code=str(getattr(e, "code", "refused")), detail=detail,
+            ) from None  # fmt: skip
+        ctx.web.bump()
+        return out
+
+    async def create(self, ctx: Context, v: dict[str, Any]) -> str:
+        title = v["name"]
+        if not 1 <= len(title) <= MAX_NAME:
+            raise BadField("name")
+        return await self._run(ctx, lambda: self.desk.create(title, actor=ctx.user).id)
+
+    async def register_pair(self, ctx: Context, v: dict[str, Any]) -> str:
+        a, b = v["a"], v["b"]
+
+        def run() -> str:
+            names = ctx.web.desk.read(lambda club: _names(club, (a, b)))
+            return str(self.desk.register_pair(a, b, names, actor=ctx.user).id)
+
+        return await self._run(ctx, run)
+
+    async def start_round(self, ctx: Context, v: dict[str, Any]) -> str:
+        games = await self._run(ctx, lambda: self.desk.start_round(actor=ctx.user))
+        return ", ".join(f"{g.id}@{g.table}" for g in games)
+
+    async def tiempo(self, ctx: Context, v: dict[str, Any]) -> str:
+        start = await self._run(ctx, lambda: self.desk.call_tiempo(actor=ctx.user))
+        return datetime.fromtimestamp(start).isoformat(timespec="seconds")
+
+    async def penalty(self, ctx: Context, v: dict[str, Any]) -> str:
+        """A player named as ``gp`` (``<game>|<player>``, the form's one list) or as ``game``
+        and ``player``; no ``points``: the reason's own."""
+        game, _, player = (v["gp"] or "").partition("|")
+        game, player = game or v["game"] or "", player or v["player"] or ""
+        e = await self._run(ctx, lambda: self.desk.penalty(
+            game, player, v["reason_code"] or "", v["points"], actor=ctx.user))  # fmt: skip
+        return f"{e.player} {e.points} {e.reason}"
+
+    async def absence(self, ctx: Context, v: dict[str, Any]) -> str:
+        """``gp`` is ``<game>|<player>,<player>…`` (one of the form's choices)."""
+        game, _, listed = v["gp"].partition("|")
+        players = [p for p in listed.split(",") if p][:4]
+        seats = await self._run(ctx, lambda: self.desk.absence(game, players, actor=ctx.user))
+        return f"{game} {' '.join(seats)}"
+
+    async def close(self, ctx: Context, v: dict[str, Any]) -> str:
+        await self._run(ctx, lambda: self.desk.close_tournament(actor=ctx.user))
         return ""
 
 
-class BadValue(MesaError):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
+def _target(v: dict[str, Any]) -> str:
+    """What the audit line names: the game and player (``gp``) or the tournament's name."""
+    return str(v.get("gp") or v.get("name") or "")
+
+
+def domino_actions(desk: DominoDesk) -> dict[str, Action]:
+    """The domino director's actions, declared (fields, target) and run on ``desk``."""
+    d = DominoActions(desk)
+    S = Field
+    return {
+        a.name: a
+        for a in [
+            Action("create", (S("name"),), d.create, target=_target),
+            Action("register_pair", (S("a"), S("b")), d.register_pair),
+            Action("start_round", (), d.start_round),
+            Action("tiempo", (), d.tiempo),
+            Action(
+                "penalty",
+                (S("gp", required=False), S("game", required=False),
+                 S("player", required=False), S("reason_code", required=False),
+                 S("points", "int", required=False)),
+                d.penalty,
+                target=_target,
+            ),
+            Action("absence", (S("gp"),), d.absence, target=_target),
+            Action("close", (), d.close),
+        ]
+    }
 
 
 def _absence_options(tour: PairsTournament, g: Any) -> list[dict[str, str]]:
@@ -238,7 +250,7 @@ def _names(club: Club, ids: tuple[str, str]) -> tuple[str, str]:
     out = []
     for pid in ids:
         if pid not in club.registry:
-            raise BadValue("unknown_player", f"no player {pid[:40]!r} in the registry")
+            raise PairsError("unknown_player", f"no player {pid[:40]!r} in the registry")
         out.append(club.registry.get(pid).name)
     return out[0], out[1]
 

@@ -14,11 +14,11 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from mesa.hub.web.calls import call_board_view, next_match_view, players_for_qr, qr_svg
+from mesa.hub.web.http.paths import path_for
 from mesa.hub.web.i18n import Translator
-from mesa.hub.web.paths import path_for
+from mesa.hub.web.pages.calls import call_board_view, next_match_view, players_for_qr, qr_svg
+from mesa.hub.web.pages.views import tournament_info
 from mesa.hub.web.site import Page, Site, current_tournament
-from mesa.hub.web.views import tournament_info
 from mesa.tournament.club import Club
 
 

@@ -1,12 +1,12 @@
-"""The dashboard's pages: each handler reads the club on the desk's thread and returns a
+"""The tournament's pages, public and the director's: each handler reads the club on the desk's thread and returns a
 :class:`~mesa.hub.web.site.Page` (its template and the data its JSON twin serves).
 
     pages = Pages(site)
     page = await pages.page_groups(request, "es")   # Page("groups.html", {...}, ...)
 
 :meth:`Pages.endpoint` turns a handler into a Starlette endpoint (language, the director's
-login for director pages, 404 for what does not exist); :data:`PAGES` is the list the route
-table serves, each page with its ``.json`` twin.
+login for director pages, 404 for what does not exist: :mod:`~mesa.hub.web.pages.endpoint`);
+:meth:`Pages.table` is the list the route table serves, each page with its ``.json`` twin.
 """
 
 from __future__ import annotations
@@ -18,21 +18,20 @@ from datetime import date
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, Response
 
-from mesa.hub.web.actions import table_warning
-from mesa.hub.web.door_views import (
+from mesa.hub.web.http.paths import export_list
+from mesa.hub.web.i18n import Translator
+from mesa.hub.web.pages.cards import table_warning
+from mesa.hub.web.pages.door_views import (
     door_counts,
     draw_undo_state,
     group_preview,
     knockout_preview,
 )
-from mesa.hub.web.enrolment import pending_view
-from mesa.hub.web.http import wants_json
-from mesa.hub.web.i18n import Translator
-from mesa.hub.web.paths import export_list, path_for
-from mesa.hub.web.site import Page, Site, current_tournament
-from mesa.hub.web.views import (
+from mesa.hub.web.pages.endpoint import page_endpoint
+from mesa.hub.web.pages.enrolment import pending_view
+from mesa.hub.web.pages.views import (
     RANKING_KINDS,
     bracket_view,
     conflict_view,
@@ -45,8 +44,8 @@ from mesa.hub.web.views import (
     rating_chart,
     tournament_info,
 )
+from mesa.hub.web.site import Page, Site, current_tournament
 from mesa.tournament.club import Club
-from mesa.tournament.errors import TournamentError
 from mesa.tournament.players import name_key
 
 
@@ -80,35 +79,8 @@ class Pages:
         ]
 
     def endpoint(self, handler: Callable[..., Any], director: bool) -> Callable[..., Any]:
-        async def endpoint(request: Request) -> Response:
-            lang = self.site.lang_of(request)
-            if director:
-                session = self.site.session_of(request)
-                if session is None:
-                    if request.url.path.endswith(".json") or wants_json(request):
-                        return JSONResponse(
-                            {
-                                "error": "login_required",
-                                "message": Translator(lang)("flash.login_required"),
-                            },
-                            status_code=401,
-                        )
-                    return RedirectResponse(
-                        path_for("login", next=request.url.path), status_code=303
-                    )
-            try:
-                page = await handler(request, lang)
-            except (KeyError, TournamentError) as e:
-                if isinstance(e, TournamentError) and e.code not in (
-                    "unknown_player",
-                    "unknown_match",
-                    "unknown_tournament",
-                ):
-                    raise
-                return self.site.not_found_page(request, lang)
-            return self.site.respond(request, page, lang)
-
-        return endpoint
+        """``handler`` as a Starlette endpoint (:func:`~mesa.hub.web.pages.endpoint.page_endpoint`)."""
+        return page_endpoint(self.site, handler, director)
 
     async def not_found(self, request: Request, exc: Exception) -> Response:
         return self.site.not_found_page(request, self.site.lang_of(request))

@@ -7,7 +7,7 @@ import time
 
 from mesa.errors import ConfigError
 from mesa.hub.web.app import WebApp
-from mesa.hub.web.conn_guard import HEADER_TIMEOUT, MAX_CONNECTIONS, guarded_protocol
+from mesa.hub.web.http.conn_guard import HEADER_TIMEOUT, MAX_CONNECTIONS, guarded_protocol
 
 
 class BackgroundServer:

@@ -4,7 +4,7 @@
     login = Login(site)
     Route("/login", login.form), Route("/login", login.post, methods=["POST"])
 
-The password hashing, the throttle and the CSRF comparison are :mod:`mesa.hub.web.auth`'s.
+The password hashing, the throttle and the CSRF comparison are :mod:`mesa.hub.web.http.auth`'s.
 """
 
 from __future__ import annotations
@@ -16,18 +16,11 @@ import os
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
-from mesa.hub.web.auth import LoginThrottle, csrf_ok
-from mesa.hub.web.http import (
-    SESSION_COOKIE,
-    address,
-    read_form,
-    refuse,
-    safe_next,
-    set_flash,
-    wants_json,
-)
+from mesa.hub.web.http.auth import LoginThrottle, csrf_ok
+from mesa.hub.web.http.paths import path_for
+from mesa.hub.web.http.request import address, read_form, safe_next, wants_json
+from mesa.hub.web.http.response import SESSION_COOKIE, refuse, set_flash
 from mesa.hub.web.i18n import DEFAULT_LANGUAGE, LANGUAGES, Translator
-from mesa.hub.web.paths import path_for
 from mesa.hub.web.site import Page, Site
 
 log = logging.getLogger("mesa.web")

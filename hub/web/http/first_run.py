@@ -22,9 +22,10 @@ import secrets
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from mesa.hub.web.http import address, read_form, set_flash
+from mesa.hub.web.http.paths import path_for
+from mesa.hub.web.http.request import address, read_form
+from mesa.hub.web.http.response import set_flash
 from mesa.hub.web.i18n import Translator
-from mesa.hub.web.paths import path_for
 from mesa.hub.web.site import Page, Site
 
 log = logging.getLogger("mesa.web")

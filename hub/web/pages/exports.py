@@ -22,11 +22,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from mesa.hub.web.http.paths import EXPORTS, STATIC, STATIC_PAGES
 from mesa.hub.web.i18n import Translator
-from mesa.hub.web.pages import Pages
-from mesa.hub.web.paths import EXPORTS, STATIC, STATIC_PAGES
+from mesa.hub.web.pages.tournament import Pages
+from mesa.hub.web.pages.views import match_view
 from mesa.hub.web.site import Page, Site, current_tournament
-from mesa.hub.web.views import match_view
 from mesa.tournament.csv_cells import csv_writer
 from mesa.tournament.exports import final_list_csv, final_list_text, standings_csv
 from mesa.tournament.exports import tournament_summary as engine_summary

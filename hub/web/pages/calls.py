@@ -32,7 +32,7 @@ from typing import Any
 from markupsafe import Markup
 
 from mesa.hub.web.i18n import t as tr
-from mesa.hub.web.views import match_view
+from mesa.hub.web.pages.views import match_view
 from mesa.tournament.matches import Match
 from mesa.tournament.players import name_key
 from mesa.tournament.tournament import Tournament

@@ -15,7 +15,9 @@ from typing import Any
 
 from mesa.hub.web.i18n import Translator
 
-HERE = Path(__file__).parent
+# The templates and the static files stay beside app.py (hub/web/), where Jinja and the routes
+# have always found them.
+HERE = Path(__file__).parent.parent
 TEMPLATES = HERE / "templates"
 STATIC = HERE / "static"
 
@@ -47,6 +49,13 @@ ROUTE_PATHS: dict[str, str] = {
     "director_match": "/director/matches/{id}",
     "action": "/director/actions/{name}",
     "events": "/events",
+    # the domino pairs tournament (mesa.hub.web.games.domino)
+    "domino": "/domino",
+    "director_domino": "/director/domino",
+    "domino_action": "/director/domino/actions/{name}",
+    "domino_final_csv": "/domino/final.csv",
+    "domino_final_json": "/domino/final.json",
+    "domino_final_print": "/domino/final/print",
 }
 
 # Pages of the static snapshot for the club's website: page → file name.

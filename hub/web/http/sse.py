@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
-from mesa.hub.web.http import address
+from mesa.hub.web.http.request import address
 from mesa.hub.web.i18n import Translator
 from mesa.hub.web.site import Site
 

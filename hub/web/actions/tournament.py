@@ -1,0 +1,391 @@
+"""The director's tournament actions: each runs on the desk's thread (:func:`on_desk`), which
+rolls the change back from the store if the engine refuses, and says the refusal in the
+director's language.
+
+Also what any game's tournament action needs: the current tournament, refused when there is none
+(:func:`current_or_refuse`) or when it is closed (:func:`open_tournament`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Callable
+from datetime import date, datetime
+from typing import Any
+
+from mesa.errors import RuleError
+from mesa.hub.web.actions.registry import BadField, Context, Refused, refusal_from
+from mesa.hub.web.actions.tables import confirm_table, require_table, table_command
+from mesa.hub.web.i18n import t
+from mesa.hub.web.site import current_tournament
+from mesa.tournament.club import Club
+from mesa.tournament.errors import TournamentError
+from mesa.tournament.settings import TournamentSettings
+from mesa.tournament.tournament import Tournament
+
+
+async def on_desk(ctx: Context, fn: Callable[[Club, datetime], Any]) -> Any:
+    """Run a tournament change on the desk's thread; engine refusals become :class:`Refused`."""
+    try:
+        return await asyncio.wrap_future(ctx.web.desk.submit(fn))
+    except (TournamentError, RuleError) as e:
+        raise refusal_from(e, ctx.lang) from None
+    except KeyError as e:
+        raise Refused(
+            t("flash.refused", ctx.lang, why=t("err.other", ctx.lang) + f" ({e.args[0]})"),
+            code="unknown",
+        ) from None
+
+
+def current_or_refuse(club: Club, lang: str) -> Tournament:
+    """The tournament the pages show (:func:`~mesa.hub.web.site.current_tournament`), or
+    :class:`Refused` when there is none."""
+    desk_current: Tournament | None = current_tournament(club)
+    if desk_current is None:
+        raise Refused(
+            t("flash.refused", lang, why=t("err.no_tournament", lang)), code="no_tournament"
+        )
+    return desk_current
+
+
+def open_tournament(club: Club, lang: str) -> Tournament:
+    """The current tournament, refused when there is none or when it is closed."""
+    tt = current_or_refuse(club, lang)
+    if tt.phase == "closed":
+        raise Refused(t("flash.refused", lang, why=t("err.closed", lang)), code="closed")
+    return tt
+
+
+def _score_text(score_a: int, score_b: int, forfeit: bool) -> str:
+    return f"{score_a}-{score_b}" + ("F" if forfeit else "")
+
+
+def _release_stale(ctx: Context) -> None:
+    """On the desk's thread, after the director decided or moved matches: a table still
+    holding one of them is told to let it go (RULES: the director can always move on)."""
+    released = ctx.web.desk.release_stale()
+    if released:
+        ctx.extra.setdefault("released", []).extend(released)
+
+async def create_tournament(ctx: Context, v: dict[str, Any]) -> str:
+    held_on: date = v["date"]
+    tid = v["id"] or held_on.isoformat()
+    settings = TournamentSettings(consolation=bool(v["consolation"]))
+
+    def run(club: Club, now: datetime) -> str:
+        club.create_tournament(
+            tid,
+            v["name"],
+            held_on,
+            category=v["category"],
+            official=bool(v["official"]),
+            settings=settings,
+        )
+        return tid
+
+    return await on_desk(ctx, run)
+
+
+async def import_ranking(ctx: Context, v: dict[str, Any]) -> str:
+    def run(club: Club, now: datetime) -> str:
+        got = club.import_ranking(
+            v["csv"],
+            year=v["year"],
+            category=v["category"],
+            create_missing=bool(v["create_missing"]),
+        )
+        return f"{len(got.ranking.entries)}"
+
+    return await on_desk(ctx, run)
+
+
+async def register_player(ctx: Context, v: dict[str, Any]) -> str:
+    def run(club: Club, now: datetime) -> str:
+        tt = open_tournament(club, ctx.lang)
+        pid = v["player_id"]
+        if not pid:
+            if not v["new_name"]:
+                raise BadField("new_name")
+            found = club.registry.find_name(v["new_name"])
+            pid = (
+                found.id if found else club.registry.add_new(v["new_name"], category=tt.category).id
+            )
+        club.register(tt.id, pid, override=bool(v["override"]), actor=ctx.user, now=now)
+        return tt.name_of(pid)
+
+    return await on_desk(ctx, run)
+
+
+async def unregister_player(ctx: Context, v: dict[str, Any]) -> str:
+    def run(club: Club, now: datetime) -> str:
+        tt = open_tournament(club, ctx.lang)
+        name = tt.name_of(v["player_id"])
+        tt.unregister(v["player_id"], actor=ctx.user, now=now)
+        return name
+
+    return await on_desk(ctx, run)
+
+
+async def check_in(ctx: Context, v: dict[str, Any]) -> str:
+    def run(club: Club) -> tuple[str, str]:
+        tt = open_tournament(club, ctx.lang)
+        if v["player_id"] not in tt.entrants:
+            raise Refused(
+                t("flash.refused", ctx.lang, why=t("err.unknown_player", ctx.lang)),
+                code="unknown_player",
+            )
+        return tt.id, tt.name_of(v["player_id"])
+
+    tid, name = await asyncio.wrap_future(ctx.web.desk.submit_read(run))
+    present = v["present"] if v.get("present") is not None else True
+    ctx.web.store.set_checkin(tid, v["player_id"], bool(present), ctx.user)
+    ctx.web.bump()
+    return name
+
+
+async def start_consolation(ctx: Context, v: dict[str, Any]) -> str:
+    def run(club: Club, now: datetime) -> str:
+        tt = open_tournament(club, ctx.lang)
+        tt.start_consolation(actor=ctx.user, now=now)
+        return str(len(tt.consolation.players) if tt.consolation else 0)
+
+    return await on_desk(ctx, run)
+
+
+async def assign(ctx: Context, v: dict[str, Any]) -> str:
+    desk = ctx.web.desk
+    confirm_table(ctx, v["table"], bool(v["confirm_table"]))
+
+    def run(club: Club, now: datetime) -> str:
+        tt = open_tournament(club, ctx.lang)
+        require_table(ctx, v["table"])
+        a = desk.assign_match(tt, v["match_id"], v["table"], now, ctx.user)
+        desk.publish_assignment(tt, a, now)
+        return a.table
+
+    return await on_desk(ctx, run)
+
+
+async def move(ctx: Context, v: dict[str, Any]) -> str:
+    desk = ctx.web.desk
+
+    def run(club: Club, now: datetime) -> str:
+        tt = open_tournament(club, ctx.lang)
+        require_table(ctx, v["table"])
+        old = tt.match(v["match_id"]).table
+        a = tt.move_match(v["match_id"], v["table"], actor=ctx.user, now=now)
+        if old and old != a.table:
+            desk.withdraw_assignment(old)
+        desk.publish_assignment(tt, a, now)
+        return f"{old} → {a.table}"
+
+    return await on_desk(ctx, run)
+
+
+async def unassign(ctx: Context, v: dict[str, Any]) -> str:
+    desk = ctx.web.desk
+
+    def run(club: Club, now: datetime) -> str:
+        tt = open_tournament(club, ctx.lang)
+        old = tt.match(v["match_id"]).table
+        tt.unassign(v["match_id"], actor=ctx.user, now=now)
+        if old:
+            desk.withdraw_assignment(old)
+        return old or ""
+
+    return await on_desk(ctx, run)
+
+
+
+async def record_result(ctx: Context, v: dict[str, Any]) -> str:
+    def run(club: Club, now: datetime) -> str:
+        tt = open_tournament(club, ctx.lang)
+        m = tt.match(v["match_id"])
+        if m.status in ("assigned", "playing") and m.table:
+            # The table is still running it: its result would arrive later and disagree.
+            raise Refused(
+                t(
+                    "flash.refused",
+                    ctx.lang,
+                    why=t("err.table_unavailable", ctx.lang) + f" ({m.id} @ {m.table})",
+                ),
+                code="at_table",
+            )
+        tt.record_result(
+            v["match_id"],
+            v["score_a"],
+            v["score_b"],
+            forfeit=bool(v["forfeit"]),
+            source="director",
+            actor=ctx.user,
+            now=now,
+        )
+        _release_stale(ctx)
+        return _score_text(v["score_a"], v["score_b"], bool(v["forfeit"]))
+
+    return await on_desk(ctx, run)
+
+
+async def correct_result(ctx: Context, v: dict[str, Any]) -> str:
+    """HGV 4.8. ``expected`` is the result the director was looking at: if another director
+    changed it in between, nothing is applied and both see why."""
+
+    def run(club: Club, now: datetime) -> str:
+        tt = current_or_refuse(club, ctx.lang)
+        m = tt.match(v["match_id"])
+        if m.result is None:
+            raise Refused(
+                t("flash.refused", ctx.lang, why=t("err.match_not_ready", ctx.lang)),
+                code="match_not_ready",
+            )
+        r = m.result
+        now_text = _score_text(r.score_a, r.score_b, r.forfeit)
+        if v["expected"] and v["expected"] != now_text:
+            raise Refused(t("flash.conflict", ctx.lang, now=now_text), code="edit_conflict")
+        out = tt.correct_result(
+            v["match_id"],
+            v["score_a"],
+            v["score_b"],
+            forfeit=bool(v["forfeit"]),
+            actor=ctx.user,
+            now=now,
+            reason=v["reason"],
+        )
+        if out.conflict is not None:
+            ctx.extra["conflict"] = out.conflict.id
+        if tt.phase == "closed":
+            club.refresh(tt.id)
+        _release_stale(ctx)
+        return f"{now_text} → {_score_text(v['score_a'], v['score_b'], bool(v['forfeit']))}"
+
+    return await on_desk(ctx, run)
+
+
+async def resolve_conflict(ctx: Context, v: dict[str, Any]) -> str:
+    def run(club: Club, now: datetime) -> str:
+        tt = current_or_refuse(club, ctx.lang)
+        expected = v["expected"]
+        tt.resolve_conflict(
+            v["conflict_id"], v["resolution"], actor=ctx.user, now=now, expected=expected
+        )
+        if tt.phase == "closed":
+            club.refresh(tt.id)
+        _release_stale(ctx)
+        c = next(x for x in tt.conflicts if x.id == v["conflict_id"])
+        annulled = [a["match_id"] for a in c.annulled if "match_id" in a]
+        ctx.extra["annulled"] = annulled
+        return v["resolution"] + (f": {', '.join(annulled)}" if annulled else "")
+
+    return await on_desk(ctx, run)
+
+
+
+async def forfeit(ctx: Context, v: dict[str, Any]) -> str:
+    """A match lost by forfeit: at its table (the table ends it) or, off the tables, directly."""
+    desk = ctx.web.desk
+
+    def where(club: Club) -> tuple[str | None, str | None]:
+        tt = open_tournament(club, ctx.lang)
+        m = tt.match(v["match_id"])
+        if m.status == "done":
+            raise Refused(
+                t("flash.refused", ctx.lang, why=t("err.already_decided", ctx.lang)),
+                code="already_decided",
+            )
+        return (m.table if m.status in ("assigned", "playing") else None), m.status
+
+    table, _ = await asyncio.wrap_future(desk.submit_read(where))
+    if table is not None:
+        await table_command(
+            ctx, table, "director_forfeit", {"winner": v["winner"], "reason": v["reason"]}
+        )
+        return f"{v['match_id']} @ {table}"
+
+    def run(club: Club, now: datetime) -> str:
+        tt = open_tournament(club, ctx.lang)
+        m = tt.match(v["match_id"])
+        score = (m.length, 0) if v["winner"] == "a" else (0, m.length)
+        tt.record_result(m.id, *score, forfeit=True, source="director", actor=ctx.user, now=now)
+        _release_stale(ctx)
+        return _score_text(*score, True)
+
+    return await on_desk(ctx, run)
+
+
+async def sanction(ctx: Context, v: dict[str, Any]) -> str:
+    def run(club: Club, now: datetime) -> str:
+        tt = open_tournament(club, ctx.lang)
+        club.withdraw(tt.id, v["player_id"], v["kind"], actor=ctx.user, now=now, note=v["reason"])
+        _release_stale(ctx)
+        return f"{tt.name_of(v['player_id'])}: {v['kind']}"
+
+    return await on_desk(ctx, run)
+
+
+async def release_table(ctx: Context, v: dict[str, Any]) -> str:
+    """Liberar mesa: withdraw the retained assignment of a table that holds a match no longer
+    its to play (decided, annulled, moved); the table goes back to idle."""
+    desk = ctx.web.desk
+
+    def run(club: Club, now: datetime) -> str:
+        require_table(ctx, v["table"])
+        stale = desk.stale_hold(v["table"])
+        foreign = desk.foreign_hold(v["table"]) if stale is None else None
+        if foreign is not None:
+            stale = (foreign, "foreign")
+        if stale is None:
+            live = ctx.web.hub.table(v["table"]) or {}
+            held = live.get("match_id") if live.get("state") != "idle" else None
+            key, code = ("err.match_live", "match_live") if held else ("err.nothing_held", "idle")
+            raise Refused(
+                t("flash.refused", ctx.lang, why=t(key, ctx.lang) + (f" ({held})" if held else "")),
+                code=code,
+            )
+        desk.release_table(v["table"])
+        return f"{stale[0]}: {t('hold.' + stale[1], ctx.lang)}"
+
+    return await on_desk(ctx, run)
+
+
+
+async def roll_dice(ctx: Context, v: dict[str, Any]) -> str:
+    """Criterion 4 of HGV 7.2.3: the director's dice, or the hub rolls them (recorded)."""
+
+    def run(club: Club, now: datetime) -> str:
+        tt = open_tournament(club, ctx.lang)
+        players = [p for p in (v["players"] or "").split(",") if p]
+        if len(players) < 2:
+            pending = [tie for g, tie in tt.pending_dice() if g == v["group"]]
+            if not pending:
+                raise Refused(
+                    t("flash.refused", ctx.lang, why=t("dir.no_ties", ctx.lang)), code="no_tie"
+                )
+            players = list(pending[0])
+        if v["values"]:
+            numbers = [int(x) for x in v["values"].replace(";", ",").split(",") if x.strip()]
+            if len(numbers) != len(players):
+                raise BadField("values")
+            values = dict(zip(players, numbers, strict=True))
+        else:
+            while True:  # equal dice decide nothing: roll again, as at the table
+                values = {p: secrets.randbelow(6) + 1 for p in players}
+                if len(set(values.values())) == len(values):
+                    break
+        tt.enter_dice(v["group"], values, actor=ctx.user, now=now)
+        return ", ".join(f"{tt.name_of(p)} {d}" for p, d in values.items())
+
+    return await on_desk(ctx, run)
+
+
+async def close(ctx: Context, v: dict[str, Any]) -> str:
+    def run(club: Club, now: datetime) -> str:
+        tt = open_tournament(club, ctx.lang)
+        club.close(tt.id, actor=ctx.user, now=now)
+        return tt.id
+
+    tid = await on_desk(ctx, run)
+    if ctx.publish_static is not None:
+        ctx.extra["published"] = await ctx.publish_static(tid)
+    return tid
+

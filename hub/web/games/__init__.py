@@ -1,0 +1,1 @@
+"""What differs per game on the dashboard: each game's declared actions, and its own pages."""

@@ -1,0 +1,58 @@
+""" "Mesa nueva" on the director's dashboard: the Pis waiting to be adopted.
+
+The list comes from the hub's enrolment desk (:class:`~mesa.hub.broker.enrolment.EnrolmentDesk`,
+running inside ``mesa hub`` when ``enrolment_credentials`` is set); adopting one is the
+director's action ``adopt_table`` (:mod:`~mesa.hub.web.actions.enrolment`: login, CSRF, audit).
+
+>>> hw_summary({"display": "ok", "buttons": "failed: no press"}, "es")
+'botones: failed: no press · pantalla: ok'
+>>> pending_view(None, "en")["enabled"]
+False
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mesa.hub.web.i18n import Translator, format_datetime
+
+SETTING_HINT = "MESA_HUB_ENROLMENT_CREDENTIALS=/etc/mesa/enrolment.json"
+
+
+def hw_summary(hwcheck: dict[str, str], lang: str) -> str:
+    """The Pi's hardware check in one line, parts named in the director's language."""
+    tr = Translator(lang)
+    parts = []
+    for name, result in sorted(hwcheck.items(), key=lambda kv: tr(f"enrol.part.{kv[0]}")):
+        key = f"enrol.part.{name}"
+        label = tr(key)
+        parts.append(f"{name if label == key else label}: {result}")
+    return " · ".join(parts) if parts else tr("enrol.no_hwcheck")
+
+
+def pending_view(desk: Any, lang: str, configured: Any = None) -> dict[str, Any]:
+    """What the section and its JSON twin show: is enrolment on, and who is waiting.
+    ``configured`` is the enrolment_credentials setting (set while ``desk`` is None: the desk
+    could not start, and the hub's log says why)."""
+    if desk is None:
+        view: dict[str, Any] = {"enabled": False, "pending": [], "how_to_enable": SETTING_HINT}
+        if configured is not None:
+            view["not_started"] = str(configured)
+        return view
+    return {
+        "enabled": True,
+        "connected": desk.connected.is_set(),
+        "pending": [
+            {
+                "serial": p.serial,
+                "hwcheck": p.hwcheck,
+                "hw_ok": all(v == "ok" for v in p.hwcheck.values()),
+                "hw_summary": hw_summary(p.hwcheck, lang),
+                "first_seen": p.first_seen,
+                "last_seen": p.last_seen,
+                "first_seen_text": format_datetime(p.first_seen, lang),
+                "last_seen_text": format_datetime(p.last_seen, lang),
+            }
+            for p in desk.pending()
+        ],
+    }
