@@ -38,7 +38,8 @@ from mesa.errors import MesaError, RuleError
 from mesa.hub.web import enrolment
 from mesa.hub.web.auth import csrf_ok
 from mesa.hub.web.http import address, read_form, refuse, safe_next, set_flash, wants_json
-from mesa.hub.web.i18n import Translator, t
+from mesa.hub.web.i18n import Translator
+from mesa.hub.web.i18n import text as t
 from mesa.hub.web.paths import path_for
 from mesa.hub.web.site import Site
 from mesa.tournament.club import Club
@@ -180,14 +181,14 @@ def refusal_from(e: Exception, lang: str) -> Refused:
     """An engine or rule refusal said in ``lang``: the kind (``err.<code>``) and, for the
     engine, exactly what (its ``reason`` and ``params``); never the English ``str(e)``."""
     code = str(getattr(e, "code", "other"))
-    head = t(f"err.{code}", lang) if f"err.{code}" in _known_errors() else t("err.other", lang)
+    head = t(lang, f"err.{code}") if f"err.{code}" in _known_errors() else t(lang, "err.other")
     detail = refusal_of(e, lang) if isinstance(e, TournamentError) else ""
     why = f"{head} ({detail})" if detail and detail != head else head
     said: dict[str, Any] = {"code": code}
     if isinstance(e, TournamentError):
         said |= {"reason": e.reason, "params": _plain(e.params)}
     return Refused(
-        t("flash.refused", lang, why=why), code=code, status=409, detail=detail, said=said
+        t(lang, "flash.refused", why=why), code=code, status=409, detail=detail, said=said
     )
 
 
@@ -207,7 +208,7 @@ def field_label(field: str, lang: str) -> str:
     from mesa.hub.web.i18n import STRINGS
 
     key = FIELD_LABELS.get(field, f"form.{field}")
-    return t(key, lang) if key in STRINGS else field
+    return t(lang, key) if key in STRINGS else field
 
 
 def _known_errors() -> set[str]:
@@ -224,7 +225,7 @@ async def _desk(ctx: Context, fn: Callable[[Club, datetime], Any]) -> Any:
         raise refusal_from(e, ctx.lang) from None
     except KeyError as e:
         raise Refused(
-            t("flash.refused", ctx.lang, why=t("err.other", ctx.lang) + f" ({e.args[0]})"),
+            t(ctx.lang, "flash.refused", why=t(ctx.lang, "err.other") + f" ({e.args[0]})"),
             code="unknown",
         ) from None
 
@@ -233,7 +234,7 @@ def _current(club: Club, lang: str) -> Tournament:
     desk_current = _current_of(club)
     if desk_current is None:
         raise Refused(
-            t("flash.refused", lang, why=t("err.no_tournament", lang)), code="no_tournament"
+            t(lang, "flash.refused", why=t(lang, "err.no_tournament")), code="no_tournament"
         )
     return desk_current
 
@@ -247,7 +248,7 @@ def _current_of(club: Club) -> Tournament | None:
 def _open(club: Club, lang: str) -> Tournament:
     tt = _current(club, lang)
     if tt.phase == "closed":
-        raise Refused(t("flash.refused", lang, why=t("err.closed", lang)), code="closed")
+        raise Refused(t(lang, "flash.refused", why=t(lang, "err.closed")), code="closed")
     return tt
 
 
@@ -269,18 +270,18 @@ async def table_command(ctx: Context, table: str, name: str, args: dict[str, Any
     web, lang = ctx.web, ctx.lang
     card = next((c for c in web.poller.current() if c["id"] == table), None)
     if card is None:
-        raise Refused(t("flash.no_table", lang, table=table), code="no_table", status=404)
+        raise Refused(t(lang, "flash.no_table", table=table), code="no_table", status=404)
     if card["state"] == "match_over" and name not in ("director_clear_call", "director_score"):
         raise Refused(
-            t("flash.finished", lang, match=card.get("match_id") or table), code="finished"
+            t(lang, "flash.finished", match=card.get("match_id") or table), code="finished"
         )
     if card["link"] != "online":
-        raise Refused(t("flash.refused", lang, why=t("err.offline", lang)), code="offline")
+        raise Refused(t(lang, "flash.refused", why=t(lang, "err.offline")), code="offline")
     try:
         txn = web.hub.command(table, name, args)
     except MesaError as e:
         raise Refused(
-            t("flash.refused", lang, why=t("err.bad_input", lang)),
+            t(lang, "flash.refused", why=t(lang, "err.bad_input")),
             code=getattr(e, "code", "bad_input"),
             detail=str(e),
         ) from None
@@ -294,9 +295,9 @@ async def table_command(ctx: Context, table: str, name: str, args: dict[str, Any
             code = status.get("code") or "other"
             key = f"err.{code}" if f"err.{code}" in _known_errors() else "err.other"
             # The table's ``reason`` is English prose for its log; the director reads the code.
-            why = t(key, lang)
+            why = t(lang, key)
             raise Refused(
-                t("flash.refused", lang, why=why), code=code, detail=status.get("reason") or ""
+                t(lang, "flash.refused", why=why), code=code, detail=status.get("reason") or ""
             )
         await asyncio.sleep(0.05)
     # Sent but not confirmed (the table is offline or slow): not a failure of the hub. The
@@ -371,7 +372,7 @@ async def check_in(ctx: Context, v: dict[str, Any]) -> str:
         tt = _open(club, ctx.lang)
         if v["player_id"] not in tt.entrants:
             raise Refused(
-                t("flash.refused", ctx.lang, why=t("err.unknown_player", ctx.lang)),
+                t(ctx.lang, "flash.refused", why=t(ctx.lang, "err.unknown_player")),
                 code="unknown_player",
             )
         return tt.id, tt.name_of(v["player_id"])
@@ -447,9 +448,9 @@ def table_warning(card: dict[str, Any] | None, lang: str) -> str:
     if card is None:
         return ""
     if card.get("link") != "online":
-        return t("assign.offline", lang, table=card["id"])
+        return t(lang, "assign.offline", table=card["id"])
     if card.get("state") not in ("idle", "match_over"):
-        return t("assign.busy", lang, table=card["id"])
+        return t(lang, "assign.busy", table=card["id"])
     return ""
 
 
@@ -463,7 +464,7 @@ def _confirm_table(ctx: Context, table: str, confirmed: bool) -> None:
 
 def _require_table(ctx: Context, table: str) -> None:
     if ctx.web.hub is None or not ctx.web.hub.store.known(table):
-        raise Refused(t("flash.no_table", ctx.lang, table=table), code="no_table", status=404)
+        raise Refused(t(ctx.lang, "flash.no_table", table=table), code="no_table", status=404)
 
 
 async def set_clock(ctx: Context, v: dict[str, Any]) -> str:
@@ -482,9 +483,9 @@ async def record_result(ctx: Context, v: dict[str, Any]) -> str:
             # The table is still running it: its result would arrive later and disagree.
             raise Refused(
                 t(
-                    "flash.refused",
                     ctx.lang,
-                    why=t("err.table_unavailable", ctx.lang) + f" ({m.id} @ {m.table})",
+                    "flash.refused",
+                    why=t(ctx.lang, "err.table_unavailable") + f" ({m.id} @ {m.table})",
                 ),
                 code="at_table",
             )
@@ -512,13 +513,13 @@ async def correct_result(ctx: Context, v: dict[str, Any]) -> str:
         m = tt.match(v["match_id"])
         if m.result is None:
             raise Refused(
-                t("flash.refused", ctx.lang, why=t("err.match_not_ready", ctx.lang)),
+                t(ctx.lang, "flash.refused", why=t(ctx.lang, "err.match_not_ready")),
                 code="match_not_ready",
             )
         r = m.result
         now_text = _score_text(r.score_a, r.score_b, r.forfeit)
         if v["expected"] and v["expected"] != now_text:
-            raise Refused(t("flash.conflict", ctx.lang, now=now_text), code="edit_conflict")
+            raise Refused(t(ctx.lang, "flash.conflict", now=now_text), code="edit_conflict")
         out = tt.correct_result(
             v["match_id"],
             v["score_a"],
@@ -570,7 +571,7 @@ MAX_ADJUST_SECONDS = 86400.0
 async def adjust_clock(ctx: Context, v: dict[str, Any]) -> str:
     if abs(v["seconds"]) > MAX_ADJUST_SECONDS:
         raise Refused(
-            t("flash.bad_value", ctx.lang, field=field_label("seconds", ctx.lang)),
+            t(ctx.lang, "flash.bad_value", field=field_label("seconds", ctx.lang)),
             code="bad_value",
             status=400,
         )
@@ -609,7 +610,7 @@ async def forfeit(ctx: Context, v: dict[str, Any]) -> str:
         m = tt.match(v["match_id"])
         if m.status == "done":
             raise Refused(
-                t("flash.refused", ctx.lang, why=t("err.already_decided", ctx.lang)),
+                t(ctx.lang, "flash.refused", why=t(ctx.lang, "err.already_decided")),
                 code="already_decided",
             )
         return (m.table if m.status in ("assigned", "playing") else None), m.status
@@ -658,11 +659,11 @@ async def release_table(ctx: Context, v: dict[str, Any]) -> str:
             held = live.get("match_id") if live.get("state") != "idle" else None
             key, code = ("err.match_live", "match_live") if held else ("err.nothing_held", "idle")
             raise Refused(
-                t("flash.refused", ctx.lang, why=t(key, ctx.lang) + (f" ({held})" if held else "")),
+                t(ctx.lang, "flash.refused", why=t(ctx.lang, key) + (f" ({held})" if held else "")),
                 code=code,
             )
         desk.release_table(v["table"])
-        return f"{stale[0]}: {t('hold.' + stale[1], ctx.lang)}"
+        return f"{stale[0]}: {t(ctx.lang, 'hold.' + stale[1])}"
 
     return await _desk(ctx, run)
 
@@ -686,7 +687,7 @@ async def roll_dice(ctx: Context, v: dict[str, Any]) -> str:
             pending = [tie for g, tie in tt.pending_dice() if g == v["group"]]
             if not pending:
                 raise Refused(
-                    t("flash.refused", ctx.lang, why=t("dir.no_ties", ctx.lang)), code="no_tie"
+                    t(ctx.lang, "flash.refused", why=t(ctx.lang, "dir.no_ties")), code="no_tie"
                 )
             players = list(pending[0])
         if v["values"]:
@@ -723,7 +724,7 @@ async def adopt_table(ctx: Context, v: dict[str, Any]) -> str:
         table = await enrolment.adopt_table(ctx.web, ctx.lang, v["serial"], v["table"], bool(v["replace"]))
     except enrolment.AdoptRefused as r:
         raise Refused(
-            t("flash.refused", ctx.lang, why=r.message), code=r.code, status=r.status
+            t(ctx.lang, "flash.refused", why=r.message), code=r.code, status=r.status
         ) from None
     ctx.extra["table"] = table
     ctx.extra["serial"] = v["serial"]

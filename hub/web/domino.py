@@ -31,7 +31,8 @@ from mesa.errors import MesaError
 from mesa.hub.desk.domino import DominoDesk
 from mesa.hub.web.auth import csrf_ok
 from mesa.hub.web.http import address, read_form, refuse, safe_next, set_flash, wants_json
-from mesa.hub.web.i18n import Translator, t
+from mesa.hub.web.i18n import Translator
+from mesa.hub.web.i18n import text as t
 from mesa.hub.web.site import Page, Site
 from mesa.tournament.club import Club
 
@@ -85,11 +86,11 @@ class DominoPages:
 
     async def page_public(self, request: Request, lang: str) -> Page:
         data = await self._view()
-        return Page("domino/standings.html", data, "domino", t("dom.title", lang))
+        return Page("domino/standings.html", data, "domino", t(lang, "dom.title"))
 
     async def page_print(self, request: Request, lang: str) -> Page:
         data = await self._view()
-        return Page("domino/final_print.html", data, "domino", t("dom.final", lang), refresh="")
+        return Page("domino/final_print.html", data, "domino", t(lang, "dom.final"), refresh="")
 
     async def page_director(self, request: Request, lang: str) -> Page:
         data = await self._view()
@@ -103,7 +104,7 @@ class DominoPages:
         data["audit"] = await asyncio.to_thread(self.desk.read, _audit)
         data["free_tables"] = await asyncio.to_thread(self.desk.free_tables)
         return Page("domino/director.html", data, "director_domino",
-                    t("dom.director_title", lang))
+                    t(lang, "dom.director_title"))
 
     # ── exports ──
     async def export_csv(self, request: Request) -> Response:

@@ -10,8 +10,9 @@ The table's own words (states, how a game ended, the penalty reasons) are taken 
 from __future__ import annotations
 
 from mesa.domino.i18n import STRINGS as TABLE_STRINGS
+from mesa.words import Entry
 
-_OWN: dict[str, dict[str, str]] = {
+_OWN: dict[str, dict[str, Entry]] = {
     "nav.domino": {"es": "Dominó", "en": "Domino"},
     "dom.domino": {"es": "Dominó", "en": "Domino"},
     "dom.title": {"es": "Torneo de dominó por parejas", "en": "Domino pairs tournament"},
@@ -82,8 +83,8 @@ _OWN: dict[str, dict[str, str]] = {
 }
 
 
-def _from_table() -> dict[str, dict[str, str]]:
-    out: dict[str, dict[str, str]] = {}
+def _from_table() -> dict[str, dict[str, Entry]]:
+    out: dict[str, dict[str, Entry]] = {}
     es, en = TABLE_STRINGS["es"], TABLE_STRINGS["en"]
     for key in es:
         head, _, rest = key.partition(".")
@@ -94,4 +95,4 @@ def _from_table() -> dict[str, dict[str, str]]:
     return out
 
 
-DOMINO_STRINGS: dict[str, dict[str, str]] = {**_from_table(), **_OWN}
+DOMINO_STRINGS: dict[str, dict[str, Entry]] = {**_from_table(), **_OWN}

@@ -92,8 +92,8 @@ def test_spanish_is_the_default_and_english_is_selectable() -> None:
     assert pick_language("en") == "en"
     assert pick_language("fr", None) == "es"
     assert Translator("xx").lang == "es"
-    assert t("nav.draw") == "Cuadro" and t("nav.draw", "en") == "Draw"
-    assert t("no.such.key") == "no.such.key"
+    assert t("es", "nav.draw") == "Cuadro" and t("en", "nav.draw") == "Draw"
+    assert t("es", "no.such.key") == "no.such.key"
 
 
 def test_numbers_use_a_decimal_comma_in_spanish() -> None:
