@@ -54,7 +54,7 @@ LANGUAGE_NAMES: Mapping[str, str] = {"es": "Español", "en": "English"}
 
 __all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "LANGUAGE_NAMES", "Catalog", "CatalogError",
            "Entry", "Plural", "UnknownWords", "format_clock", "format_number", "format_points",
-           "language", "placeholders"]
+           "forms", "language", "placeholders"]
 
 # Both languages pick their plural with n != 1: gettext's default rule is exactly that.
 _PLURAL_RULE = gettext.NullTranslations()
@@ -103,6 +103,17 @@ def placeholders(template: str) -> set[str]:
     ['a', 'b', 'length']
     """
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def forms(entry: Entry) -> tuple[str, ...]:
+    """Every text an entry can read as (one for a text; each form of a plural).
+
+    >>> forms(Plural("{n} mesa", "{n} mesas")), forms("Hola")
+    (('{n} mesa', '{n} mesas'), ('Hola',))
+    """
+    if isinstance(entry, Plural):
+        return forms(entry.one) + forms(entry.other)
+    return (entry,)
 
 
 def language(lang: str | None) -> str:
