@@ -16,18 +16,18 @@ fails every test that imports the module, not a page in front of the director.
 ['0 jugadores', '1 jugador', '2 jugadores']
 >>> words.text("fr", "hello", name="Ana")   # an unknown language reads in Spanish
 'Hola, Ana'
->>> words.text("es", "goodbye")
-Traceback (most recent call last):
-...
-mesa.words.UnknownWords: 'no words for key goodbye'
+>>> words.text("es", "goodbye")              # an unknown key reads as itself, as in gettext
+'goodbye'
 
 **The one lookup**: ``text(language, key, /, **values)``; the language comes first because the
 caller knows it before it knows the words (a screen, a request, an export are in one language).
-**An unknown key raises** :class:`UnknownWords` (a ``KeyError``): keys are written in the code,
-and a key built from data (``"state." + state``) is looked up with ``key in catalog`` first
-where the data may hold values the catalog does not name. **An unknown language** reads in
-Spanish, the club's language (HGV 1.6): a language comes from a cookie or a settings file, and
-a screen must never go blank over it.
+**An unknown key reads as itself**, gettext's rule for a missing message: a key built from what
+a table reported (``"call." + why`` on a card) may name nothing, and the director's page or the
+table's screen must not fail over it. A key written in the code cannot be missing: a test reads
+every literal key of every lookup and template (``tests/test_words.py``,
+``tests/hub/web/test_web_i18n.py``) and fails on one that no catalog has, and a catalog with a
+gap does not build. **An unknown language** reads in Spanish, the club's language (HGV 1.6): a
+language comes from a cookie or a settings file, and a screen must never go blank over it.
 
 **Plurals** follow gettext's ``ngettext``: a :class:`Plural` holds the singular and the plural
 form, and the count given for its ``count`` placeholder picks one. Spanish and English share
@@ -53,7 +53,7 @@ DEFAULT_LANGUAGE = "es"
 LANGUAGE_NAMES: Mapping[str, str] = {"es": "Español", "en": "English"}
 
 __all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "LANGUAGE_NAMES", "Catalog", "CatalogError",
-           "Entry", "Plural", "UnknownWords", "format_clock", "format_number", "format_points",
+           "Entry", "Plural", "format_clock", "format_number", "format_points",
            "forms", "language", "placeholders"]
 
 # Both languages pick their plural with n != 1: gettext's default rule is exactly that.
@@ -90,10 +90,6 @@ Entry = str | Plural
 
 class CatalogError(ValueError):
     """A catalog with a gap: a key without a language, or languages that disagree."""
-
-
-class UnknownWords(KeyError):
-    """A key no catalog has: a bug in the code that asked."""
 
 
 def placeholders(template: str) -> set[str]:
@@ -188,7 +184,7 @@ class Catalog(Mapping[str, Mapping[str, Entry]]):
         """The words for ``key`` in ``lang`` with ``values`` filled in (see the module doc)."""
         entry = self._entries.get(key)
         if entry is None:
-            raise UnknownWords(f"no words for key {key}")
+            return key
         chosen = entry[language(lang)]
         if isinstance(chosen, Plural):
             chosen = chosen.pick(values)
