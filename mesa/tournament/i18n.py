@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Literal, cast
 
 from mesa.tournament.errors import RankingCSVError, TournamentError
 from mesa.words import LANGUAGES, Catalog, Entry, Plural, format_points
@@ -152,9 +152,8 @@ text = STRINGS.text
 
 def check_lang(lang: str) -> Lang:
     """``lang`` if the engine speaks it; an export asked in another language is refused."""
-    for known in ("es", "en"):
-        if lang == known:
-            return known
+    if lang in LANGUAGES:
+        return cast(Lang, lang)
     raise TournamentError(f"unknown language {lang!r}: use 'es' or 'en'", code="bad_lang",
                           reason="bad_lang", lang=lang)
 
