@@ -10,7 +10,7 @@ The table's own words (states, how a game ended, the penalty reasons) are taken 
 from __future__ import annotations
 
 from mesa.domino.i18n import STRINGS as TABLE_STRINGS
-from mesa.words import Entry
+from mesa.words import Entry, Plural
 
 _OWN: dict[str, dict[str, Entry]] = {
     "nav.domino": {"es": "Dominó", "en": "Domino"},
@@ -33,6 +33,8 @@ _OWN: dict[str, dict[str, Entry]] = {
     "dom.round": {"es": "Ronda {n}", "en": "Round {n}"},
     "dom.rounds": {"es": "Rondas", "en": "Rounds"},
     "dom.table": {"es": "Mesa", "en": "Table"},
+    "dom.free_tables": {"es": Plural("{n} mesa", "{n} mesas"),
+                        "en": Plural("{n} table", "{n} tables")},
     "dom.game": {"es": "Partida", "en": "Game"},
     "dom.status.assigned": {"es": "asignada", "en": "assigned"},
     "dom.status.playing": {"es": "en juego", "en": "playing"},
