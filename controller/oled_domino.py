@@ -222,7 +222,7 @@ def compose(view: DominoView, status: TableStatus, now: float) -> DominoScreen:
                     text(
                         lang,
                         "oled.pass_window",
-                        seconds=max(0, math.ceil(t.pass_limit - t.elapsed - 1e-9)),
+                        seconds=format_timer(max(0.0, t.pass_limit - t.elapsed)),
                     ),
                     prompt,
                 ]
