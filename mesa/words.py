@@ -18,6 +18,10 @@ fails every test that imports the module, not a page in front of the director.
 'Hola, Ana'
 >>> words.text("es", "goodbye")              # an unknown key reads as itself, as in gettext
 'goodbye'
+>>> words.text("hello", "es")
+Traceback (most recent call last):
+...
+TypeError: text(language, key) was given ('hello', 'es')
 
 **The one lookup**: ``text(language, key, /, **values)``; the language comes first because the
 caller knows it before it knows the words (a screen, a request, an export are in one language).
@@ -184,6 +188,8 @@ class Catalog(Mapping[str, Mapping[str, Entry]]):
         """The words for ``key`` in ``lang`` with ``values`` filled in (see the module doc)."""
         entry = self._entries.get(key)
         if entry is None:
+            if key in LANGUAGES:  # text(key, lang): the order of the older lookups
+                raise TypeError(f"text(language, key) was given ({lang!r}, {key!r})")
             return key
         chosen = entry[language(lang)]
         if isinstance(chosen, Plural):

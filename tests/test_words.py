@@ -110,6 +110,25 @@ def literal_keys() -> set[tuple[str, str, str]]:
     return found
 
 
+def test_no_lookup_is_called_in_the_old_order() -> None:
+    """``text("key", lang)`` was the engine's and the web's order; the one order is the other."""
+    old: list[str] = []
+    for path in [*ROOT.glob("controller/**/*.py"), *ROOT.glob("hub/**/*.py"),
+                 *ROOT.glob("mesa/**/*.py")]:
+        source = path.read_text(encoding="utf-8")
+        for name in _lookups(source):
+            old += [f"{path.relative_to(ROOT)}: {m}" for m in
+                    re.findall(rf"""(?<![\w.]){name}\(\s*f?['"][^'"]*['"]\s*[,)]""", source)]
+    assert old == []
+
+
+def test_swapped_arguments_raise() -> None:
+    for catalog in _catalogs().values():
+        key = next(iter(catalog))
+        with pytest.raises(TypeError):
+            catalog.text(key, "es")
+
+
 def test_every_key_the_code_writes_is_in_its_catalog() -> None:
     keys = literal_keys()
     by_catalog = {c for _, c, _ in keys}
