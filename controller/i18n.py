@@ -7,17 +7,16 @@
 >>> text("fr", "menu.resume")        # an unknown language falls back to Spanish
 'Reanudar'
 
-Keys are grouped by where they appear. A test checks that both languages have the same keys and
-the same ``{placeholders}``; nothing else in the controller spells out a user-facing string.
+Keys are grouped by where they appear. The catalog is built by :mod:`mesa.words`, which checks
+that both languages have the same keys and the same ``{placeholders}``; nothing else in the
+controller spells out a user-facing string.
 """
 
 from __future__ import annotations
 
-import string
-from typing import Any
+from mesa.words import DEFAULT_LANGUAGE, LANGUAGES, Catalog, placeholders
 
-DEFAULT_LANGUAGE = "es"
-LANGUAGES: tuple[str, ...] = ("es", "en")
+__all__ = ["CATALOG", "DEFAULT_LANGUAGE", "LANGUAGES", "STRINGS", "placeholders", "text"]
 
 STRINGS: dict[str, dict[str, str]] = {
     "es": {
@@ -175,19 +174,5 @@ STRINGS: dict[str, dict[str, str]] = {
 }
 
 
-def text(language: str | None, key: str, **values: Any) -> str:
-    """The string ``key`` in ``language`` (Spanish when unknown), with ``values`` filled in."""
-    table = STRINGS.get(language or DEFAULT_LANGUAGE) or STRINGS[DEFAULT_LANGUAGE]
-    template = table.get(key)
-    if template is None:
-        template = STRINGS[DEFAULT_LANGUAGE][key]  # KeyError names the missing key
-    return template.format(**values) if values else template
-
-
-def placeholders(template: str) -> set[str]:
-    """The ``{names}`` a template expects (used by the consistency test).
-
-    >>> sorted(placeholders("{a}-{b} a {length}"))
-    ['a', 'b', 'length']
-    """
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+CATALOG = Catalog.by_language(STRINGS)  # checked here: a gap fails the import
+text = CATALOG.text

@@ -24,8 +24,7 @@ from typing import Any
 
 from mesa.errors import ConfigError
 from mesa.protocol import HUB_USERNAME
-
-LANGUAGES = ("es", "en")  # the dashboard's languages (mesa.hub.web.i18n checks it is the same)
+from mesa.words import LANGUAGES  # the dashboard's languages: the one list
 
 
 @dataclass(frozen=True)

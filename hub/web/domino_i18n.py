@@ -10,8 +10,9 @@ The table's own words (states, how a game ended, the penalty reasons) are taken 
 from __future__ import annotations
 
 from mesa.games.domino.words import STRINGS as TABLE_STRINGS
+from mesa.words import Entry, Plural
 
-_OWN: dict[str, dict[str, str]] = {
+_OWN: dict[str, dict[str, Entry]] = {
     "nav.domino": {"es": "Dominó", "en": "Domino"},
     "dom.domino": {"es": "Dominó", "en": "Domino"},
     "dom.title": {"es": "Torneo de dominó por parejas", "en": "Domino pairs tournament"},
@@ -32,6 +33,8 @@ _OWN: dict[str, dict[str, str]] = {
     "dom.round": {"es": "Ronda {n}", "en": "Round {n}"},
     "dom.rounds": {"es": "Rondas", "en": "Rounds"},
     "dom.table": {"es": "Mesa", "en": "Table"},
+    "dom.free_tables": {"es": Plural("{n} mesa", "{n} mesas"),
+                        "en": Plural("{n} table", "{n} tables")},
     "dom.game": {"es": "Partida", "en": "Game"},
     "dom.status.assigned": {"es": "asignada", "en": "assigned"},
     "dom.status.playing": {"es": "en juego", "en": "playing"},
@@ -82,8 +85,8 @@ _OWN: dict[str, dict[str, str]] = {
 }
 
 
-def _from_table() -> dict[str, dict[str, str]]:
-    out: dict[str, dict[str, str]] = {}
+def _from_table() -> dict[str, dict[str, Entry]]:
+    out: dict[str, dict[str, Entry]] = {}
     es, en = TABLE_STRINGS["es"], TABLE_STRINGS["en"]
     for key in es:
         head, _, rest = key.partition(".")
@@ -94,4 +97,4 @@ def _from_table() -> dict[str, dict[str, str]]:
     return out
 
 
-DOMINO_STRINGS: dict[str, dict[str, str]] = {**_from_table(), **_OWN}
+DOMINO_STRINGS: dict[str, dict[str, Entry]] = {**_from_table(), **_OWN}

@@ -1,8 +1,9 @@
 """Every word the dashboard, the public view and the exports show, in Spanish and English.
 
 Spanish is the default (HGV 1.6); English is selectable with ``?lang=en`` (kept in a cookie).
-All user-facing strings live in :data:`STRINGS`; templates call ``_("key")`` and a test checks
-that every key a template uses exists in both languages.
+All user-facing strings live in :data:`STRINGS`, a :class:`mesa.words.Catalog` (checked when it
+is built; an unknown key raises); templates call ``_("key")`` and a test checks that every key
+a template uses exists. The clock and number formats are :mod:`mesa.words`'s, re-exported.
 
 >>> tr = Translator("es")
 >>> tr("nav.groups"), tr.points(230), tr.clock(605.0)
@@ -16,20 +17,31 @@ that every key a template uses exists in both languages.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from mesa.hub.web.domino_i18n import DOMINO_STRINGS
 from mesa.hub.web.strings_door import DOOR_STRINGS
 from mesa.tournament.i18n import refusal
+from mesa.words import (
+    DEFAULT_LANGUAGE,
+    LANGUAGE_NAMES,
+    LANGUAGES,
+    Catalog,
+    Entry,
+    Plural,
+    format_clock,
+    format_number,
+    format_points,
+)
 
-LANGUAGES: tuple[str, ...] = ("es", "en")
-DEFAULT_LANGUAGE = "es"
-LANGUAGE_NAMES = {"es": "Español", "en": "English"}
+__all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "LANGUAGE_NAMES", "STRINGS", "Translator",
+           "format_clock", "format_date", "format_datetime", "format_number", "format_points",
+           "pick_language", "text"]
 
 # key → {"es": ..., "en": ...}. Keys are grouped by a dotted prefix: nav., live., state., …
-STRINGS: dict[str, dict[str, str]] = {
+_WEB: dict[str, dict[str, Entry]] = {
     # ── the frame ──
     "nav.live": {"es": "Mesas en vivo", "en": "Live tables"},
     "nav.groups": {"es": "Grupos", "en": "Groups"},
@@ -125,8 +137,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "live.checked_in": {"es": "presente", "en": "present"},
     "live.absent": {"es": "ausente", "en": "absent"},
     "live.counts": {
-        "es": "{playing} jugando · {alerts} avisos · {offline} sin conexión",
-        "en": "{playing} playing · {alerts} alerts · {offline} offline",
+        "es": Plural("{playing} jugando · {alerts} aviso · {offline} sin conexión",
+                     "{playing} jugando · {alerts} avisos · {offline} sin conexión", "alerts"),
+        "en": Plural("{playing} playing · {alerts} alert · {offline} offline",
+                     "{playing} playing · {alerts} alerts · {offline} offline", "alerts"),
     },
     "live.sound_on": {"es": "Activar sonido", "en": "Enable sound"},
     "live.sound_enabled": {"es": "Sonido activado", "en": "Sound on"},
@@ -187,7 +201,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "t.status.knockout": {"es": "eliminatorias", "en": "knockout"},
     "t.status.finished": {"es": "terminado", "en": "finished"},
     "t.status.closed": {"es": "cerrado y publicado", "en": "closed and published"},
-    "t.players_count": {"es": "{n} jugadores", "en": "{n} players"},
+    "t.players_count": {"es": Plural("{n} jugador", "{n} jugadores"),
+                        "en": Plural("{n} player", "{n} players")},
     "t.date": {"es": "Fecha", "en": "Date"},
     "t.name": {"es": "Torneo", "en": "Tournament"},
     "match.status.waiting": {"es": "pendiente", "en": "waiting"},
@@ -730,20 +745,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "side.a": {"es": "blancas", "en": "white"},
     "side.b": {"es": "negras", "en": "black"},
 }
-STRINGS.update(DOOR_STRINGS)  # the door, the draw preview, the first run
-
-
-def t(key: str, lang: str = DEFAULT_LANGUAGE, /, **values: Any) -> str:
-    """The string ``key`` in ``lang`` with ``{placeholders}`` filled; the key itself if unknown.
-
-    >>> t("live.table", "en", id="3")
-    'Table 3'
-    """
-    entry = STRINGS.get(key)
-    if entry is None:
-        return key
-    text = entry.get(lang) or entry[DEFAULT_LANGUAGE]
-    return text.format(**values) if values else text
+# The dashboard's own words, the door's and the domino pages' (one catalog serves every page).
+STRINGS = Catalog(_WEB, DOOR_STRINGS, DOMINO_STRINGS)  # checked here: a gap fails the import
+text = STRINGS.text
 
 
 def pick_language(*candidates: str | None) -> str:
@@ -762,41 +766,6 @@ def pick_language(*candidates: str | None) -> str:
             if code in LANGUAGES:
                 return code
     return DEFAULT_LANGUAGE
-
-
-def format_number(value: float, lang: str, decimals: int = 2) -> str:
-    """A number with the language's decimal mark and thousands separator.
-
-    >>> format_number(1534.256, "es"), format_number(1534.256, "en")
-    ('1.534,26', '1,534.26')
-    """
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "—"
-    text = f"{value:,.{decimals}f}"
-    if lang == "es":
-        text = text.replace(",", "\x00").replace(".", ",").replace("\x00", ".")
-    return text
-
-
-def format_points(hundredths: int | float | None, lang: str) -> str:
-    """Tournament points kept in hundredths, printed with two decimals: 230 → ``2,30``."""
-    if hundredths is None:
-        return "—"
-    return format_number(hundredths / 100, lang, 2)
-
-
-def format_clock(seconds: float | None) -> str:
-    """A reserve as ``m:ss`` (``h:mm:ss`` from an hour), rounded up like a chess clock.
-
-    >>> format_clock(59.2), format_clock(3600), format_clock(-3)
-    ('1:00', '1:00:00', '0:00')
-    """
-    if seconds is None:
-        return "—"
-    whole = max(0, math.ceil(seconds - 1e-9))
-    h, rest = divmod(whole, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
 def format_datetime(value: datetime | str | None, lang: str) -> str:
@@ -834,7 +803,7 @@ class Translator:
         self.lang = lang if lang in LANGUAGES else DEFAULT_LANGUAGE
 
     def __call__(self, key: str, /, **values: Any) -> str:
-        return t(key, self.lang, **values)
+        return text(self.lang, key, **values)
 
     def points(self, hundredths: int | float | None) -> str:
         return format_points(hundredths, self.lang)
@@ -918,10 +887,6 @@ class Translator:
 
     def strings(self, prefix: str) -> Mapping[str, str]:
         """Every string under ``prefix`` (for the browser's script), keyed without the prefix."""
-        return {k[len(prefix) :]: t(k, self.lang) for k in STRINGS if k.startswith(prefix)}
+        return {k[len(prefix) :]: text(self.lang, k) for k, entry in STRINGS.items()
+                if k.startswith(prefix) and not isinstance(entry[self.lang], Plural)}
 
-
-# The domino pages' strings (their own module, merged here so one table serves every page).
-from mesa.hub.web.domino_i18n import DOMINO_STRINGS  # noqa: E402
-
-STRINGS.update(DOMINO_STRINGS)

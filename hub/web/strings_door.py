@@ -7,7 +7,9 @@ choice and the first run; merged into :data:`mesa.hub.web.i18n.STRINGS`.
 
 from __future__ import annotations
 
-DOOR_STRINGS: dict[str, dict[str, str]] = {
+from mesa.words import Entry, Plural
+
+DOOR_STRINGS: dict[str, dict[str, Entry]] = {
     # ── actions (flash messages and the audit log) ──
     "act.register_many": {"es": "Inscribir jugadores", "en": "Register players"},
     "act.check_in_many": {"es": "Marcar asistencia", "en": "Mark attendance"},
@@ -24,14 +26,23 @@ DOOR_STRINGS: dict[str, dict[str, str]] = {
         "en": "attendance changed since the preview",
     },
     # ── the door ──
+    # Four counts in one sentence: each is its own plural, the sentence joins them.
     "door.registered": {
-        "es": "{added} inscritos ({created} nuevos en el registro), {already} ya estaban, "
-        "{refused} rechazados",
-        "en": "{added} registered ({created} new to the registry), {already} already in, "
-        "{refused} refused",
+        "es": "{added} ({created}), {already}, {refused}",
+        "en": "{added} ({created}), {already}, {refused}",
     },
-    "door.marked": {"es": "{n} marcados presentes", "en": "{n} marked present"},
-    "door.marked_absent": {"es": "{n} marcados ausentes", "en": "{n} marked absent"},
+    "door.n_registered": {"es": Plural("{n} inscrito", "{n} inscritos"),
+                          "en": Plural("{n} registered", "{n} registered")},
+    "door.n_new": {"es": Plural("{n} nuevo en el registro", "{n} nuevos en el registro"),
+                   "en": Plural("{n} new to the registry", "{n} new to the registry")},
+    "door.n_already": {"es": Plural("{n} ya estaba", "{n} ya estaban"),
+                       "en": Plural("{n} already in", "{n} already in")},
+    "door.n_refused": {"es": Plural("{n} rechazado", "{n} rechazados"),
+                       "en": Plural("{n} refused", "{n} refused")},
+    "door.marked": {"es": Plural("{n} marcado presente", "{n} marcados presentes"),
+                    "en": Plural("{n} marked present", "{n} marked present")},
+    "door.marked_absent": {"es": Plural("{n} marcado ausente", "{n} marcados ausentes"),
+                           "en": Plural("{n} marked absent", "{n} marked absent")},
     "door.unknown_card": {
         "es": "Tarjeta desconocida: {card}. Asígnela a un jugador en el registro.",
         "en": "Unknown card: {card}. Assign it to a player in the registry.",
@@ -46,8 +57,13 @@ DOOR_STRINGS: dict[str, dict[str, str]] = {
         "en": "Confirm that the absent players are left out of the draw.",
     },
     "door.started": {
-        "es": "{groups} grupos (semilla {seed}), {out} ausentes fuera",
-        "en": "{groups} groups (seed {seed}), {out} absent left out",
+        "es": Plural(Plural("{groups} grupo (semilla {seed}), {out} ausente fuera",
+                            "{groups} grupo (semilla {seed}), {out} ausentes fuera", "out"),
+                     Plural("{groups} grupos (semilla {seed}), {out} ausente fuera",
+                            "{groups} grupos (semilla {seed}), {out} ausentes fuera", "out"),
+                     "groups"),
+        "en": Plural("{groups} group (seed {seed}), {out} absent left out",
+                     "{groups} groups (seed {seed}), {out} absent left out", "groups"),
     },
     "door.undone": {
         "es": "sorteo (semilla {seed}) deshecho: inscripción abierta otra vez",
@@ -116,11 +132,14 @@ DOOR_STRINGS: dict[str, dict[str, str]] = {
         "es": "Los grupos ya están sorteados (o no hay torneo en inscripción).",
         "en": "The groups are drawn already (or no tournament is in registration).",
     },
-    "preview.in": {"es": "Entran {n} jugadores", "en": "{n} players in"},
-    "preview.groups_n": {"es": "{n} grupos", "en": "{n} groups"},
+    "preview.in": {"es": Plural("Entra {n} jugador", "Entran {n} jugadores"),
+                   "en": Plural("{n} player in", "{n} players in")},
+    "preview.groups_n": {"es": Plural("{n} grupo", "{n} grupos"),
+                         "en": Plural("{n} group", "{n} groups")},
     "preview.left_out": {
-        "es": "Quedan fuera {n} (no marcados presentes):",
-        "en": "{n} left out (not marked present):",
+        "es": Plural("Queda fuera {n} (no marcado presente):",
+                     "Quedan fuera {n} (no marcados presentes):"),
+        "en": Plural("{n} left out (not marked present):", "{n} left out (not marked present):"),
     },
     "preview.no_checkin": {
         "es": "Nadie está marcado presente: entran todos los inscritos.",

@@ -36,26 +36,26 @@ def step_line(step: TieStep, player: str, names: Mapping[str, str], lang: str = 
     """One tie-break step as a sentence."""
     fmt = signed if step.criterion in ("h2h_diff", "diff") else str
     values = ", ".join(f"{names.get(p, p)} {fmt(v)}" for p, v in step.values.items())
-    verdict = text("verdict_split" if step.split else "verdict_tied", lang)
+    verdict = text(lang, "verdict_split" if step.split else "verdict_tied")
     if step.criterion == "wins":
         value = step.values.get(player, 0)
         if len(step.among) == 1:
-            return text("step_wins_alone", lang, value=value)
+            return text(lang, "step_wins_alone", value=value)
         others = [p for p in step.among if p != player]
-        return text("step_wins_tied", lang, value=value, others=_names(others, names))
+        return text(lang, "step_wins_tied", value=value, others=_names(others, names))
     if step.criterion == "forfeit":
-        return text("step_forfeit", lang, values=values)
+        return text(lang, "step_forfeit", values=values)
     if step.criterion == "dice":
-        attempt = text("dice_again", lang, n=step.attempt + 1) if step.attempt else ""
-        return text("step_dice", lang, attempt=attempt, among=_names(step.among, names),
+        attempt = text(lang, "dice_again", n=step.attempt + 1) if step.attempt else ""
+        return text(lang, "step_dice", attempt=attempt, among=_names(step.among, names),
                     values=values, verdict=verdict)
     if step.criterion == "pending":
-        return text("step_pending", lang, among=_names(step.among, names))
+        return text(lang, "step_pending", among=_names(step.among, names))
     if step.criterion == "void":
-        return text("step_void", lang)
+        return text(lang, "step_void")
     if step.criterion == "no_show":
-        return text("step_no_show", lang)
-    return text("step_criterion", lang, criterion=text(f"crit_{step.criterion}", lang),
+        return text(lang, "step_no_show")
+    return text(lang, "step_criterion", criterion=text(lang, f"crit_{step.criterion}"),
                 among=_names(step.among, names), values=values, verdict=verdict)
 
 
@@ -73,24 +73,24 @@ def group_place_lines(t: Tournament, player_id: str, lang: str = "es") -> list[s
     st = t.standings(group)
     row = st.row(player_id)
     names = {p: t.name_of(p) for p in t.groups[group - 1]}
-    lines = [text("group_header", lang, name=t.name_of(player_id), group=group,
+    lines = [text(lang, "group_header", name=t.name_of(player_id), group=group,
                   place=ordinal(row.place, lang),
-                  provisional="" if st.complete else text("provisional", lang)),
-             "  " + text("record_line", lang, wins=row.wins, losses=row.losses,
+                  provisional="" if st.complete else text(lang, "provisional")),
+             "  " + text(lang, "record_line", wins=row.wins, losses=row.losses,
                          pf=row.points_for, pa=row.points_against, diff=signed(row.diff))]
     lines += ["  " + step_line(s, player_id, names, lang) for s in row.steps]
-    lines.append("  " + text("decided_by", lang,
-                             criterion=text(f"crit_{row.decided_by}", lang)))
+    lines.append("  " + text(lang, "decided_by",
+                             criterion=text(lang, f"crit_{row.decided_by}")))
     if st.complete:
-        lines.append("  " + text("qualified" if row.qualified else "not_qualified", lang))
+        lines.append("  " + text(lang, "qualified" if row.qualified else "not_qualified"))
     return lines
 
 
 def place_round_name(place: tuple[int, int], label: str | None, lang: str) -> str:
     if place == (1, 1):
-        return text("champion", lang)
+        return text(lang, "champion")
     if place == (2, 2):
-        return text("finalist", lang)
+        return text(lang, "finalist")
     return round_name(label or "group", lang)
 
 
@@ -103,30 +103,30 @@ def points_lines(t: Tournament, player_id: str, lang: str = "es") -> list[str]:
     def f(x: int) -> str:
         return format_points(x, lang)
 
-    lines = [text("points_header", lang, name=t.name_of(player_id), tournament=t.name,
+    lines = [text(lang, "points_header", name=t.name_of(player_id), tournament=t.name,
                   total=f(b.total))]
     if b.place is None:
-        lines.append("  " + text("place_pending", lang))
+        lines.append("  " + text(lang, "place_pending"))
     else:
         args = {"place": place_label(b.place, lang),
                 "round": place_round_name(b.place, b.place_round, lang)}
         if b.knockout_forfeit:
-            lines.append("  " + text("place_forfeit", lang, **args))
+            lines.append("  " + text(lang, "place_forfeit", **args))
         elif b.place_points:
-            lines.append("  " + text("place_line", lang, points=f(b.place_points), **args))
+            lines.append("  " + text(lang, "place_line", points=f(b.place_points), **args))
         else:
-            lines.append("  " + text("place_none", lang, **args))
+            lines.append("  " + text(lang, "place_none", **args))
     w = t.withdrawals.get(player_id)
     if w is not None and w.kind == "no_show":
-        lines.append("  " + text("participation_no_show", lang))
+        lines.append("  " + text(lang, "participation_no_show"))
     else:
-        lines.append("  " + text("participation", lang, points=f(b.participation)))
+        lines.append("  " + text(lang, "participation", points=f(b.participation)))
     if b.consolation_finalist:
-        lines.append("  " + text("consolation_line", lang, points=f(b.consolation_finalist)))
-    lines.append("  " + text("wins_line", lang, wins=b.wins, per_win=f(b.per_win),
+        lines.append("  " + text(lang, "consolation_line", points=f(b.consolation_finalist)))
+    lines.append("  " + text(lang, "wins_line", wins=b.wins, per_win=f(b.per_win),
                              points=f(b.win_points), g=b.wins_group, k=b.wins_knockout,
                              u=b.wins_consolation))
-    lines += ["  " + text("removed_line", lang, match=r.match_id, rule=r.rule)
+    lines += ["  " + text(lang, "removed_line", match=r.match_id, rule=r.rule)
               for r in b.removed]
-    lines.append("  " + text("total_line", lang, points=f(b.total)))
+    lines.append("  " + text(lang, "total_line", points=f(b.total)))
     return lines

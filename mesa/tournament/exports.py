@@ -58,7 +58,7 @@ def final_list_lines(rows: Iterable[Any], lang: str = "es",
     ``absent`` names (club members who did not play) follow with 0,00, as the seed's list does.
     """
     lang = check_lang(lang)
-    lines = [text("title_final_list", lang)]
+    lines = [text(lang, "title_final_list")]
     n = 0
     for r in rows:
         n = r.position
@@ -81,7 +81,7 @@ def final_list_csv(t: Tournament, lang: str = "es") -> str:
     w.writerow(FINAL_HEADERS[lang])
 
     def f(x: int) -> str:
-        return format_points(x, lang)
+        return format_points(x, lang, grouping=False)  # a spreadsheet reads it back
 
     for r in t.final_list():
         b = r.points
@@ -102,7 +102,7 @@ def standings_csv(t: Tournament, lang: str = "es") -> str:
             w.writerow([st.group, row.place, row.player_id, t.name_of(row.player_id),
                         row.played, row.wins, row.losses, row.points_for, row.points_against,
                         row.diff, row.forfeit_losses, yes if row.voided else no,
-                        yes if row.qualified else no, text(f"crit_{row.decided_by}", lang)])
+                        yes if row.qualified else no, text(lang, f"crit_{row.decided_by}")])
     return buf.getvalue()
 
 

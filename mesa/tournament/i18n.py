@@ -1,6 +1,6 @@
 """Every player-facing string of the engine, in Spanish (default, HGV 1.6) and English.
 
->>> text("title_final_list"), text("title_final_list", "en")
+>>> text("es", "title_final_list"), text("en", "title_final_list")
 ('ASÍ QUEDÓ EL TORNEO', 'FINAL STANDINGS')
 >>> ordinal(1), ordinal(2, "en"), place_label((17, 30), "es")
 ('1º', '2nd', '17º–30º')
@@ -16,18 +16,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Literal, cast
 
 from mesa.tournament.errors import RankingCSVError, TournamentError
-from mesa.tournament.points import format_points
+from mesa.words import LANGUAGES, Catalog, Entry, Plural, format_points
 
 Lang = Literal["es", "en"]
-LANGS: tuple[Lang, ...] = ("es", "en")
+LANGS: tuple[str, ...] = LANGUAGES
 
 __all__ = ["LANGS", "REFUSALS", "Lang", "check_lang", "format_points", "ordinal", "place_label",
            "refusal", "refusal_of", "round_name", "signed", "text"]
 
-STRINGS: dict[str, dict[str, str]] = {
+_STRINGS: dict[str, dict[str, Entry]] = {
     "conflict_stale_table": {
         "es": "la mesa {table} ya no tenía esta partida (ahora: mesa {holder}) y envió este "
               "resultado; no se ha aplicado",
@@ -71,12 +71,27 @@ STRINGS: dict[str, dict[str, str]] = {
     "provisional": {"es": " (provisional, faltan encuentros)",
                     "en": " (provisional, matches still to play)"},
     "record_line": {
-        "es": "{wins} victoria(s), {losses} derrota(s), puntos {pf}–{pa} (diferencia {diff})",
-        "en": "{wins} win(s), {losses} loss(es), points {pf}–{pa} (difference {diff})"},
-    "step_wins_alone": {"es": "{value} victoria(s): nadie más tiene las mismas",
-                        "en": "{value} win(s): nobody else has as many"},
-    "step_wins_tied": {"es": "{value} victoria(s), empatado con {others}",
-                       "en": "{value} win(s), tied with {others}"},
+        "es": Plural(
+            Plural("{wins} victoria, {losses} derrota, puntos {pf}–{pa} (diferencia {diff})",
+                   "{wins} victoria, {losses} derrotas, puntos {pf}–{pa} (diferencia {diff})",
+                   "losses"),
+            Plural("{wins} victorias, {losses} derrota, puntos {pf}–{pa} (diferencia {diff})",
+                   "{wins} victorias, {losses} derrotas, puntos {pf}–{pa} (diferencia {diff})",
+                   "losses"), "wins"),
+        "en": Plural(
+            Plural("{wins} win, {losses} loss, points {pf}–{pa} (difference {diff})",
+                   "{wins} win, {losses} losses, points {pf}–{pa} (difference {diff})", "losses"),
+            Plural("{wins} wins, {losses} loss, points {pf}–{pa} (difference {diff})",
+                   "{wins} wins, {losses} losses, points {pf}–{pa} (difference {diff})",
+                   "losses"), "wins")},
+    "step_wins_alone": {"es": Plural("{value} victoria: nadie más tiene las mismas",
+                                     "{value} victorias: nadie más tiene las mismas", "value"),
+                        "en": Plural("{value} win: nobody else has as many",
+                                     "{value} wins: nobody else has as many", "value")},
+    "step_wins_tied": {"es": Plural("{value} victoria, empatado con {others}",
+                                    "{value} victorias, empatado con {others}", "value"),
+                       "en": Plural("{value} win, tied with {others}",
+                                    "{value} wins, tied with {others}", "value")},
     "step_forfeit": {
         "es": "Forfait en su actuación: sale del empate y queda por detrás (HGV 2.3.2): {values}",
         "en": "A forfeit in their record: out of the tie and placed below it (HGV 2.3.2): "
@@ -131,16 +146,16 @@ STRINGS: dict[str, dict[str, str]] = {
 }
 
 
+STRINGS = Catalog(_STRINGS)  # checked here: a gap fails the import
+text = STRINGS.text
+
+
 def check_lang(lang: str) -> Lang:
-    for known in LANGS:
-        if lang == known:
-            return known
+    """``lang`` if the engine speaks it; an export asked in another language is refused."""
+    if lang in LANGUAGES:
+        return cast(Lang, lang)
     raise TournamentError(f"unknown language {lang!r}: use 'es' or 'en'", code="bad_lang",
                           reason="bad_lang", lang=lang)
-
-
-def text(key: str, lang: str = "es", **kw: object) -> str:
-    return STRINGS[key][check_lang(lang)].format(**kw)
 
 
 def ordinal(n: int, lang: str = "es") -> str:
@@ -158,13 +173,13 @@ def place_label(place: tuple[int, int], lang: str = "es") -> str:
 def round_name(label: str, lang: str = "es", *, phase: str = "knockout") -> str:
     """A round label (``PI``, ``R16``, ``QF``…, ``group``) as players say it."""
     if phase == "consolation":
-        return text("round_uc", lang, n=label.lstrip("R"))
+        return text(lang, "round_uc", n=label.lstrip("R"))
     if label == "group":
-        return text("group_stage", lang)
+        return text(lang, "group_stage")
     key = f"round_{label}"
     if key in STRINGS:
-        return text(key, lang)
-    return text("round_of", lang, n=label.lstrip("R"))
+        return text(lang, key)
+    return text(lang, "round_of", n=label.lstrip("R"))
 
 
 def signed(n: int) -> str:
@@ -174,7 +189,7 @@ def signed(n: int) -> str:
 # Why the engine refused, by ``TournamentError.reason`` (and ``RowError.reason`` for a ranking
 # CSV's rows); ``{name}`` fields are the error's ``params``. ``status`` and ``phase`` values are
 # translated through STATUS below. A test checks that every reason raised has both texts.
-REFUSALS: dict[str, dict[str, str]] = {
+_REFUSALS: dict[str, dict[str, Entry]] = {
     "tournament_error": {"es": "el torneo no lo permite", "en": "the tournament does not allow it"},
     "no_time": {"es": "falta la hora actual", "en": "the current time is missing"},
     "unknown_match": {"es": "no existe la partida {match}", "en": "no match {match}"},
@@ -321,8 +336,11 @@ REFUSALS: dict[str, dict[str, str]] = {
     "audit_rewrite": {"es": "se negó a reescribir el registro de auditoría",
                       "en": "refused to rewrite the audit log"},
     "bad_lang": {"es": "idioma desconocido: {lang}", "en": "unknown language {lang}"},
-    "bad_ranking_csv": {"es": "el CSV tiene {rows} fila(s) con errores; no se importó nada",
-                        "en": "the CSV has {rows} bad row(s); nothing was imported"},
+    "bad_ranking_csv": {
+        "es": Plural("el CSV tiene {rows} fila con errores; no se importó nada",
+                     "el CSV tiene {rows} filas con errores; no se importó nada", "rows"),
+        "en": Plural("the CSV has {rows} bad row; nothing was imported",
+                     "the CSV has {rows} bad rows; nothing was imported", "rows")},
     # A ranking CSV's rows (RowError.reason).
     "csv_row": {"es": "fila no válida", "en": "invalid row"},
     "csv_line": {"es": "línea {line}: {problem}", "en": "line {line}: {problem}"},
@@ -350,8 +368,17 @@ REFUSALS: dict[str, dict[str, str]] = {
                    "en": "points: {value} is not a number with at most two decimals"},
     "csv_position": {"es": "puesto: {value} no es un número entero",
                      "en": "position: {value} is not a whole number"},
-    "csv_won_finals": {"es": "ganó {won} torneos pero jugó solo {finals} finales",
-                       "en": "won {won} tournaments but played only {finals} finals"},
+    "csv_won_finals": {
+        "es": Plural(Plural("ganó {won} torneo pero jugó solo {finals} final",
+                            "ganó {won} torneo pero jugó solo {finals} finales", "finals"),
+                     Plural("ganó {won} torneos pero jugó solo {finals} final",
+                            "ganó {won} torneos pero jugó solo {finals} finales", "finals"),
+                     "won"),
+        "en": Plural(Plural("won {won} tournament but played only {finals} final",
+                            "won {won} tournament but played only {finals} finals", "finals"),
+                     Plural("won {won} tournaments but played only {finals} final",
+                            "won {won} tournaments but played only {finals} finals", "finals"),
+                     "won")},
     "csv_finals_played": {"es": "más finales o victorias que torneos jugados ({played})",
                           "en": "more finals or wins than tournaments played ({played})"},
     "csv_twice": {"es": "jugador ya listado en la línea {line}",
@@ -359,7 +386,7 @@ REFUSALS: dict[str, dict[str, str]] = {
 }
 
 # Values of ``status`` and ``phase`` params, as players say them.
-STATUS: dict[str, dict[str, str]] = {
+_STATUS: dict[str, dict[str, Entry]] = {
     "waiting": {"es": "en espera", "en": "waiting"},
     "ready": {"es": "lista", "en": "ready"},
     "assigned": {"es": "asignada", "en": "assigned"},
@@ -371,6 +398,9 @@ STATUS: dict[str, dict[str, str]] = {
 }
 
 
+REFUSALS = Catalog(_REFUSALS)
+STATUS = Catalog(_STATUS)
+
 def refusal(reason: str, params: Mapping[str, object] | None = None, lang: str = "es") -> str:
     """A refusal in ``lang``; an unknown reason falls back to the generic sentence."""
     lang = check_lang(lang)
@@ -378,12 +408,11 @@ def refusal(reason: str, params: Mapping[str, object] | None = None, lang: str =
     for name in ("status", "phase"):
         value = values.get(name)
         if isinstance(value, str) and value in STATUS:
-            values[name] = STATUS[value][lang]
-    table = REFUSALS.get(reason, REFUSALS["tournament_error"])
+            values[name] = STATUS.text(lang, value)
     try:
-        return table[lang].format(**values)
-    except (KeyError, IndexError):
-        return REFUSALS["tournament_error"][lang]
+        return REFUSALS.text(lang, reason if reason in REFUSALS else "tournament_error", **values)
+    except (KeyError, IndexError):  # params that do not fit the words: say the general one
+        return REFUSALS.text(lang, "tournament_error")
 
 
 def refusal_of(error: TournamentError, lang: str = "es") -> str:

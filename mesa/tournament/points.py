@@ -15,18 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mesa.tournament.settings import PointsScale
+from mesa.words import format_points  # the one points format (grouped past a thousand)
 
 __all__ = ["PointsBreakdown", "PointsScale", "RemovedWin", "format_points", "parse_points"]
 
 Lang = Literal["es", "en"]
-
-
-def format_points(hundredths: int, lang: Lang = "es") -> str:
-    """Two decimals; a decimal comma in Spanish (``"2,30"``), a point in English."""
-    sign = "-" if hundredths < 0 else ""
-    whole, cents = divmod(abs(hundredths), 100)
-    sep = "," if lang == "es" else "."
-    return f"{sign}{whole}{sep}{cents:02d}"
 
 
 def parse_points(text: str) -> int:

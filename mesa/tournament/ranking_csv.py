@@ -55,7 +55,7 @@ def export_ranking(ranking: Ranking, lang: str = "es") -> str:
     yes, no = ("sí", "no") if lang == "es" else ("yes", "no")
     for e in ranking.entries:
         w.writerow([e.position, e.player_id, e.name,
-                    format_points(e.points, lang),
+                    format_points(e.points, lang, grouping=False),  # read back
                     e.tournaments, e.won, e.finals, yes if e.eligible else no])
     return buf.getvalue()
 

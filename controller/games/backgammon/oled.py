@@ -30,6 +30,7 @@ from mesa.controller.font import draw_seven_segment, seven_segment_width
 from mesa.controller.i18n import text
 from mesa.controller.runtime import TableStatus
 from mesa.games.backgammon.view import View
+from mesa.words import format_clock as words_clock
 
 if TYPE_CHECKING:
     from PIL import Image as ImageModule
@@ -50,20 +51,17 @@ SHORT_NAME = 12  # longer names are shortened in messages ("Maximiliano F.")
 
 
 def format_clock(seconds: float) -> str:
-    """The main figure: ``M:SS``, ``H:MM:SS`` past an hour, tenths under 10 s.
+    """The main figure: ``M:SS``, ``H:MM:SS`` past an hour, tenths under 10 s, rounded down.
+
+    :func:`mesa.words.format_clock` with tenths: the one clock formatter (its docstring gives
+    the rounding rule), so the table and the hub's pages read the same figure.
 
     >>> format_clock(600.0), format_clock(59.99), format_clock(9.96), format_clock(3725.0)
     ('10:00', '0:59', '9.9', '1:02:05')
     >>> format_clock(-1.0)
     '0.0'
     """
-    s = max(0.0, seconds)
-    if s < 10.0:
-        return f"{math.floor(s * 10 + 1e-9) / 10:.1f}"
-    total = math.floor(s + 1e-9)
-    h, rem = divmod(total, 3600)
-    m, sec = divmod(rem, 60)
-    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+    return words_clock(seconds, tenths=True)
 
 
 def format_delay(seconds: float) -> str:
@@ -72,8 +70,7 @@ def format_delay(seconds: float) -> str:
 
 
 def _mmss(seconds: float) -> str:
-    s = max(0, math.ceil(seconds - 1e-9))
-    return f"{s // 60}:{s % 60:02d}"
+    return words_clock(seconds)  # the one clock rule: rounded down, as the hub shows it
 
 
 @dataclass(frozen=True)

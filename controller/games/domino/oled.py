@@ -11,7 +11,7 @@
 >>> _ = t.apply("press", {"seat": "n"}, now=30.0)                 # n leads: w is on turn
 >>> screen = compose(domino_view(t, now=34.2), TableStatus(table_id="7"), now=34.2)
 >>> screen.big, screen.side, screen.header, screen.info
-('11', ('Oeste', 'Dani'), ('Mano 1', '34:26'), ('NS 0', 'a 200', 'EO 0'))
+('10', ('Oeste', 'Dani'), ('Mano 1', '34:25'), ('NS 0', 'a 200', 'EO 0'))
 >>> render(domino_view(t, now=34.2), TableStatus(), now=34.2, size=(128, 32)).size
 (128, 32)
 
@@ -37,6 +37,7 @@ from mesa.controller.font import draw_seven_segment, seven_segment_width
 from mesa.controller.runtime import TableStatus
 from mesa.games.domino.view import DominoView
 from mesa.games.domino.words import text
+from mesa.words import format_clock
 
 if TYPE_CHECKING:
     from PIL import Image as ImageModule
@@ -45,24 +46,23 @@ __all__ = ["SIZES", "DominoScreen", "compose", "draw", "format_timer", "mmss", "
 
 
 def mmss(seconds: float) -> str:
-    """The game's time left, ``M:SS`` rounded up (the last second shows ``0:01``).
+    """The game's time left, ``M:SS``: :func:`mesa.words.format_clock`, rounded down as the hub
+    shows it (its docstring gives the rule).
 
     >>> mmss(2100.0), mmss(59.2), mmss(0.0), mmss(-3.0)
-    ('35:00', '1:00', '0:00', '0:00')
+    ('35:00', '0:59', '0:00', '0:00')
     """
-    s = max(0, math.ceil(seconds - 1e-9))
-    return f"{s // 60}:{s % 60:02d}"
+    return format_clock(seconds)
 
 
 def format_timer(left: float) -> str:
-    """The play timer: whole seconds left, rounded up; once over, the seconds over with a minus.
+    """The play timer: whole seconds left, rounded down like every clock (``mesa.words``);
+    once over, the seconds begun over it, with a minus.
 
-    >>> format_timer(15.0), format_timer(0.2), format_timer(0.0), format_timer(-2.5)
-    ('15', '1', '0', '-3')
+    >>> format_timer(15.0), format_timer(14.5), format_timer(0.2), format_timer(-2.5)
+    ('15', '14', '0', '-3')
     """
-    if left > -1e-9:
-        return str(max(0, math.ceil(left - 1e-9)))
-    return f"-{math.ceil(-left - 1e-9)}"
+    return str(math.floor(left + 1e-9))
 
 
 @dataclass(frozen=True)
@@ -224,7 +224,7 @@ def _play_lines(view: DominoView, p: _Parts) -> tuple[str, list[str]]:
     if t.over:
         alert = text(p.lang, "oled.over_penalty" if t.warned else "oled.over_warning")
     elif t.elapsed <= t.pass_limit:
-        seconds = max(0, math.ceil(t.pass_limit - t.elapsed - 1e-9))
+        seconds = format_timer(max(0.0, t.pass_limit - t.elapsed))
         lines = [p.penalty, text(p.lang, "oled.pass_window", seconds=seconds), p.prompt]
     if t.warned and not t.over:
         lines.insert(1, text(p.lang, "oled.warned_line"))

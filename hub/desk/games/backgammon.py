@@ -497,9 +497,9 @@ class TournamentDesk(OnDeskLoop):
         # decided one: a recorded result changes only by the director's decision.
         if r is None:
             holder = m.table if m.status in ("assigned", "playing") else None
-            reason = text("conflict_stale_table", self.language, table=table, holder=holder or "—")
+            reason = text(self.language, "conflict_stale_table", table=table, holder=holder or "—")
         else:
-            reason = text("conflict_second_result", self.language, table=table)
+            reason = text(self.language, "conflict_second_result", table=table)
         out = self._apply(
             lambda club, now: club.tournaments[tid].table_conflict(
                 match_id,

@@ -20,7 +20,8 @@ from typing import Any
 
 from mesa.hub.web.actions.registry import Action, BadField, Context, Field, Refused
 from mesa.hub.web.actions.tournament import on_desk, open_tournament
-from mesa.hub.web.i18n import STRINGS, t
+from mesa.hub.web.i18n import STRINGS
+from mesa.hub.web.i18n import text as t
 from mesa.tournament.club import Club
 from mesa.tournament.errors import TournamentError
 from mesa.tournament.players import normalize_card, normalize_name
@@ -83,12 +84,12 @@ async def register_many(ctx: Context, v: dict[str, Any]) -> str:
             added.append(pid)
         ctx.extra.update(registered=added, created=created, refused=refused)
         return t(
-            "door.registered",
             ctx.lang,
-            added=len(added),
-            created=len(created),
-            already=already,
-            refused=len(refused),
+            "door.registered",
+            added=t(ctx.lang, "door.n_registered", n=len(added)),
+            created=t(ctx.lang, "door.n_new", n=len(created)),
+            already=t(ctx.lang, "door.n_already", n=already),
+            refused=t(ctx.lang, "door.n_refused", n=len(refused)),
         ) + ("" if not refused else " — " + "; ".join(refused))
 
     return str(await on_desk(ctx, run))
@@ -106,7 +107,7 @@ async def check_in_many(ctx: Context, v: dict[str, Any]) -> str:
         unknown = [p for p in wanted if p not in tt.entrants]
         if unknown or not wanted:
             raise Refused(
-                t("flash.refused", ctx.lang, why=t("err.unknown_player", ctx.lang)),
+                t(ctx.lang, "flash.refused", why=t(ctx.lang, "err.unknown_player")),
                 code="unknown_player",
             )
         return tt.id, wanted
@@ -115,7 +116,7 @@ async def check_in_many(ctx: Context, v: dict[str, Any]) -> str:
     ctx.web.store.set_checkins(tid, ids, present, ctx.user)
     ctx.web.bump()
     ctx.extra["marked"] = ids
-    return t("door.marked" if present else "door.marked_absent", ctx.lang, n=len(ids))
+    return t(ctx.lang, "door.marked" if present else "door.marked_absent", n=len(ids))
 
 
 async def check_in_card(ctx: Context, v: dict[str, Any]) -> str:
@@ -129,7 +130,7 @@ async def check_in_card(ctx: Context, v: dict[str, Any]) -> str:
             player = club.registry.by_card(card)
         except TournamentError:
             raise Refused(
-                t("door.unknown_card", ctx.lang, card=card[:40]), code="unknown_card", status=404
+                t(ctx.lang, "door.unknown_card", card=card[:40]), code="unknown_card", status=404
             ) from None
         if player.id not in tt.entrants:
             club.register_card(tt.id, card, actor=ctx.user, now=now)
@@ -139,12 +140,12 @@ async def check_in_card(ctx: Context, v: dict[str, Any]) -> str:
     ctx.web.store.set_checkin(tid, pid, True, ctx.user)
     ctx.web.bump()
     ctx.extra["player_id"] = pid
-    return t("door.card_ok", ctx.lang, name=name)
+    return t(ctx.lang, "door.card_ok", name=name)
 
 
 def _why(e: TournamentError, lang: str) -> str:
     key = f"err.{e.code}"
-    return t(key, lang) if key in STRINGS else t("err.other", lang)
+    return t(lang, key) if key in STRINGS else t(lang, "err.other")
 
 
 def _seed(v: dict[str, Any]) -> int:
@@ -163,13 +164,13 @@ async def start_groups(ctx: Context, v: dict[str, Any]) -> str:
         absent = sorted(p for p in tt.entrants if any(present.values()) and not present.get(p))
         if sorted(leave_out) != absent:
             # The door changed since the preview (or no preview was seen): show it again.
-            raise Refused(t("door.preview_stale", ctx.lang), code="preview_stale")
+            raise Refused(t(ctx.lang, "door.preview_stale"), code="preview_stale")
         if absent and not v["confirm_absent"]:
-            raise Refused(t("door.confirm_absent_needed", ctx.lang), code="confirm_absent")
+            raise Refused(t(ctx.lang, "door.confirm_absent_needed"), code="confirm_absent")
         tt.leave_out(absent, actor=ctx.user, now=now)
         club.start(tt.id, seed=seed, now=now, actor=ctx.user, n_groups=v["groups"])
         ctx.extra.update(seed=seed, left_out=absent)
-        return t("door.started", ctx.lang, groups=len(tt.groups), seed=seed, out=len(absent))
+        return t(ctx.lang, "door.started", groups=len(tt.groups), seed=seed, out=len(absent))
 
     return str(await on_desk(ctx, run))
 
@@ -183,7 +184,7 @@ async def undo_groups(ctx: Context, v: dict[str, Any]) -> str:
         seed = tt.seed
         for table in tt.undo_groups(actor=ctx.user, now=now, why=v["reason"] or "undo"):
             desk.withdraw_assignment(table)
-        return t("door.undone", ctx.lang, seed=seed)
+        return t(ctx.lang, "door.undone", seed=seed)
 
     return str(await on_desk(ctx, run))
 
@@ -199,7 +200,7 @@ async def redraw_groups(ctx: Context, v: dict[str, Any]) -> str:
         for table in club.redraw(tt.id, seed=seed, now=now, actor=ctx.user, n_groups=n):
             desk.withdraw_assignment(table)
         ctx.extra["seed"] = seed
-        return t("door.redrawn", ctx.lang, seed=seed)
+        return t(ctx.lang, "door.redrawn", seed=seed)
 
     return str(await on_desk(ctx, run))
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from mesa.errors import MesaError
 from mesa.hub.web.actions.registry import Context, Refused
-from mesa.hub.web.i18n import Translator, t
+from mesa.hub.web.i18n import Translator
+from mesa.hub.web.i18n import text as t
 from mesa.hub.web.site import Site
 from mesa.protocol import ProtocolError, check_table_id
 
@@ -57,7 +58,7 @@ async def adopt_table(ctx: Context, v: dict[str, Any]) -> str:
         table = await adopt_pi(ctx.web, ctx.lang, v["serial"], v["table"], bool(v["replace"]))
     except AdoptRefused as r:
         raise Refused(
-            t("flash.refused", ctx.lang, why=r.message), code=r.code, status=r.status
+            t(ctx.lang, "flash.refused", why=r.message), code=r.code, status=r.status
         ) from None
     ctx.extra["table"] = table
     ctx.extra["serial"] = v["serial"]

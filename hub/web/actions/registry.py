@@ -23,7 +23,7 @@ from datetime import date
 from typing import Any
 
 from mesa.errors import MesaError
-from mesa.hub.web.i18n import t
+from mesa.hub.web.i18n import text as t
 from mesa.hub.web.site import Site
 from mesa.tournament.errors import TournamentError
 from mesa.tournament.i18n import refusal_of
@@ -155,14 +155,14 @@ def refusal_from(e: Exception, lang: str) -> Refused:
     """An engine or rule refusal said in ``lang``: the kind (``err.<code>``) and, for the
     engine, exactly what (its ``reason`` and ``params``); never the English ``str(e)``."""
     code = str(getattr(e, "code", "other"))
-    head = t(f"err.{code}", lang) if f"err.{code}" in known_errors() else t("err.other", lang)
+    head = t(lang, f"err.{code}") if f"err.{code}" in known_errors() else t(lang, "err.other")
     detail = refusal_of(e, lang) if isinstance(e, TournamentError) else ""
     why = f"{head} ({detail})" if detail and detail != head else head
     said: dict[str, Any] = {"code": code}
     if isinstance(e, TournamentError):
         said |= {"reason": e.reason, "params": _plain(e.params)}
     return Refused(
-        t("flash.refused", lang, why=why), code=code, status=409, detail=detail, said=said
+        t(lang, "flash.refused", why=why), code=code, status=409, detail=detail, said=said
     )
 
 
@@ -182,7 +182,7 @@ def field_label(field: str, lang: str) -> str:
     from mesa.hub.web.i18n import STRINGS
 
     key = FIELD_LABELS.get(field, f"form.{field}")
-    return t(key, lang) if key in STRINGS else field
+    return t(lang, key) if key in STRINGS else field
 
 
 def known_errors() -> set[str]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from mesa.errors import MesaError
 from mesa.hub.web.actions.registry import Context, Refused, field_label, known_errors
-from mesa.hub.web.i18n import t
+from mesa.hub.web.i18n import text as t
 from mesa.hub.web.pages.cards import table_warning
 
 # How long a table command waits for the table's answer before the director is told so.
@@ -26,18 +26,18 @@ async def table_command(ctx: Context, table: str, name: str, args: dict[str, Any
     web, lang = ctx.web, ctx.lang
     card = next((c for c in web.poller.current() if c["id"] == table), None)
     if card is None:
-        raise Refused(t("flash.no_table", lang, table=table), code="no_table", status=404)
+        raise Refused(t(lang, "flash.no_table", table=table), code="no_table", status=404)
     if card["state"] == "match_over" and name not in ("director_clear_call", "director_score"):
         raise Refused(
-            t("flash.finished", lang, match=card.get("match_id") or table), code="finished"
+            t(lang, "flash.finished", match=card.get("match_id") or table), code="finished"
         )
     if card["link"] != "online":
-        raise Refused(t("flash.refused", lang, why=t("err.offline", lang)), code="offline")
+        raise Refused(t(lang, "flash.refused", why=t(lang, "err.offline")), code="offline")
     try:
         txn = web.hub.command(table, name, args)
     except MesaError as e:
         raise Refused(
-            t("flash.refused", lang, why=t("err.bad_input", lang)),
+            t(lang, "flash.refused", why=t(lang, "err.bad_input")),
             code=getattr(e, "code", "bad_input"),
             detail=str(e),
         ) from None
@@ -51,9 +51,9 @@ async def table_command(ctx: Context, table: str, name: str, args: dict[str, Any
             code = status.get("code") or "other"
             key = f"err.{code}" if f"err.{code}" in known_errors() else "err.other"
             # The table's ``reason`` is English prose for its log; the director reads the code.
-            why = t(key, lang)
+            why = t(lang, key)
             raise Refused(
-                t("flash.refused", lang, why=why), code=code, detail=status.get("reason") or ""
+                t(lang, "flash.refused", why=why), code=code, detail=status.get("reason") or ""
             )
         await asyncio.sleep(0.05)
     # Sent but not confirmed (the table is offline or slow): not a failure of the hub. The
@@ -75,7 +75,7 @@ def confirm_table(ctx: Context, table: str, confirmed: bool) -> None:
 def require_table(ctx: Context, table: str) -> None:
     """A table the hub has heard of, else :class:`Refused` (404)."""
     if ctx.web.hub is None or not ctx.web.hub.store.known(table):
-        raise Refused(t("flash.no_table", ctx.lang, table=table), code="no_table", status=404)
+        raise Refused(t(ctx.lang, "flash.no_table", table=table), code="no_table", status=404)
 
 
 async def set_clock(ctx: Context, v: dict[str, Any]) -> str:
@@ -101,7 +101,7 @@ MAX_ADJUST_SECONDS = 86400.0
 async def adjust_clock(ctx: Context, v: dict[str, Any]) -> str:
     if abs(v["seconds"]) > MAX_ADJUST_SECONDS:
         raise Refused(
-            t("flash.bad_value", ctx.lang, field=field_label("seconds", ctx.lang)),
+            t(ctx.lang, "flash.bad_value", field=field_label("seconds", ctx.lang)),
             code="bad_value",
             status=400,
         )

@@ -17,7 +17,7 @@ from typing import Any
 from mesa.errors import RuleError
 from mesa.hub.web.actions.registry import BadField, Context, Refused, refusal_from
 from mesa.hub.web.actions.tables import confirm_table, require_table, table_command
-from mesa.hub.web.i18n import t
+from mesa.hub.web.i18n import text as t
 from mesa.hub.web.site import current_tournament
 from mesa.tournament.club import Club
 from mesa.tournament.errors import TournamentError
@@ -33,7 +33,7 @@ async def on_desk(ctx: Context, fn: Callable[[Club, datetime], Any]) -> Any:
         raise refusal_from(e, ctx.lang) from None
     except KeyError as e:
         raise Refused(
-            t("flash.refused", ctx.lang, why=t("err.other", ctx.lang) + f" ({e.args[0]})"),
+            t(ctx.lang, "flash.refused", why=t(ctx.lang, "err.other") + f" ({e.args[0]})"),
             code="unknown",
         ) from None
 
@@ -44,7 +44,7 @@ def current_or_refuse(club: Club, lang: str) -> Tournament:
     desk_current: Tournament | None = current_tournament(club)
     if desk_current is None:
         raise Refused(
-            t("flash.refused", lang, why=t("err.no_tournament", lang)), code="no_tournament"
+            t(lang, "flash.refused", why=t(lang, "err.no_tournament")), code="no_tournament"
         )
     return desk_current
 
@@ -53,7 +53,7 @@ def open_tournament(club: Club, lang: str) -> Tournament:
     """The current tournament, refused when there is none or when it is closed."""
     tt = current_or_refuse(club, lang)
     if tt.phase == "closed":
-        raise Refused(t("flash.refused", lang, why=t("err.closed", lang)), code="closed")
+        raise Refused(t(lang, "flash.refused", why=t(lang, "err.closed")), code="closed")
     return tt
 
 
@@ -132,7 +132,7 @@ async def check_in(ctx: Context, v: dict[str, Any]) -> str:
         tt = open_tournament(club, ctx.lang)
         if v["player_id"] not in tt.entrants:
             raise Refused(
-                t("flash.refused", ctx.lang, why=t("err.unknown_player", ctx.lang)),
+                t(ctx.lang, "flash.refused", why=t(ctx.lang, "err.unknown_player")),
                 code="unknown_player",
             )
         return tt.id, tt.name_of(v["player_id"])
@@ -206,9 +206,9 @@ async def record_result(ctx: Context, v: dict[str, Any]) -> str:
             # The table is still running it: its result would arrive later and disagree.
             raise Refused(
                 t(
-                    "flash.refused",
                     ctx.lang,
-                    why=t("err.table_unavailable", ctx.lang) + f" ({m.id} @ {m.table})",
+                    "flash.refused",
+                    why=t(ctx.lang, "err.table_unavailable") + f" ({m.id} @ {m.table})",
                 ),
                 code="at_table",
             )
@@ -236,13 +236,13 @@ async def correct_result(ctx: Context, v: dict[str, Any]) -> str:
         m = tt.match(v["match_id"])
         if m.result is None:
             raise Refused(
-                t("flash.refused", ctx.lang, why=t("err.match_not_ready", ctx.lang)),
+                t(ctx.lang, "flash.refused", why=t(ctx.lang, "err.match_not_ready")),
                 code="match_not_ready",
             )
         r = m.result
         now_text = _score_text(r.score_a, r.score_b, r.forfeit)
         if v["expected"] and v["expected"] != now_text:
-            raise Refused(t("flash.conflict", ctx.lang, now=now_text), code="edit_conflict")
+            raise Refused(t(ctx.lang, "flash.conflict", now=now_text), code="edit_conflict")
         out = tt.correct_result(
             v["match_id"],
             v["score_a"],
@@ -290,7 +290,7 @@ async def forfeit(ctx: Context, v: dict[str, Any]) -> str:
         m = tt.match(v["match_id"])
         if m.status == "done":
             raise Refused(
-                t("flash.refused", ctx.lang, why=t("err.already_decided", ctx.lang)),
+                t(ctx.lang, "flash.refused", why=t(ctx.lang, "err.already_decided")),
                 code="already_decided",
             )
         return (m.table if m.status in ("assigned", "playing") else None), m.status
@@ -339,11 +339,11 @@ async def release_table(ctx: Context, v: dict[str, Any]) -> str:
             held = live.get("match_id") if live.get("state") != "idle" else None
             key, code = ("err.match_live", "match_live") if held else ("err.nothing_held", "idle")
             raise Refused(
-                t("flash.refused", ctx.lang, why=t(key, ctx.lang) + (f" ({held})" if held else "")),
+                t(ctx.lang, "flash.refused", why=t(ctx.lang, key) + (f" ({held})" if held else "")),
                 code=code,
             )
         desk.release_table(v["table"])
-        return f"{stale[0]}: {t('hold.' + stale[1], ctx.lang)}"
+        return f"{stale[0]}: {t(ctx.lang, 'hold.' + stale[1])}"
 
     return await on_desk(ctx, run)
 
@@ -359,7 +359,7 @@ async def roll_dice(ctx: Context, v: dict[str, Any]) -> str:
             pending = [tie for g, tie in tt.pending_dice() if g == v["group"]]
             if not pending:
                 raise Refused(
-                    t("flash.refused", ctx.lang, why=t("dir.no_ties", ctx.lang)), code="no_tie"
+                    t(ctx.lang, "flash.refused", why=t(ctx.lang, "dir.no_ties")), code="no_tie"
                 )
             players = list(pending[0])
         if v["values"]:

@@ -40,7 +40,7 @@ from mesa.hub.desk.games.domino import DominoDesk
 from mesa.hub.web.actions.endpoint import ActionEndpoint
 from mesa.hub.web.actions.registry import Action, BadField, Context, Field, Refused
 from mesa.hub.web.http.paths import ROUTE_PATHS
-from mesa.hub.web.i18n import t
+from mesa.hub.web.i18n import text as t
 from mesa.hub.web.pages.endpoint import Handler, page_endpoint, page_routes
 from mesa.hub.web.site import Page, Site
 from mesa.tournament.club import Club
@@ -83,11 +83,11 @@ class DominoPages:
 
     async def page_public(self, request: Request, lang: str) -> Page:
         data = await self._view()
-        return Page("domino/standings.html", data, "domino", t("dom.title", lang))
+        return Page("domino/standings.html", data, "domino", t(lang, "dom.title"))
 
     async def page_print(self, request: Request, lang: str) -> Page:
         data = await self._view()
-        return Page("domino/final_print.html", data, "domino", t("dom.final", lang), refresh="")
+        return Page("domino/final_print.html", data, "domino", t(lang, "dom.final"), refresh="")
 
     async def page_director(self, request: Request, lang: str) -> Page:
         data = await self._view()
@@ -101,7 +101,7 @@ class DominoPages:
         data["audit"] = await asyncio.to_thread(self.desk.read, _audit)
         data["free_tables"] = await asyncio.to_thread(self.desk.free_tables)
         return Page("domino/director.html", data, "director_domino",
-                    t("dom.director_title", lang))
+                    t(lang, "dom.director_title"))
 
     # ── exports ──
     async def export_csv(self, request: Request) -> Response:
@@ -140,7 +140,7 @@ class DominoActions:
         except (PairsError, MesaError) as e:
             detail = str(e)
             raise Refused(
-                t("dom.refused", ctx.lang, why=detail),
+                t(ctx.lang, "dom.refused", why=detail),
                 code=str(getattr(e, "code", "refused")), detail=detail,
             ) from None  # fmt: skip
         ctx.web.bump()

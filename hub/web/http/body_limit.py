@@ -34,6 +34,8 @@ from collections.abc import Callable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mesa.words import DEFAULT_LANGUAGE, Catalog
+
 # The dashboard's largest legitimate body is a ranking import pasted into a form (tens of KB).
 MAX_BODY_BYTES = 1_000_000
 # Seconds to wait for the next piece of a body that has not finished arriving.
@@ -109,11 +111,11 @@ class BodyLimit:
             if not started:
                 await self._refuse(send, refused, lang)
 
-    async def _refuse(self, send: Send, status: int, lang: str = "es") -> None:
+    async def _refuse(self, send: Send, status: int, lang: str = DEFAULT_LANGUAGE) -> None:
         if self.on_refused is not None:
             self.on_refused()
         error = "too_large" if status == 413 else "too_slow"
-        message = REFUSALS[error].get(lang, REFUSALS[error]["es"])
+        message = REFUSALS.text(lang, error)
         body = json.dumps({"ok": False, "error": error, "message": message}, ensure_ascii=False)
         await send(
             {
@@ -130,7 +132,7 @@ class BodyLimit:
 
 
 # Said before any page code runs, so in the reader's language from the cookie alone.
-REFUSALS = {
+REFUSALS = Catalog({
     "too_large": {
         "es": "El envío es demasiado grande (más de 1 MB). No se ha cambiado nada.",
         "en": "The request is too large (over 1 MB). Nothing was changed.",
@@ -139,7 +141,7 @@ REFUSALS = {
         "es": "El envío llegó demasiado despacio. No se ha cambiado nada.",
         "en": "The request arrived too slowly. Nothing was changed.",
     },
-}
+})
 
 
 def _language(scope: Scope) -> str:
@@ -147,7 +149,7 @@ def _language(scope: Scope) -> str:
     for name, value in scope.get("headers", []):
         if name == b"cookie" and b"mesa_lang=en" in value:
             return "en"
-    return "es"
+    return DEFAULT_LANGUAGE
 
 
 def _content_length(scope: Scope) -> int | None:

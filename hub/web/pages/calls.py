@@ -31,7 +31,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from mesa.hub.web.i18n import t as tr
+from mesa.hub.web.i18n import text as tr
 from mesa.hub.web.pages.views import match_view
 from mesa.tournament.matches import Match
 from mesa.tournament.players import name_key
@@ -64,7 +64,7 @@ def board_match(t: Tournament, m: Match, cards: list[dict[str, Any]], lang: str)
             "a": score.get("a", 0),
             "b": score.get("b", 0),
             "state": card.get("state"),
-            "state_name": tr(f"state.{card.get('state') or 'unknown'}", lang),
+            "state_name": tr(lang, f"state.{card.get('state') or 'unknown'}"),
             "game": card.get("game"),
         }
     return {
@@ -72,7 +72,7 @@ def board_match(t: Tournament, m: Match, cards: list[dict[str, Any]], lang: str)
         "round_name": view["round_name"],
         "group": m.group,
         "stage": (
-            tr("calls.group", lang, group=m.group, round=view["round_name"])
+            tr(lang, "calls.group", group=m.group, round=view["round_name"])
             if m.group
             else view["round_name"]
         ),

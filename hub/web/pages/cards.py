@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mesa.hub.web.i18n import t
+from mesa.hub.web.i18n import text as t
 
 
 def table_warning(card: dict[str, Any] | None, lang: str) -> str:
@@ -19,8 +19,8 @@ def table_warning(card: dict[str, Any] | None, lang: str) -> str:
     if card is None:
         return ""
     if card.get("link") != "online":
-        return t("assign.offline", lang, table=card["id"])
+        return t(lang, "assign.offline", table=card["id"])
     if card.get("state") not in ("idle", "match_over"):
-        return t("assign.busy", lang, table=card["id"])
+        return t(lang, "assign.busy", table=card["id"])
     return ""
 

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mesa.hub.web.i18n import format_number, format_points
-from mesa.hub.web.i18n import t as tr
+from mesa.hub.web.i18n import text as tr
 from mesa.tournament.club import Club
 from mesa.tournament.explain import group_place_lines, points_lines, step_line
 from mesa.tournament.i18n import place_label, round_name
@@ -50,7 +50,7 @@ def tournament_info(t: Tournament | None, lang: str) -> dict[str, Any] | None:
         "category": t.category,
         "official": t.official,
         "phase": t.phase,
-        "phase_name": tr(f"t.status.{_phase_key(t)}", lang),
+        "phase_name": tr(lang, f"t.status.{_phase_key(t)}"),
         "entrants": len(t.entrants),
         "groups": len(t.groups),
         "knockout_drawn": t.knockout is not None,
@@ -73,7 +73,7 @@ def _phase_key(t: Tournament) -> str:
 
 def _round_name(m: Match, lang: str) -> str:
     if m.phase == "group":
-        return tr("round.group", lang, n=m.round)
+        return tr(lang, "round.group", n=m.round)
     name = round_name(m.round, lang, phase=m.phase)
     return name[:1].upper() + name[1:]
 
@@ -98,7 +98,7 @@ def match_view(t: Tournament, m: Match, lang: str) -> dict[str, Any]:
         "source": None if r is None else r.source,
         "recorded_by": None if r is None else r.actor,
         "status": m.status,
-        "status_name": tr(f"match.status.{m.status}", lang),
+        "status_name": tr(lang, f"match.status.{m.status}"),
         "table": m.table,
         "clock": m.clock.to_dict(),
         "scheduled_start": None if m.scheduled_start is None else m.scheduled_start.isoformat(),
@@ -155,9 +155,9 @@ def groups_view(t: Tournament, lang: str) -> list[dict[str, Any]]:
                     "voided": row.voided,
                     "qualified": row.qualified,
                     "decided_by": row.decided_by,
-                    "decided_by_text": engine_text(f"crit_{row.decided_by}", lang),
+                    "decided_by_text": engine_text(lang, f"crit_{row.decided_by}"),
                     "decided_by_short": tr(
-                        TIE_BREAK_KEYS.get(row.decided_by, "tiebreak.wins"), lang
+                        lang, TIE_BREAK_KEYS.get(row.decided_by, "tiebreak.wins")
                     ),
                     "steps": [step_line(s, row.player_id, names, lang) for s in row.steps],
                     "explanation": [line.strip() for line in why],
@@ -166,7 +166,7 @@ def groups_view(t: Tournament, lang: str) -> list[dict[str, Any]]:
         out.append(
             {
                 "group": st.group,
-                "title": tr("group.title", lang, n=st.group),
+                "title": tr(lang, "group.title", n=st.group),
                 "complete": st.complete,
                 "pending_dice": st.pending_dice,
                 "rows": rows,
@@ -431,7 +431,7 @@ def rating_chart(
     return {
         "width": width,
         "height": height,
-        "label": tr("rank.history", lang),
+        "label": tr(lang, "rank.history"),
         "left": pad_l,
         "right": pad_l + plot_w,
         "top": pad_t,

@@ -27,8 +27,12 @@
     conn.textContent = conn.dataset["label" + state.charAt(0).toUpperCase() + state.slice(1)] || state;
   }
 
+  /* The one clock rule of mesa.words.format_clock, mirrored: rounded DOWN (a clock never shows
+     time the player does not have), "—" for a figure that is not a number. The same vectors
+     (tests/support/format_vectors.json) check both, this one in Chromium. */
   function fmtClock(seconds) {
-    let whole = Math.max(0, Math.ceil(seconds - 1e-9));
+    if (typeof seconds !== "number" || !isFinite(seconds)) return "—";
+    let whole = Math.floor(Math.max(0, seconds) + 1e-9);
     const h = Math.floor(whole / 3600);
     whole -= h * 3600;
     const m = Math.floor(whole / 60);
@@ -37,6 +41,7 @@
     if (h) return h + ":" + (m < 10 ? "0" : "") + m + ":" + ss;
     return m + ":" + ss;
   }
+  window.mesaFormat = { clock: fmtClock };
 
   /* ── clocks and countdowns ── */
   function tick() {

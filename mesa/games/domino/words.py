@@ -15,12 +15,11 @@ this module is the only place they become words.
 
 from __future__ import annotations
 
-from typing import Any
+from mesa.words import DEFAULT_LANGUAGE, LANGUAGES, Catalog, Entry, Plural
 
-DEFAULT_LANGUAGE = "es"
-LANGUAGES: tuple[str, ...] = ("es", "en")
+__all__ = ["CATALOG", "DEFAULT_LANGUAGE", "LANGUAGES", "STRINGS", "text"]
 
-STRINGS: dict[str, dict[str, str]] = {
+STRINGS: dict[str, dict[str, Entry]] = {
     "es": {
         # ── states ──
         "state.idle": "Sin partida",
@@ -51,7 +50,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "label.time_left": "Quedan {time}",
         "label.time_called": "TIEMPO",
         "label.last_hand": "Última mano",
-        "label.points": "{points} tantos",
+        "label.points": Plural("{points} tanto", "{points} tantos", count="points"),
         "label.turn": "Turno: {seat}",
         "label.warning": "Amonestación",
         "label.penalty": "{points} {reason}",
@@ -179,7 +178,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "label.time_left": "{time} left",
         "label.time_called": "TIME",
         "label.last_hand": "Last hand",
-        "label.points": "{points} points",
+        "label.points": Plural("{points} point", "{points} points", count="points"),
         "label.turn": "Turn: {seat}",
         "label.warning": "Warning",
         "label.penalty": "{points} {reason}",
@@ -280,7 +279,5 @@ STRINGS: dict[str, dict[str, str]] = {
 }
 
 
-def text(language: str, key: str, **values: Any) -> str:
-    """The string for ``key`` in ``language`` (Spanish when the language is unknown)."""
-    table = STRINGS.get(language, STRINGS[DEFAULT_LANGUAGE])
-    return table[key].format(**values)
+CATALOG = Catalog.by_language(STRINGS)  # checked here: a gap fails the import
+text = CATALOG.text

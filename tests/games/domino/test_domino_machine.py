@@ -19,6 +19,7 @@ from mesa.games.domino.rules import SEATS
 from mesa.games.domino.transitions import STATES
 from mesa.games.domino.view import domino_view
 from mesa.games.domino.words import LANGUAGES, STRINGS, text
+from mesa.words import Catalog, forms
 
 
 def _types(out: Any) -> list[str]:
@@ -196,7 +197,9 @@ def test_both_languages_have_the_same_keys_and_placeholders() -> None:
     es, en = STRINGS["es"], STRINGS["en"]
     assert set(es) == set(en)
     for key in es:
-        assert set(re.findall(r"{(\w+)}", es[key])) == set(re.findall(r"{(\w+)}", en[key])), key
+        want = {f for form in forms(es[key]) for f in re.findall(r"{(\w+)}", form)}
+        assert {f for form in forms(en[key]) for f in re.findall(r"{(\w+)}", form)} == want, key
+    Catalog.by_language(STRINGS)  # mesa.words' own check: each plural form agrees too
 
 
 def test_every_code_a_player_can_read_has_a_text() -> None:

@@ -94,7 +94,7 @@ def _current(desk: TournamentDesk) -> Tournament:
 
 
 def _move(desk: TournamentDesk, match_id: str, table: str) -> None:
-    """The director's "move" action, as ``hub/web/actions.py`` runs it on the desk."""
+    """The director's "move" action, as ``hub/web/actions/tournament.py`` runs it on the desk."""
 
     def run(club: Any, now: datetime) -> None:
         t = club.tournament("T")

@@ -199,7 +199,7 @@ def test_the_door_and_the_draw_as_the_director_does_them(
 
     # ── the draw, seen before it counts ──
     count.click("#see-draw", navigates=True)
-    assert "Quedan fuera 1" in page.inner_text("#left-out")
+    assert "Queda fuera 1" in page.inner_text("#left-out")
     assert "DÁMASO" in page.inner_text("#left-out").upper()
     assert "Entran 30 jugadores" in page.inner_text("#preview-summary")
     shot(page, "draw-preview")

@@ -18,8 +18,11 @@ from mesa.hub.web.i18n import (
     format_number,
     format_points,
     pick_language,
-    t,
 )
+from mesa.hub.web.i18n import (
+    text as t,
+)
+from mesa.words import forms
 
 HUB = Path(web_i18n.__file__).parent
 TEMPLATES = HUB / "templates"
@@ -28,9 +31,10 @@ TEMPLATES = HUB / "templates"
 def test_every_string_exists_in_every_language_with_the_same_placeholders() -> None:
     for key, entry in STRINGS.items():
         assert set(entry) == set(LANGUAGES), key
-        fields = {lang: set(re.findall(r"{(\w+)}", text)) for lang, text in entry.items()}
+        fields = {lang: {f for text in forms(e) for f in re.findall(r"{(\w+)}", text)}
+                  for lang, e in entry.items()}
         assert fields["es"] == fields["en"], key
-        assert all(text.strip() for text in entry.values()), key
+        assert all(text.strip() for e in entry.values() for text in forms(e)), key
 
 
 def _literal_keys() -> set[str]:
@@ -41,7 +45,9 @@ def _literal_keys() -> set[str]:
         # Whole keys only: ``_('state.' ~ c.state)`` builds keys checked by the test below.
         for fn in ("_", "tr", "t"):
             keys |= set(
-                re.findall(rf"""\b{fn}\(\s*['"]([a-z_]+\.[a-z_.0-9]*[a-z_0-9])['"]\s*[,)]""", text)
+                # ``t(lang, "key")`` in the modules, ``_("key")`` in the templates
+                re.findall(rf"""\b{fn}\(\s*(?:[\w.]+,\s*)?['"]([a-z_]+\.[a-z_.0-9]*[a-z_0-9])['"]\s*[,)]""",
+                           text)
             )
     return keys
 
@@ -93,8 +99,9 @@ def test_spanish_is_the_default_and_english_is_selectable() -> None:
     assert pick_language("en") == "en"
     assert pick_language("fr", None) == "es"
     assert Translator("xx").lang == "es"
-    assert t("nav.draw") == "Cuadro" and t("nav.draw", "en") == "Draw"
-    assert t("no.such.key") == "no.such.key"
+    assert t("es", "nav.draw") == "Cuadro" and t("en", "nav.draw") == "Draw"
+    assert t("es", "no.such.key") == "no.such.key"
+    assert t("fr", "nav.draw") == "Cuadro"
 
 
 def test_numbers_use_a_decimal_comma_in_spanish() -> None:
@@ -103,10 +110,13 @@ def test_numbers_use_a_decimal_comma_in_spanish() -> None:
     assert format_points(8, "es") == "0,08"
     assert format_number(1534.5, "es", 1) == "1.534,5"
     assert format_number(1534.5, "en", 1) == "1,534.5"
+    assert format_points(123456, "es") == "1.234,56"  # grouped past a thousand, as the engine's
+    assert format_points(123456, "en") == "1,234.56"
 
 
-def test_clocks_round_up_like_a_chess_clock() -> None:
-    assert format_clock(0.2) == "0:01"
+def test_clocks_round_down_like_the_table() -> None:
+    assert format_clock(0.2) == "0:00"
+    assert format_clock(59.5) == "0:59"
     assert format_clock(0) == "0:00"
     assert format_clock(125) == "2:05"
     assert format_clock(None) == "—"

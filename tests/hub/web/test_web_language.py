@@ -21,6 +21,7 @@ from mesa.tournament import errors as engine_errors
 from mesa.tournament.errors import TournamentError
 from mesa.tournament.i18n import REFUSALS, refusal
 from mesa.tournament.players import name_key
+from mesa.words import forms
 from support.hubkit import FakeTable, act, login, make_tournament
 
 ENGINE = Path(engine_errors.__file__).parent
@@ -121,14 +122,15 @@ def test_every_refusal_of_the_engine_has_a_reason_with_both_texts() -> None:
     for reason, given, where in raised:
         assert reason in REFUSALS, (where, reason)
         for lang in ("es", "en"):
-            needed = set(re.findall(r"{(\w+)}", REFUSALS[reason][lang]))
+            needed = {f for text in forms(REFUSALS[reason][lang]) for f in re.findall(r"{(\w+)}", text)}
             assert needed <= given, (where, reason, lang, needed - given)
 
 
 def test_every_reason_text_reads_in_its_own_language() -> None:
     for reason, entry in REFUSALS.items():
         assert set(entry) == {"es", "en"}, reason
-        fields = {lang: set(re.findall(r"{(\w+)}", text)) for lang, text in entry.items()}
+        fields = {lang: {f for text in forms(e) for f in re.findall(r"{(\w+)}", text)}
+                  for lang, e in entry.items()}
         assert fields["es"] == fields["en"], reason
         values = {f: "X" for f in fields["es"]} | {"status": "done", "phase": "groups"}
         for lang in ("es", "en"):

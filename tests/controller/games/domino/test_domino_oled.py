@@ -67,10 +67,10 @@ def test_no_line_needs_to_scroll_on_the_small_screens() -> None:
 
 def test_the_screen_says_what_the_issue_asks_for() -> None:
     play = compose(BY["playing", "es"].view, TableStatus(), BY["playing", "es"].now)
-    assert play.big == "12" and play.side == ("Este", "Beto")  # the play timer, the seat on turn
+    assert play.big == "11" and play.side == ("Este", "Beto")  # the play timer, the seat on turn
     assert play.header[0] == "Mano 1" and play.header[1].count(":") == 1  # hand, game time left
     assert play.info == ("NS 0", "a 200", "EO 0")  # both pairs' points
-    assert "PASO: 2 s" in play.lines and "Juega o di PASO" in play.lines
+    assert "PASO: 1 s" in play.lines and "Juega o di PASO" in play.lines
     slow = compose(BY["playing_slow", "en"].view, TableStatus(), BY["playing_slow", "en"].now)
     assert slow.big.startswith("-") and slow.alert == "Slow: -25"
     pen = compose(BY["penalty", "es"].view, TableStatus(), BY["penalty", "es"].now)
