@@ -97,7 +97,7 @@ class HubProcess:
 
     def _committed(self, commit: Commit) -> None:
         if self.desk is not None:
-            self.desk.wake()
+            self.desk.wake(commit.rows)  # folded as committed, not read back from SQLite
 
     def _unlisten(self) -> None:
         if self.hub is not None and self._committed in self.hub.ingest.listeners:

@@ -80,6 +80,7 @@ class _Batch:
         self.bdseq: dict[str, int] = {}
         self.duplicates: dict[tuple[str, str], tuple[int, int, int]] = {}  # n, first, last
         self.rows: list[tuple[Any, ...]] = []  # events to insert, parallel to ``committed``
+        self.rowids: list[int] = []  # once written: each committed event's rowid, in order
         # (table, stream, seq) → id of the rows above, built only when a duplicate asks
         self.ids: dict[tuple[str, str, int], str] | None = None
         # Every message written into this transaction, to retry one by one if it fails.
@@ -318,7 +319,9 @@ class Ingest:
         self._ack(b.touched)
         if b.committed or b.statuses or b.states:
             # Told with what it committed (maybe no event: a status or a snapshot alone).
-            commit = Commit(tuple(b.committed), tuple(b.states), tuple(b.statuses))
+            commit = Commit(
+                tuple(b.committed), tuple(b.states), tuple(b.statuses), _rows(b)
+            )
             for listener in list(self.listeners):
                 try:
                     listener(commit)
@@ -352,11 +355,15 @@ class Ingest:
         b.rows = [(*row, now) for row in b.rows]
         self.store.savepoint()
         if self.store.insert_rows(b.rows) == len(b.rows):
+            last = self.store.last_rowid()
+            b.rowids = list(range(last - len(b.rows) + 1, last + 1))
             self.store.release()
             return
         # Some id was taken: redo row by row; a stream stops at its first conflict.
         self.store.rollback_to()
         committed: list[EventEnvelope] = []
+        kept: list[tuple[Any, ...]] = []
+        b.rowids = []
         broken: set[tuple[str, str]] = set()
         for row, env in zip(b.rows, b.committed, strict=True):
             key = (env.table, env.stream)
@@ -364,6 +371,8 @@ class Ingest:
                 self.metrics.refuse("gap", f"seq {env.seq} after a conflict", table=env.table)
             elif self.store.insert_rows([row]) == 1:
                 committed.append(env)
+                kept.append(row)
+                b.rowids.append(self.store.last_rowid())
             else:
                 self.metrics.refuse(
                     "conflict",
@@ -373,7 +382,7 @@ class Ingest:
                 broken.add(key)
                 b.cont[key] = env.seq - 1
                 b.touched[key] = env.seq
-        b.committed = committed
+        b.committed, b.rows = committed, kept
 
     def abort(self) -> None:
         """Roll back the open transaction: nothing in it was acknowledged, tables resend it."""
@@ -564,6 +573,19 @@ _KINDS: dict[str, type] = {
     "state": StateReport,
     "response": Response,
 }
+
+
+def _rows(b: _Batch) -> tuple[dict[str, Any], ...]:
+    """Each committed event as the store's reads give it (``EventStore.events``: its rowid,
+    the hub's fence verdict), so the desk folds what was committed without reading it back."""
+    return tuple(
+        {
+            "rowid": rowid, "id": env.id, "table": env.table, "stream": env.stream,
+            "seq": env.seq, "type": env.type, "ts": env.ts, "t": env.t, "data": env.data,
+            "committed": row[9], "epoch": env.epoch, "fence": row[8],
+        }
+        for rowid, env, row in zip(b.rowids, b.committed, b.rows, strict=True)
+    )
 
 
 def _topic_table(topic: str) -> str | None:

@@ -20,7 +20,7 @@ no base class and a test can hand over any object of the same shape). Each port 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, overload
 
@@ -49,6 +49,8 @@ class Commit(Sequence[EventEnvelope]):
     events: tuple[EventEnvelope, ...] = ()
     states: tuple[StateReport, ...] = ()  # each snapshot already passed protocol.check_snapshot
     statuses: tuple[TableStatus, ...] = ()
+    # The events again as the store's reads give them (``rowid``, ``fence`` …), for the desk.
+    rows: tuple[Mapping[str, Any], ...] = ()
 
     def __len__(self) -> int:
         return len(self.events)

@@ -219,6 +219,11 @@ class EventStore:
         )
         return cur.rowcount
 
+    def last_rowid(self) -> int:
+        """The rowid of the last row this (the writer's) connection inserted: the ingest is the
+        events table's one writer, so the rows of one ``insert_rows`` end here, in order."""
+        return int(self._db.execute("SELECT last_insert_rowid()").fetchone()[0])
+
     def savepoint(self) -> None:
         self._db.execute("SAVEPOINT rows")
 

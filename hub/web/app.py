@@ -225,11 +225,12 @@ class WebApp:
             self.loop = None
 
     def on_commit(self, commit: Commit) -> None:
-        """The ingest committed (any thread): wake the desk, refresh the grid on the loop."""
+        """The ingest committed (any thread): hand the desks its events (folded as committed,
+        not read back from SQLite), refresh the grid on the loop."""
         if self.owns_desk:
-            self.site.desk.wake()
+            self.site.desk.wake(commit.rows)
         if self.owns_domino:
-            self.domino.wake()
+            self.domino.wake(commit.rows)
         self.site.poller.committed(commit)  # the snapshots it validated: read once, not again
         self._on_loop(self.site.refresh_live)
 

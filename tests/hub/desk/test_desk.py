@@ -158,9 +158,9 @@ def test_a_commit_wakes_the_desk_no_sync_called(hub: Hub, tables: list[FakeTable
     _setup(desk)
     woken: list[int] = []
 
-    def committed(events: Any) -> None:
-        woken.append(len(events))
-        desk.wake()
+    def committed(commit: Any) -> None:
+        woken.append(len(commit))
+        desk.wake(commit.rows)  # as the process does: the committed rows, no read back
 
     hub.ingest.listeners.append(committed)
     wake = desk.wake()  # the process's first wake: the free tables get their matches

@@ -222,6 +222,21 @@ def test_listeners_hear_each_commit_after_it(hub: tuple[Ingest, Wire]) -> None:
     assert heard == [([1, 2], 2, 1), ([3], 3, 3)]
 
 
+def test_a_commit_hands_its_events_as_the_store_reads_them(hub: tuple[Ingest, Wire]) -> None:
+    """``Commit.rows`` is what ``EventStore.events`` would read back (rowid, fence …), so the
+    desk folds a commit without a second read; also when a forged id makes the ingest write
+    row by row (the refused row is neither stored nor handed)."""
+    ingest, _ = hub
+    told: list[Any] = []
+    ingest.listeners.append(lambda commit: told.append(commit))
+    ingest.handle([msg(ev(2)), msg(ev(1))])
+    ingest.handle([msg(ev(1, table="4")), msg(ev(3, id="3-s1-1")), msg(ev(2, table="4"))])
+    handed = [dict(r) for c in told for r in c.rows]
+    assert handed == ingest.store.events()
+    assert [(r["table"], r["seq"]) for r in handed] == [("3", 1), ("3", 2), ("4", 1), ("4", 2)]
+    assert all(len(c.rows) == len(c.events) for c in told)
+
+
 def test_restart_from_the_store_keeps_sequences(tmp_path: Path) -> None:
     wire = Wire()
     first = Ingest(EventStore(tmp_path / "h.sqlite3"), publish=wire)
