@@ -12,12 +12,13 @@ mesa.errors.ConfigError: this snapshot is a 'domino' table's state, not a 'backg
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from mesa.errors import ConfigError
 
-__all__ = ["GAME_KEY", "check_game"]
+__all__ = ["GAME_KEY", "check_game", "checked_fields"]
 
 GAME_KEY = "game_name"  # the field of a snapshot that names its game
 
@@ -28,3 +29,31 @@ def check_game(data: Mapping[str, Any], game: str) -> None:
     if named != game:
         raise ConfigError(f"this snapshot is a {str(named)[:40]!r} table's state, "
                           f"not a {game!r} table's")
+
+
+def checked_fields(
+    cls: type, data: Mapping[str, Any], game: str, states: Collection[str], what: str
+) -> dict[str, Any]:
+    """A copy of ``data`` to rebuild the dataclass ``cls`` (a game's state) from, once it names
+    this ``game`` (or none), has no field ``cls`` lacks and a declared ``state``; else
+    :class:`ConfigError` saying which. Every game's ``from_dict`` starts here.
+
+    >>> @dataclasses.dataclass
+    ... class Toy:
+    ...     game_name: str = "toy"
+    ...     state: str = "idle"
+    >>> checked_fields(Toy, {GAME_KEY: "toy", "state": "idle"}, "toy", ("idle",), "toy")
+    {'game_name': 'toy', 'state': 'idle'}
+    >>> checked_fields(Toy, {"state": "idle", "x": 1}, "toy", ("idle",), "toy")
+    Traceback (most recent call last):
+      ...
+    mesa.errors.ConfigError: unknown toy state fields ['x']
+    """
+    check_game(data, game)
+    values = dict(data)
+    unknown = set(values) - {f.name for f in dataclasses.fields(cls)}
+    if unknown:
+        raise ConfigError(f"unknown {what} state fields {sorted(unknown)}")
+    if values.get("state") not in states:
+        raise ConfigError(f"unknown {what} state {values.get('state')!r}")
+    return values

@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -29,7 +28,7 @@ from mesa.core.sides import SIDES, Side, is_side, other
 from mesa.engine.inputs import Input
 from mesa.engine.machine import Machine
 from mesa.engine.outcome import Outcome, Refusal, Refused
-from mesa.engine.snapshot import check_game
+from mesa.engine.snapshot import checked_fields
 from mesa.errors import ConfigError, RuleError
 from mesa.games.backgammon.inputs import INPUT_SPECS, RANGES
 from mesa.games.backgammon.transitions import STATES, TRANSITIONS
@@ -88,13 +87,7 @@ class TableState:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableState:
-        check_game(data, GAME)
-        values = dict(data)
-        known = {f.name for f in dataclasses.fields(cls)}
-        if set(values) - known:
-            raise ConfigError(f"unknown table state fields {sorted(set(values) - known)}")
-        if values.get("state") not in STATES:
-            raise ConfigError(f"unknown table state {values.get('state')!r}")
+        values = checked_fields(cls, data, GAME, STATES, "table")
         if values.get("clock") is not None:
             values["clock"] = Clock.from_dict(values["clock"])
         if values.get("match") is not None:

@@ -23,7 +23,7 @@ from mesa import events as ev
 from mesa.engine.inputs import Input
 from mesa.engine.machine import Machine
 from mesa.engine.outcome import Outcome, Refused
-from mesa.engine.snapshot import check_game
+from mesa.engine.snapshot import checked_fields
 from mesa.errors import ConfigError
 from mesa.games.domino.game import DominoGame, HandHow, PenaltyRecord, TurnResult
 from mesa.games.domino.inputs import INPUT_SPECS
@@ -62,13 +62,7 @@ class DominoState:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DominoState:
-        check_game(data, GAME)
-        values = dict(data)
-        known = {f.name for f in dataclasses.fields(cls)}
-        if set(values) - known:
-            raise ConfigError(f"unknown domino state fields {sorted(set(values) - known)}")
-        if values.get("state") not in STATES:
-            raise ConfigError(f"unknown domino state {values.get('state')!r}")
+        values = checked_fields(cls, data, GAME, STATES, "domino")
         if values.get("game") is not None:
             values["game"] = DominoGame.from_dict(values["game"])
         return cls(**values)
