@@ -10,12 +10,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from table_builders import Driver, assigned, between_games, on_move, running
 
 from mesa.core.sides import other
 from mesa.games.backgammon.inputs import INPUT_NAMES
 from mesa.games.backgammon.machine import Table
 from mesa.games.backgammon.transitions import STATES, TRANSITIONS
+from support.backgammon_builders import Driver, assigned, between_games, on_move, running
 
 
 def _idle() -> Driver:

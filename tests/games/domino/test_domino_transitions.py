@@ -11,7 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from domino_builders import (
+
+from mesa.games.domino.inputs import INPUT_NAMES
+from mesa.games.domino.machine import DominoTable
+from mesa.games.domino.transitions import STATES, TRANSITIONS, transition_table_markdown
+from support.domino_builders import (
     Driver,
     assigned,
     hand_confirm,
@@ -20,10 +24,6 @@ from domino_builders import (
     playing,
     ready,
 )
-
-from mesa.games.domino.inputs import INPUT_NAMES
-from mesa.games.domino.machine import DominoTable
-from mesa.games.domino.transitions import STATES, TRANSITIONS, transition_table_markdown
 
 
 def _ready_after_a_hand() -> Driver:
