@@ -1,7 +1,8 @@
 """The golden-image checks of every game's screens: each scene drawn at each of its sizes must
 equal, pixel for pixel, its reference PNG in the game's folder of ``docs/oled``, and that folder's
 index must caption every image. The games' screen tests (``test_backgammon_oled.py``,
-``test_domino_oled.py``, which the reference indexes name) give their scenes and renderer.
+``test_domino_oled.py``, which the reference indexes name) give their scenes and renderer; the
+index is checked for every registered game in ``tests/controller/games/test_table_games.py``.
 """
 
 from __future__ import annotations

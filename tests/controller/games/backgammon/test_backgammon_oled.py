@@ -16,7 +16,7 @@ from mesa.controller.runtime import TableStatus
 from mesa.games.backgammon.machine import Table
 from mesa.games.backgammon.transitions import STATES
 from mesa.games.backgammon.view import table_view
-from support.oled_golden import case_ids, cases, check_golden_image, check_index
+from support.oled_golden import case_ids, cases, check_golden_image
 
 REFS = Path(__file__).resolve().parents[4] / "docs" / "oled"
 SCENES = scenes()
@@ -26,10 +26,6 @@ CASES = cases(SCENES)
 @pytest.mark.parametrize(("scene", "size"), CASES, ids=case_ids(CASES))
 def test_golden_image(scene, size) -> None:  # type: ignore[no-untyped-def]
     check_golden_image(render, REFS, scene, size, "mesa oled-refs")
-
-
-def test_the_reference_index_lists_every_image_with_its_caption() -> None:
-    check_index(REFS, CASES)
 
 
 def test_rendering_is_pure() -> None:

@@ -12,7 +12,7 @@ from mesa.controller.games.domino.oled import SIZES, compose, render
 from mesa.controller.games.domino.scenes import scenes
 from mesa.controller.runtime import TableStatus
 from mesa.games.domino.transitions import STATES
-from support.oled_golden import case_ids, cases, check_golden_image, check_index
+from support.oled_golden import case_ids, cases, check_golden_image
 
 REFS = Path(__file__).resolve().parents[4] / "docs" / "oled" / "domino"
 SCENES = scenes()
@@ -23,10 +23,6 @@ BY = {(s.name, s.language): s for s in SCENES}
 @pytest.mark.parametrize(("scene", "size"), CASES, ids=case_ids(CASES))
 def test_golden_image(scene, size) -> None:  # type: ignore[no-untyped-def]
     check_golden_image(render, REFS, scene, size, "mesa oled-refs --game domino")
-
-
-def test_the_reference_index_lists_every_image_with_its_caption() -> None:
-    check_index(REFS, CASES)
 
 
 def test_every_state_renders_at_every_size_in_both_languages() -> None:
