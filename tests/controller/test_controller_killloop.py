@@ -8,14 +8,12 @@ The loop is bounded: ``MESA_KILL_LOOPS`` restarts (default 8), each under a few 
 from __future__ import annotations
 
 import os
-import random
-import time
 from pathlib import Path
 
 import pytest
 
 from mesa.games.backgammon.machine import Table, TableSettings
-from support.killloop import SimChild, journal_records
+from support.killloop import KillLoop, SimChild, journal_records, replay
 
 LOOPS = int(os.environ.get("MESA_KILL_LOOPS", "8"))
 SPEED = 20.0
@@ -34,32 +32,19 @@ def reference(folder: Path) -> tuple[Table, float]:
     records up to the first bad one, and a running clock paused at the last instant known."""
     recs = journal_records(folder)
     table = Table.restore(recs[0]["st"], TableSettings(**recs[0]["set"]))
-    last_t = recs[0]["t"]
-    for r in recs[1:]:
-        last_t = max(last_t, r["t"])
-        if r["k"] == "i":
-            table.apply(r["i"], r.get("a", {}), now=r["t"])
+    last_t = replay(table, recs)
     if table.state in ("running", "cube_offered"):
         table.apply("pause", {"reason": "unspecified"}, now=last_t)
     return table, last_t
 
 
 def test_kill_9_at_random_instants(tmp_path: Path) -> None:
-    rng = random.Random(1234)
     journal = tmp_path / "journal"
-    child = sim_child(journal, seed=3)
-    child.wait_start()
+    loop = KillLoop(lambda: sim_child(journal, seed=3), seed=1234)
     checked = running_restores = 0
-    startups = []
     for _ in range(LOOPS):
-        time.sleep(rng.uniform(0.4, 1.6))
-        last = child.kill9()
-        expected, last_t = reference(journal)
+        last, (expected, last_t), start = loop.restart(lambda: reference(journal))
         was_running = last["state"] in ("running", "cube_offered")
-        child = sim_child(journal, seed=3)
-        start = child.wait_start()
-        startups.append(child.first_line_after)
-        assert start["event"] == "start" and start["restored"] is True
         # The restored clocks are the journal's, to the microsecond...
         ref_reserve = {s: expected.s.clock.reserve[s] for s in "ab"} if expected.s.clock else {}
         for side, value in ref_reserve.items():
@@ -74,10 +59,10 @@ def test_kill_9_at_random_instants(tmp_path: Path) -> None:
             assert start["state"] == "paused"
             running_restores += 1
         checked += 1
-    child.kill9()
+    loop.child.kill9()
     assert checked == LOOPS
     assert running_restores >= 1
     print(
         f"\n{checked} kill -9 restarts, {running_restores} with a clock running; "
-        f"restart to restored table: max {max(startups):.2f} s"  # type: ignore[type-var]
+        f"restart to restored table: max {max(loop.startups):.2f} s"  # type: ignore[type-var]
     )

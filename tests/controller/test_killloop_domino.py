@@ -8,7 +8,6 @@ The loop is bounded: ``MESA_KILL_LOOPS`` restarts (default 8), each under a few 
 from __future__ import annotations
 
 import os
-import random
 import time
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pytest
 
 from mesa.games.domino.machine import DominoTable
 from mesa.games.domino.view import domino_view
-from support.killloop import SimChild, journal_records
+from support.killloop import KillLoop, SimChild, journal_records, replay
 
 LOOPS = int(os.environ.get("MESA_KILL_LOOPS", "8"))
 SPEED = 20.0
@@ -38,31 +37,17 @@ def reference(folder: Path) -> tuple[DominoTable, float]:
     records up to the first bad one."""
     recs = journal_records(folder)
     table = DominoTable.restore(recs[0]["st"])
-    last_t = recs[0]["t"]
-    for r in recs[1:]:
-        last_t = max(last_t, r["t"])
-        if r["k"] == "i":
-            table.apply(r["i"], r.get("a", {}), now=r["t"])
-    return table, last_t
+    return table, replay(table, recs)
 
 
 def test_kill_9_at_random_instants(tmp_path: Path) -> None:
-    rng = random.Random(4321)
     journal = tmp_path / "journal"
-    child = sim_child(journal, seed=5)
-    child.wait_start()
+    loop = KillLoop(lambda: sim_child(journal, seed=5), seed=4321)
     checked = timed_restores = 0
-    startups = []
     try:
         for _ in range(LOOPS):
-            time.sleep(rng.uniform(0.4, 1.6))
-            last = child.kill9()
-            expected, last_t = reference(journal)
+            last, (expected, last_t), start = loop.restart(lambda: reference(journal))
             ref = domino_view(expected, last_t)
-            child = sim_child(journal, seed=5)
-            start = child.wait_start()
-            startups.append(child.first_line_after)
-            assert start["event"] == "start" and start["restored"] is True
             assert start["problems"] == [] or all("cut short" in p for p in start["problems"])
             # The restored game is the journal's, to the record ...
             assert (start["state"], start["game"], start["hand"], start["score"]) == (
@@ -87,6 +72,7 @@ def test_kill_9_at_random_instants(tmp_path: Path) -> None:
                 assert start["hand"] >= last["hand"]
             checked += 1
         # The robots play on after the last restart.
+        child = loop.child
         hand = child.lines[-1]["hand"] if child.lines else 0
         deadline = time.monotonic() + 30
         while (
@@ -97,9 +83,9 @@ def test_kill_9_at_random_instants(tmp_path: Path) -> None:
             time.sleep(0.1)
         assert child.lines[-1]["hand"] > hand or child.lines[-1]["state"] not in TIMED
     finally:
-        child.stop()
+        loop.child.stop()
     assert checked == LOOPS and timed_restores >= LOOPS // 2
     print(
         f"\nrestarts: {checked}, timed restores: {timed_restores}, "
-        f"first line after start: median {sorted(startups)[len(startups) // 2]:.2f} s"
+        f"first line after start: median {sorted(loop.startups)[len(loop.startups) // 2]:.2f} s"
     )

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import itertools
 import random
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,27 +21,12 @@ from mesa.hub.broker.mosquitto import PrivateMosquitto
 from mesa.hub.ingest.app import Hub
 from mesa.protocol import Command, TableStatus, table_topic
 from support.checker import check
-from support.harness import ASSIGN_ARGS, start_hub, wait_until
+from support.harness import ASSIGN_ARGS, wait_until
 from support.mosquitto import table_password
 from support.netcut import CutProxy
 from support.tables import SimRuntime, play
 
 pytestmark = pytest.mark.broker
-_ids = itertools.count(1)
-
-
-@pytest.fixture
-def table_id(mosquitto: PrivateMosquitto) -> str:
-    table = f"lk{next(_ids)}"
-    mosquitto.add_user(table, table_password(table))
-    return table
-
-
-@pytest.fixture
-def hub(tmp_path: Path, mosquitto: PrivateMosquitto) -> Iterator[Hub]:
-    h = start_hub(tmp_path / "hub.sqlite3", mosquitto)
-    yield h
-    h.stop()
 
 
 @dataclass

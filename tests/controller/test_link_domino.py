@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,27 +21,12 @@ from mesa.engine.inputs import Input
 from mesa.hub.broker.mosquitto import PrivateMosquitto
 from mesa.hub.ingest.app import Hub
 from mesa.protocol import DominoAssignment, DominoCommand, table_topic
-from support.harness import start_hub, wait_until
+from support.harness import wait_until
 from support.mosquitto import table_password
 
 pytestmark = pytest.mark.broker
-_ids = itertools.count(1)
 PLAYERS = {"n": "Ana", "e": "Beto", "s": "Carla", "w": "Dani"}
 GAME = 35 * 60.0
-
-
-@pytest.fixture
-def table_id(mosquitto: PrivateMosquitto) -> str:
-    table = f"dm{next(_ids)}"
-    mosquitto.add_user(table, table_password(table))
-    return table
-
-
-@pytest.fixture
-def hub(tmp_path: Path, mosquitto: PrivateMosquitto) -> Iterator[Hub]:
-    h = start_hub(tmp_path / "hub.sqlite3", mosquitto)
-    yield h
-    h.stop()
 
 
 class Director:

@@ -1,21 +1,24 @@
 """What the kill-loop tests of both games share: ``mesa sim --headless`` as a child process whose
-JSON status lines are read in a thread, killed with SIGKILL at random instants; and the journal
-read independently of the table's own reader, to check what the restarted table restored."""
+JSON status lines are read in a thread, killed with SIGKILL at random instants and started again
+on its journal (:class:`KillLoop`); and the journal read independently of the table's own
+reader, to check what the restarted table restored."""
 
 from __future__ import annotations
 
 import json
+import random
 import signal
 import subprocess
 import sys
 import threading
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parents[2]
+T = TypeVar("T")
 
 
 class SimChild:
@@ -97,3 +100,41 @@ def journal_records(folder: Path) -> list[dict[str, Any]]:
             break
     assert recs, "no readable journal"
     return recs
+
+
+def replay(table: Any, recs: list[dict[str, Any]]) -> float:
+    """Apply to ``table`` (restored from ``recs[0]``, the snapshot) the input records after it;
+    returns the last instant the journal knows of, whatever its records' kinds."""
+    last_t: float = recs[0]["t"]
+    for r in recs[1:]:
+        last_t = max(last_t, r["t"])
+        if r["k"] == "i":
+            table.apply(r["i"], r.get("a", {}), now=r["t"])
+    return last_t
+
+
+class KillLoop:
+    """A simulated table (``spawn()`` starts it on its journal) killed with SIGKILL at random
+    instants and started again: ``child`` is the one running now, ``startups`` how long each
+    restart took to print its first line."""
+
+    def __init__(self, spawn: Callable[[], SimChild], seed: int) -> None:
+        self.spawn = spawn
+        self.rng = random.Random(seed)  # seeded: a failing run's kill instants come again
+        self.child = spawn()
+        self.child.wait_start()
+        self.startups: list[float | None] = []
+
+    def restart(self, read: Callable[[], T]) -> tuple[dict[str, Any], T, dict[str, Any]]:
+        """Let the table run a random while, kill -9 it, ``read()`` the journal as the kill left
+        it (before the restarted table writes to it), start the table again and check that it
+        says it restored. Returns the last line before the kill, what ``read`` gave, and the
+        restarted table's start line."""
+        time.sleep(self.rng.uniform(0.4, 1.6))
+        last = self.child.kill9()
+        expected = read()
+        self.child = self.spawn()
+        start = self.child.wait_start()
+        self.startups.append(self.child.first_line_after)
+        assert start["event"] == "start" and start["restored"] is True
+        return last, expected, start

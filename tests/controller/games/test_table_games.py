@@ -25,6 +25,8 @@ from mesa.controller.sim import EndCounter
 from mesa.errors import ConfigError
 from mesa.games.registry import UnknownGame, names
 from mesa.protocol import ProtocolError, TableStatus, decode
+from support.modules import ROOT
+from support.oled_golden import cases, check_index
 
 GAMES = names()
 
@@ -66,6 +68,14 @@ def test_a_fresh_table_has_a_screen_at_every_size(name: str, language: str) -> N
         assert rt.game.render(view, rt.status, 0.0, size).size == size
     assert not rt.game.animated(view)
     assert len(list(rt.game.scenes())) > 0
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_reference_index_lists_every_image_with_its_caption(name: str) -> None:
+    # The golden images themselves are compared in each game's screen tests, which the indexes
+    # name; the index is the same check for every game (moved here from those files).
+    game = table_game(name)
+    check_index(ROOT / game.reference_dir, cases(game.scenes()))
 
 
 def _robot_game(name: str, tmp_path: Path) -> tuple[TableRuntime, Journal, Any]:

@@ -5,13 +5,20 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from table_builders import Driver, assigned, between_games, on_move, play_game, running
 
 from mesa.engine.inputs import Input
 from mesa.games.backgammon.inputs import INPUT_NAMES
 from mesa.games.backgammon.machine import Table
 from mesa.games.backgammon.transitions import TRANSITIONS
 from mesa.games.backgammon.view import table_view
+from support.backgammon_builders import (
+    Driver,
+    assigned,
+    between_games,
+    on_move,
+    play_game,
+    running,
+)
 
 
 def types(out) -> list[str]:  # type: ignore[no-untyped-def]

@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from domino_builders import PLAYERS, Driver, assigned, hand_entry, play_hand, playing, ready
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +19,7 @@ from mesa.games.domino.transitions import STATES
 from mesa.games.domino.view import domino_view
 from mesa.games.domino.words import LANGUAGES, STRINGS, text
 from mesa.words import Catalog, forms
+from support.domino_builders import PLAYERS, Driver, assigned, hand_entry, play_hand, playing, ready
 
 
 def _types(out: Any) -> list[str]:

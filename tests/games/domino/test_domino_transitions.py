@@ -1,7 +1,7 @@
 """Every (state, input) pair of the domino table, against the declared transition table.
 
-A declared pair must be accepted by at least one variant of its state and land in a declared
-target; a refused input (undeclared, or declared but guarded) must change nothing at all.
+The check is every game's (:mod:`support.transition_pairs`); here are the domino table's
+variants of each state and the arguments that make sense in each.
 """
 
 from __future__ import annotations
@@ -11,7 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from domino_builders import (
+
+from mesa.games.domino.transitions import transition_table_markdown
+from mesa.games.registry import game_named
+from support.domino_builders import (
     Driver,
     assigned,
     hand_confirm,
@@ -20,10 +23,7 @@ from domino_builders import (
     playing,
     ready,
 )
-
-from mesa.games.domino.inputs import INPUT_NAMES
-from mesa.games.domino.machine import DominoTable
-from mesa.games.domino.transitions import STATES, TRANSITIONS, transition_table_markdown
+from support.transition_pairs import check_pair, pair_ids, pairs
 
 
 def _ready_after_a_hand() -> Driver:
@@ -84,35 +84,12 @@ def _args(d: Driver, name: str) -> dict[str, Any]:
     return by_name.get(name, {})
 
 
-def _comparable(table: DominoTable) -> dict[str, Any]:
-    snap = table.snapshot()
-    snap.pop("last_now")
-    return snap
+GAME = game_named("domino")
 
 
-PAIRS = [(state, name) for state in STATES for name in INPUT_NAMES]
-
-
-@pytest.mark.parametrize(("state", "name"), PAIRS, ids=[f"{s}-{n}" for s, n in PAIRS])
+@pytest.mark.parametrize(("state", "name"), pairs(GAME), ids=pair_ids(GAME))
 def test_every_state_input_pair(state: str, name: str) -> None:
-    declared = TRANSITIONS.get((state, name))
-    accepted_somewhere = False
-    for make in VARIANTS[state]:
-        d = make()
-        assert d.state == state
-        before = _comparable(d.table)
-        out = d.try_(name, after=2.0, **_args(d, name))
-        if out.accepted:
-            assert declared is not None, f"{name} was accepted in {state} but is not declared"
-            assert out.state in declared.targets, (state, name, out.state, declared.targets)
-            accepted_somewhere = True
-        else:
-            assert _comparable(d.table) == before, f"refused {name} changed the table"
-            assert out.refusal is not None and out.refusal.message
-            if declared is None:
-                assert out.refusal.code == "not_now"
-    if declared is not None:
-        assert accepted_somewhere, f"{name} is declared in {state} but no variant accepted it"
+    check_pair(GAME, VARIANTS, _args, state, name)
 
 
 def test_docs_transition_table_is_current() -> None:

@@ -7,8 +7,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from luma.core.device import dummy
-from PIL import Image, ImageChops
 
 from mesa.controller.font import CondensedFont, TextFont, _columns, _tiny_columns
 from mesa.controller.games.backgammon.oled import SIZES, compose, format_clock, render
@@ -18,30 +16,16 @@ from mesa.controller.runtime import TableStatus
 from mesa.games.backgammon.machine import Table
 from mesa.games.backgammon.transitions import STATES
 from mesa.games.backgammon.view import table_view
+from support.oled_golden import case_ids, cases, check_golden_image
 
 REFS = Path(__file__).resolve().parents[4] / "docs" / "oled"
 SCENES = scenes()
-CASES = [(s, size) for s in SCENES for size in s.sizes]
+CASES = cases(SCENES)
 
 
-@pytest.mark.parametrize(
-    ("scene", "size"), CASES, ids=[f"{s.name}-{s.language}-{w}x{h}" for s, (w, h) in CASES]
-)
+@pytest.mark.parametrize(("scene", "size"), CASES, ids=case_ids(CASES))
 def test_golden_image(scene, size) -> None:  # type: ignore[no-untyped-def]
-    device = dummy(width=size[0], height=size[1], mode="1")
-    device.display(render(scene.view, scene.status, scene.now, size))
-    ref_path = REFS / scene.filename(size)
-    assert ref_path.exists(), f"missing reference {ref_path}: run `mesa oled-refs`"
-    with Image.open(ref_path) as ref:
-        reference = ref.convert("1")
-    diff = ImageChops.difference(reference.convert("L"), device.image.convert("L"))
-    assert diff.getbbox() is None, f"{ref_path.name} differs in {diff.getbbox()}"
-
-
-def test_the_reference_index_lists_every_image() -> None:
-    index = (REFS / "README.md").read_text(encoding="utf-8")
-    for scene, size in CASES:
-        assert scene.filename(size) in index
+    check_golden_image(render, REFS, scene, size, "mesa oled-refs")
 
 
 def test_rendering_is_pure() -> None:

@@ -6,40 +6,23 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from luma.core.device import dummy
-from PIL import Image, ImageChops
 
 from mesa.controller.font import TextFont
 from mesa.controller.games.domino.oled import SIZES, compose, render
 from mesa.controller.games.domino.scenes import scenes
 from mesa.controller.runtime import TableStatus
 from mesa.games.domino.transitions import STATES
+from support.oled_golden import case_ids, cases, check_golden_image
 
 REFS = Path(__file__).resolve().parents[4] / "docs" / "oled" / "domino"
 SCENES = scenes()
-CASES = [(s, size) for s in SCENES for size in s.sizes]
+CASES = cases(SCENES)
 BY = {(s.name, s.language): s for s in SCENES}
 
 
-@pytest.mark.parametrize(
-    ("scene", "size"), CASES, ids=[f"{s.name}-{s.language}-{w}x{h}" for s, (w, h) in CASES]
-)
+@pytest.mark.parametrize(("scene", "size"), CASES, ids=case_ids(CASES))
 def test_golden_image(scene, size) -> None:  # type: ignore[no-untyped-def]
-    device = dummy(width=size[0], height=size[1], mode="1")
-    device.display(render(scene.view, scene.status, scene.now, size))
-    ref_path = REFS / scene.filename(size)
-    assert ref_path.exists(), f"missing reference {ref_path}: run `mesa oled-refs --game domino`"
-    with Image.open(ref_path) as ref:
-        reference = ref.convert("1")
-    diff = ImageChops.difference(reference.convert("L"), device.image.convert("L"))
-    assert diff.getbbox() is None, f"{ref_path.name} differs in {diff.getbbox()}"
-
-
-def test_the_reference_index_lists_every_image_with_its_caption() -> None:
-    index = (REFS / "README.md").read_text(encoding="utf-8")
-    for scene, size in CASES:
-        assert scene.filename(size) in index
-        assert f"## `{scene.name}` ({scene.language}): {scene.about}" in index
+    check_golden_image(render, REFS, scene, size, "mesa oled-refs --game domino")
 
 
 def test_every_state_renders_at_every_size_in_both_languages() -> None:

@@ -4,33 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from mesa.engine.outcome import Outcome
 from mesa.games.domino.machine import DominoTable
 from mesa.games.domino.rules import members, other_pair, pair_of
+from support import table_driver
 
 PLAYERS = {"n": "Ana", "e": "Beto", "s": "Carla", "w": "Dani"}
 
 
-class Driver:
-    """A domino table plus a clock that only moves forward; ``do`` asserts acceptance."""
+class Driver(table_driver.Driver):
+    """A domino table plus a clock that only moves forward (:mod:`support.table_driver`), and the
+    seats its state calls on."""
 
-    def __init__(self, table: DominoTable | None = None, now: float = 0.0) -> None:
-        self.table = table or DominoTable()
-        self.now = now
-
-    def do(self, name: str, after: float = 1.0, **args: Any) -> Outcome:
-        self.now += after
-        out = self.table.apply(name, args, now=self.now)
-        assert out.accepted, (name, args, out.refusal)
-        return out
-
-    def try_(self, name: str, after: float = 1.0, **args: Any) -> Outcome:
-        self.now += after
-        return self.table.apply(name, args, now=self.now)
-
-    @property
-    def state(self) -> str:
-        return self.table.state
+    new_table = DominoTable
+    table: DominoTable
 
     @property
     def on_turn(self) -> str:

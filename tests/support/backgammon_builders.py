@@ -1,36 +1,21 @@
-"""Builders for tables in every state, shared by the table tests."""
+"""Builders for backgammon tables in every state, shared by the backgammon table tests."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from mesa.engine.outcome import Outcome
 from mesa.games.backgammon.machine import Table
+from support import table_driver
 
 PLAYERS = {"a": "Ana", "b": "Beto"}
 CARDS = {"a": "CARD-A", "b": "CARD-B"}
 
 
-class Driver:
-    """A table plus a clock that only moves forward; each step asserts acceptance."""
+class Driver(table_driver.Driver):
+    """A backgammon table plus a clock that only moves forward (:mod:`support.table_driver`)."""
 
-    def __init__(self, table: Table | None = None, now: float = 0.0) -> None:
-        self.table = table or Table()
-        self.now = now
-
-    def do(self, name: str, after: float = 1.0, **args: Any) -> Outcome:
-        self.now += after
-        out = self.table.apply(name, args, now=self.now)
-        assert out.accepted, (name, args, out.refusal)
-        return out
-
-    def try_(self, name: str, after: float = 1.0, **args: Any) -> Outcome:
-        self.now += after
-        return self.table.apply(name, args, now=self.now)
-
-    @property
-    def state(self) -> str:
-        return self.table.state
+    new_table = Table
+    table: Table
 
 
 def assigned(length: int = 5, clock: dict[str, Any] | None = None, **extra: Any) -> Driver:
