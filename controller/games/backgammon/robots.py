@@ -26,7 +26,6 @@ Drive robots with :class:`RobotDriver` (a thread, beside a running runtime) or :
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,20 +97,16 @@ class RobotStats(InputCounts):
 
 
 class RobotPlayers(PlannedPlayers[View]):
-    """The players of ``sides`` at one table; call :meth:`poll` with the table's view."""
+    """The players of ``seats`` (both sides unless told) at one table; call :meth:`poll` with the
+    table's view."""
 
+    all_seats = SIDES
+    default_style = RobotStyle()
+    stats_type = RobotStats
     stats: RobotStats
+    style: RobotStyle
 
-    def __init__(
-        self,
-        sides: Iterable[str] = SIDES,
-        *,
-        seed: int | None = 0,
-        style: RobotStyle | None = None,
-    ) -> None:
-        super().__init__(seed=seed, stats=RobotStats())
-        self.sides = tuple(sides)
-        self.style = style or RobotStyle()
+    def _begin(self) -> None:
         self._game = -1
         self._game_length = 0
         self._ending: _Ending | None = None
@@ -164,9 +159,6 @@ class RobotPlayers(PlannedPlayers[View]):
             and old[0] in ("running", "cube_offered")
             and old[2] != view.on_move
         )
-
-    def _mine(self, side: str | None) -> bool:
-        return side in self.sides
 
     def _act(self, at: float, name: str, **args: Any) -> Plan:
         return Plan(at, Input(name, args))

@@ -25,7 +25,6 @@ buttons send; times are table seconds.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,18 +84,13 @@ class DominoRobots(PlannedPlayers[DominoView]):
     drive them)."""
 
     retry_after = 10.0  # a planned input that changed nothing is planned again after this
+    all_seats = SEATS
+    default_style = DominoRobotStyle()
+    stats_type = DominoRobotStats
     stats: DominoRobotStats
+    style: DominoRobotStyle
 
-    def __init__(
-        self,
-        seats: Iterable[str] = SEATS,
-        *,
-        seed: int | None = 0,
-        style: DominoRobotStyle | None = None,
-    ) -> None:
-        super().__init__(seed=seed, stats=DominoRobotStats())
-        self.seats = tuple(seats)
-        self.style = style or DominoRobotStyle()
+    def _begin(self) -> None:
         self._hand = -1
         self._hand_length = 0
         self._result: tuple[Pair | None, int] | None = None  # (winning pair or None: tie, points)
@@ -128,9 +122,6 @@ class DominoRobots(PlannedPlayers[DominoView]):
 
     def _turn_passed(self, old: Any, view: DominoView) -> bool:
         return view.state == "playing" and old[0] == "playing" and old[3] != view.on_turn
-
-    def _mine(self, seat: str | None) -> bool:
-        return seat in self.seats
 
     def _act(self, at: float, name: str, seat: str) -> Plan | None:
         if not self._mine(seat):
