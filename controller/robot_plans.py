@@ -18,6 +18,7 @@ Each game's players (:class:`~mesa.controller.games.backgammon.robots.RobotPlaye
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 from abc import ABC, abstractmethod
@@ -62,6 +63,7 @@ class PlannedPlayers(ABC, Generic[V]):
     all_seats: ClassVar[tuple[str, ...]] = ()
     default_style: ClassVar[Any] = None
     stats_type: ClassVar[type[InputCounts]] = InputCounts
+    think_cap: ClassVar[float] = 90.0  # the longest ordinary think, in seconds
 
     def __init__(
         self,
@@ -131,6 +133,19 @@ class PlannedPlayers(ABC, Generic[V]):
     # ── thinking ────────────────────────────────────────────────────────
     def _between(self, bounds: tuple[float, float]) -> float:
         return self.rng.uniform(*bounds)
+
+    def _think(self) -> float:
+        """How long a player thinks before a move: now and then a slow think (the style's
+        ``slow_chance``, within ``slow_range``), else log-normal around ``think_median``
+        (``think_sigma``), at most ``think_cap``."""
+        s = self.style
+        if self.rng.random() < s.slow_chance:
+            self._thought_slowly()
+            return self._between(s.slow_range)
+        return min(self.think_cap, s.think_median * math.exp(self.rng.gauss(0.0, s.think_sigma)))
+
+    def _thought_slowly(self) -> None:
+        """A slow think was drawn (for a game that counts them)."""
 
     def _observe(self, view: V, now: float) -> None:
         self._new_view(view)

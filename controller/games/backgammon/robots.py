@@ -25,7 +25,6 @@ Drive robots with :class:`RobotDriver` (a thread, beside a running runtime) or :
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,12 +114,6 @@ class RobotPlayers(PlannedPlayers[View]):
         self._pausing = False  # we paused for a fallen die
 
     # ── thinking ────────────────────────────────────────────────────────
-    def _think(self) -> float:
-        s = self.style
-        if self.rng.random() < s.slow_chance:
-            return self._between(s.slow_range)
-        return min(90.0, s.think_median * math.exp(self.rng.gauss(0.0, s.think_sigma)))
-
     def _key_of(self, view: View) -> Any:
         claim = tuple(sorted(view.claim.items())) if view.claim else None
         return (

@@ -24,7 +24,6 @@ buttons send; times are table seconds.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,6 +86,7 @@ class DominoRobots(PlannedPlayers[DominoView]):
     all_seats = SEATS
     default_style = DominoRobotStyle()
     stats_type = DominoRobotStats
+    think_cap = 14.5  # an ordinary think is a play within the 15 s
     stats: DominoRobotStats
     style: DominoRobotStyle
 
@@ -173,12 +173,8 @@ class DominoRobots(PlannedPlayers[DominoView]):
             return self._act(started + wait, "hold", seat)
         return self._act(started + self._think(), "press", seat)
 
-    def _think(self) -> float:
-        s = self.style
-        if self.rng.random() < s.slow_chance:
-            self.stats.slow_plays += 1
-            return self._between(s.slow_range)
-        return min(14.5, s.think_median * math.exp(self.rng.gauss(0.0, s.think_sigma)))
+    def _thought_slowly(self) -> None:
+        self.stats.slow_plays += 1
 
     def _entry(self, view: DominoView, now: float) -> Plan | None:
         s = self.style
