@@ -254,9 +254,7 @@ class AutoAssign(Assigner):
 
     def __call__(self, view: View, now: float) -> None:
         """A view listener (runs in the loop)."""
-        if not self.due(view.state, "match_over", now):
-            return
-        match_id = self.next_id(view.match_id, "M")
+        match_id = self.next_due(view.state, "match_over", view.match_id, "M", now)
         if match_id is None:
             return
         k = (self.seed * 7 + self.assigned * 2) % len(NAMES)

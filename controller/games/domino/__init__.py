@@ -237,9 +237,7 @@ class AutoAssign(Assigner):
         if view.state == "assigned":
             self._call_tiempo(now)
             return
-        if not self.due(view.state, "game_over", now):
-            return
-        game_id = self.next_id(view.game_id, "G")
+        game_id = self.next_due(view.state, "game_over", view.game_id, "G", now)
         if game_id is None:
             return
         k = (self.seed * 5 + self.assigned * 4) % len(NAMES)
