@@ -38,7 +38,8 @@ def checked_fields(
 ) -> dict[str, Any]:
     """A copy of ``data`` to rebuild the dataclass ``cls`` (a game's state) from, once it names
     this ``game`` (or none), has no field ``cls`` lacks and a declared ``state``; else
-    :class:`ConfigError` saying which. Every game's ``from_dict`` starts here.
+    :class:`ConfigError` saying which. Every game's ``from_dict`` starts here (through
+    :func:`state_from_dict`).
 
     >>> @dataclasses.dataclass
     ... class Toy:
