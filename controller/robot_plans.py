@@ -18,12 +18,13 @@ Each game's players (:class:`~mesa.controller.games.backgammon.robots.RobotPlaye
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from mesa.engine.inputs import Input
 
@@ -50,16 +51,36 @@ class InputCounts:
 
 class PlannedPlayers(ABC, Generic[V]):
     """The planning loop; subclasses give :meth:`_key_of` (what in a view calls for a new plan)
-    and :meth:`_make_plan`, and may watch every view in :meth:`_new_view`."""
+    and :meth:`_make_plan`, and may watch every view in :meth:`_new_view`.
+
+    Every game's players are built alike, ``Players(seats, seed=, style=)`` (what
+    :meth:`~mesa.controller.games.TableGame.robots` calls): the players of ``seats`` (None:
+    ``all_seats``), their random generator's ``seed``, their ``style`` (None: ``default_style``),
+    and their counts (a fresh ``stats_type``); a game sets up its own memory in :meth:`_begin`.
+    """
 
     retry_after = 15.0  # a planned input that changed nothing is planned again after this
+    all_seats: ClassVar[tuple[str, ...]] = ()
+    default_style: ClassVar[Any] = None
+    stats_type: ClassVar[type[InputCounts]] = InputCounts
+    think_cap: ClassVar[float] = 90.0  # the longest ordinary think, in seconds
 
-    def __init__(self, *, seed: int | None, stats: InputCounts) -> None:
+    def __init__(
+        self,
+        seats: Iterable[str] | None = None,
+        *,
+        seed: int | None = 0,
+        style: Any = None,
+        stats: InputCounts | None = None,
+    ) -> None:
+        self.seats = tuple(self.all_seats if seats is None else seats)
+        self.style = self.default_style if style is None else style
         self.rng = random.Random(seed)
-        self.stats = stats
+        self.stats = self.stats_type() if stats is None else stats
         self._key: Any = None
         self._plan: Plan | None = None
         self._turns = 0  # turns played in this game (or hand): the robots end it after some
+        self._begin()
 
     # ── the interface ───────────────────────────────────────────────────
     def poll(self, view: V, now: float) -> Input | None:
@@ -86,7 +107,14 @@ class PlannedPlayers(ABC, Generic[V]):
             return None
         return p.at if p.done_at is None else p.done_at + self.retry_after
 
+    def _mine(self, seat: str | None) -> bool:
+        """Whether these robots play ``seat``."""
+        return seat in self.seats
+
     # ── what the games fill in ──────────────────────────────────────────
+    def _begin(self) -> None:
+        """Set up the game's own memory of the match or game (once, when built)."""
+
     def _new_view(self, view: V) -> None:
         """Every view, before its key is compared: a new match, game or hand starts here."""
 
@@ -105,6 +133,19 @@ class PlannedPlayers(ABC, Generic[V]):
     # ── thinking ────────────────────────────────────────────────────────
     def _between(self, bounds: tuple[float, float]) -> float:
         return self.rng.uniform(*bounds)
+
+    def _think(self) -> float:
+        """How long a player thinks before a move: now and then a slow think (the style's
+        ``slow_chance``, within ``slow_range``), else log-normal around ``think_median``
+        (``think_sigma``), at most ``think_cap``."""
+        s = self.style
+        if self.rng.random() < s.slow_chance:
+            self._thought_slowly()
+            return self._between(s.slow_range)
+        return min(self.think_cap, s.think_median * math.exp(self.rng.gauss(0.0, s.think_sigma)))
+
+    def _thought_slowly(self) -> None:
+        """A slow think was drawn (for a game that counts them)."""
 
     def _observe(self, view: V, now: float) -> None:
         self._new_view(view)

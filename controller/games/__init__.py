@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -185,12 +186,21 @@ class TableGame(Protocol):
         ...
 
 
-class GameModules:
-    """The members of a plug-in that live in its folder's own modules, imported when first used
-    (the screen needs PIL, the shell a terminal): ``oled.render``, ``scenes.scenes``,
-    ``scenes.write_references`` and ``shell.run_ui`` of the package ``package``."""
+class GameModules(ABC):
+    """What every plug-in does alike, written once.
+
+    The members that live in its folder's own modules, imported when first used (the screen
+    needs PIL, the shell a terminal): ``oled.render``, ``scenes.scenes``,
+    ``scenes.write_references``, ``shell.run_ui`` and the robots' class ``robots.<robot_class>``
+    of the package ``package``. And the hub's two messages, decoded by the game's schemas: an
+    ``assign`` goes to the game's :meth:`on_assignment`, a ``cmd`` is a director's input,
+    submitted and answered on ``response``.
+    """
 
     package: str  # the plug-in's package, "mesa.controller.games.<name>"
+    robot_class: str  # its robot players' class in ``<package>.robots``
+    assignment_schema: type[Any]  # the retained ``assign`` message (:mod:`mesa.protocol`)
+    command_schema: type[Any]  # the director's ``cmd`` message
 
     def _part(self, module: str, name: str) -> Any:
         return getattr(importlib.import_module(f"{self.package}.{module}"), name)
@@ -208,6 +218,27 @@ class GameModules:
 
     def run_ui(self, sim: Any, ui: str, args: argparse.Namespace, stop: threading.Event) -> None:
         self._part("shell", "run_ui")(sim, ui, args, stop)
+
+    def robots(self, seats: tuple[str, ...], seed: int, style: Any) -> Any:
+        return self._part("robots", self.robot_class)(seats, seed=seed, style=style)
+
+    # ── the hub's messages ──────────────────────────────────────────────
+    @abstractmethod
+    def parse_input(self, name: Any, args: Any) -> Input:
+        """One of the game's inputs, validated (:class:`~mesa.engine.inputs.InputError`)."""
+
+    @abstractmethod
+    def on_assignment(self, port: AssignPort, assignment: Any) -> None:
+        """Bring the table to the hub's retained assignment (decoded)."""
+
+    def on_message(self, port: AssignPort, kind: str, payload: bytes) -> None:
+        from mesa.protocol import decode
+
+        if kind == "assign":
+            self.on_assignment(port, decode(self.assignment_schema, payload, port.table))
+        else:
+            c = decode(self.command_schema, payload, port.table)
+            port.submit(self.parse_input(c.input, c.args), c.txn, "cmd")
 
 
 # What a plug-in must have (to name what one lacks): the protocol's attributes and methods.

@@ -45,9 +45,10 @@ import concurrent.futures
 import logging
 import threading
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Protocol, TypeVar
 
-from mesa.hub.desk.ports import CommittedEvent, EventSource
+from mesa.hub.desk.ports import CommittedEvent, DeskHub, EventSource
 
 __all__ = ["CATCH_UP_LIMIT", "DeskGame", "DeskLoop", "EventSource", "OnDeskLoop"]
 
@@ -237,11 +238,41 @@ class DeskLoop:
         return read
 
 
-class OnDeskLoop:
-    """What every game's desk shows of its loop to the process and the dashboard (a game's
-    desk sets ``_loop`` in its constructor)."""
+class _Store(Protocol):
+    def close(self) -> None: ...
+
+
+class OnDeskLoop(DeskGame):
+    """What every game's desk is on the one loop, written once: the loop's game (the desk gives
+    the :class:`DeskGame` members), its start and close, and what it shows of the loop to the
+    process and the dashboard. A game's desk calls :meth:`_open_loop` in its constructor and
+    opens its ``store`` on the loop's thread."""
 
     _loop: DeskLoop
+    hub: DeskHub | None
+    store: _Store
+
+    def _open_loop(
+        self,
+        hub: DeskHub | None,
+        *,
+        now: Callable[[], datetime],
+        wall: Callable[[], float],
+        language: str,
+        thread: str,
+    ) -> None:
+        """Start the desk's loop (its thread named ``thread``) on ``hub`` (None: no tables),
+        with the desk's clocks (``now`` for the records, ``wall`` the hub's wall clock) and the
+        language the tables are assigned in."""
+        self.hub = hub
+        self._now = now
+        self._wall = wall
+        self.language = language
+        self._loop = DeskLoop(self, hub, thread=thread)
+
+    def close(self) -> None:
+        """Close the desk's store on its thread, then stop the thread."""
+        self._loop.close(self.store.close)
 
     @property
     def version(self) -> int:

@@ -30,7 +30,7 @@ from typing import Any
 from mesa.errors import MesaError
 from mesa.validation import ValidationError, check_range, check_value
 
-__all__ = ["Input", "InputError", "InputSpec", "parse_input", "spec"]
+__all__ = ["Input", "InputError", "InputSpec", "parse_input", "spec", "specs_by_name"]
 
 
 class InputError(MesaError):
@@ -66,6 +66,25 @@ def spec(
 ) -> InputSpec:
     """One input's spec (the arguments copied, so a shared dict is never aliased)."""
     return InputSpec(name, source, doc, dict(args or {}), dict(optional or {}))
+
+
+def specs_by_name(*specs: InputSpec) -> dict[str, InputSpec]:
+    """A game's inputs, by name, in the order given (a name given twice is a bug in the game's
+    list: refused here rather than one spec silently replacing the other).
+
+    >>> list(specs_by_name(spec("press", "button", "A press."), spec("tick", "time", "Time.")))
+    ['press', 'tick']
+    >>> specs_by_name(spec("press", "button", "A press."), spec("press", "button", "Again."))
+    Traceback (most recent call last):
+      ...
+    ValueError: input 'press' declared twice
+    """
+    out: dict[str, InputSpec] = {}
+    for s in specs:
+        if s.name in out:
+            raise ValueError(f"input {s.name!r} declared twice")
+        out[s.name] = s
+    return out
 
 
 def parse_input(

@@ -13,12 +13,14 @@ mesa.errors.ConfigError: this snapshot is a 'domino' table's state, not a 'backg
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Mapping
-from typing import Any
+from collections.abc import Callable, Collection, Mapping
+from typing import Any, TypeVar
 
 from mesa.errors import ConfigError
 
-__all__ = ["GAME_KEY", "check_game", "checked_fields"]
+__all__ = ["GAME_KEY", "check_game", "checked_fields", "state_from_dict"]
+
+T = TypeVar("T")
 
 GAME_KEY = "game_name"  # the field of a snapshot that names its game
 
@@ -36,7 +38,8 @@ def checked_fields(
 ) -> dict[str, Any]:
     """A copy of ``data`` to rebuild the dataclass ``cls`` (a game's state) from, once it names
     this ``game`` (or none), has no field ``cls`` lacks and a declared ``state``; else
-    :class:`ConfigError` saying which. Every game's ``from_dict`` starts here.
+    :class:`ConfigError` saying which. Every game's ``from_dict`` starts here (through
+    :func:`state_from_dict`).
 
     >>> @dataclasses.dataclass
     ... class Toy:
@@ -57,3 +60,30 @@ def checked_fields(
     if values.get("state") not in states:
         raise ConfigError(f"unknown {what} state {values.get('state')!r}")
     return values
+
+
+def state_from_dict(
+    cls: type[T],
+    data: Mapping[str, Any],
+    game: str,
+    states: Collection[str],
+    what: str,
+    nested: Mapping[str, Callable[[Any], Any]],
+) -> T:
+    """The game's state ``cls`` rebuilt from a snapshot, checked as :func:`checked_fields`
+    checks it; each field in ``nested`` that is set is rebuilt by its ``from_dict``. Every
+    game's ``from_dict`` is this call.
+
+    >>> @dataclasses.dataclass
+    ... class Toy:
+    ...     state: str = "idle"
+    ...     score: tuple[int, ...] | None = None
+    >>> state_from_dict(Toy, {"state": "idle", "score": [1, 2]}, "toy", ("idle",), "toy",
+    ...                 {"score": tuple})
+    Toy(state='idle', score=(1, 2))
+    """
+    values = checked_fields(cls, data, game, states, what)
+    for name, from_dict in nested.items():
+        if values.get(name) is not None:
+            values[name] = from_dict(values[name])
+    return cls(**values)

@@ -31,7 +31,7 @@ from mesa.games.backgammon.inputs import parse_input
 from mesa.games.backgammon.machine import Table, TableSettings
 from mesa.games.backgammon.transitions import TRANSITIONS
 from mesa.games.backgammon.view import View, table_view
-from mesa.protocol import Assignment, Command, decode
+from mesa.protocol import Assignment, Command
 from mesa.validation import check_range, check_value
 
 if TYPE_CHECKING:
@@ -254,9 +254,7 @@ class AutoAssign(Assigner):
 
     def __call__(self, view: View, now: float) -> None:
         """A view listener (runs in the loop)."""
-        if not self.due(view.state, "match_over", now):
-            return
-        match_id = self.next_id(view.match_id, "M")
+        match_id = self.next_due(view.state, "match_over", view.match_id, "M", now)
         if match_id is None:
             return
         k = (self.seed * 7 + self.assigned * 2) % len(NAMES)
@@ -284,6 +282,9 @@ class Backgammon(GameModules):
     heartbeat_states = HEARTBEAT_STATES
     robot_seats: Mapping[str, tuple[str, ...]] = SEAT_ROBOTS
     reference_dir = "docs/oled"
+    robot_class = "RobotPlayers"
+    assignment_schema = Assignment
+    command_schema = Command
     busy_scene = "running"
 
     # ── the runtime ─────────────────────────────────────────────────────
@@ -393,19 +394,13 @@ class Backgammon(GameModules):
     def led_pins(self, cfg: TableConfig) -> dict[str, Any]:
         return {k: v for k, v in {"a": cfg.leds.a, "b": cfg.leds.b}.items() if v is not None}
 
-    def on_message(self, port: AssignPort, kind: str, payload: bytes) -> None:
-        if kind == "assign":
-            on_assign(port, decode(Assignment, payload, port.table))
-        else:
-            c = decode(Command, payload, port.table)
-            port.submit(parse_input(c.input, c.args), c.txn, "cmd")
+    def parse_input(self, name: Any, args: Any) -> Input:
+        return parse_input(name, args)
+
+    def on_assignment(self, port: AssignPort, assignment: Any) -> None:
+        on_assign(port, assignment)
 
     # ── the simulator ───────────────────────────────────────────────────
-    def robots(self, seats: tuple[str, ...], seed: int, style: Any) -> Any:
-        from mesa.controller.games.backgammon.robots import RobotPlayers
-
-        return RobotPlayers(seats, seed=seed, style=style)
-
     def robot_style(self, fast: bool, ui: str) -> Any:
         from mesa.controller.games.backgammon.robots import FAST, RobotStyle
 

@@ -25,8 +25,6 @@ Drive robots with :class:`RobotDriver` (a thread, beside a running runtime) or :
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,20 +96,16 @@ class RobotStats(InputCounts):
 
 
 class RobotPlayers(PlannedPlayers[View]):
-    """The players of ``sides`` at one table; call :meth:`poll` with the table's view."""
+    """The players of ``seats`` (both sides unless told) at one table; call :meth:`poll` with the
+    table's view."""
 
+    all_seats = SIDES
+    default_style = RobotStyle()
+    stats_type = RobotStats
     stats: RobotStats
+    style: RobotStyle
 
-    def __init__(
-        self,
-        sides: Iterable[str] = SIDES,
-        *,
-        seed: int | None = 0,
-        style: RobotStyle | None = None,
-    ) -> None:
-        super().__init__(seed=seed, stats=RobotStats())
-        self.sides = tuple(sides)
-        self.style = style or RobotStyle()
+    def _begin(self) -> None:
         self._game = -1
         self._game_length = 0
         self._ending: _Ending | None = None
@@ -120,12 +114,6 @@ class RobotPlayers(PlannedPlayers[View]):
         self._pausing = False  # we paused for a fallen die
 
     # ── thinking ────────────────────────────────────────────────────────
-    def _think(self) -> float:
-        s = self.style
-        if self.rng.random() < s.slow_chance:
-            return self._between(s.slow_range)
-        return min(90.0, s.think_median * math.exp(self.rng.gauss(0.0, s.think_sigma)))
-
     def _key_of(self, view: View) -> Any:
         claim = tuple(sorted(view.claim.items())) if view.claim else None
         return (
@@ -164,9 +152,6 @@ class RobotPlayers(PlannedPlayers[View]):
             and old[0] in ("running", "cube_offered")
             and old[2] != view.on_move
         )
-
-    def _mine(self, side: str | None) -> bool:
-        return side in self.sides
 
     def _act(self, at: float, name: str, **args: Any) -> Plan:
         return Plan(at, Input(name, args))

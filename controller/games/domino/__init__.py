@@ -44,7 +44,7 @@ from mesa.games.domino.inputs import parse_input
 from mesa.games.domino.machine import DominoTable
 from mesa.games.domino.rules import PAIRS, SEATS, members, pair_of
 from mesa.games.domino.view import DominoView, domino_view
-from mesa.protocol import DominoAssignment, DominoCommand, decode
+from mesa.protocol import DominoAssignment, DominoCommand
 
 if TYPE_CHECKING:
     from mesa.controller.config import TableConfig
@@ -237,9 +237,7 @@ class AutoAssign(Assigner):
         if view.state == "assigned":
             self._call_tiempo(now)
             return
-        if not self.due(view.state, "game_over", now):
-            return
-        game_id = self.next_id(view.game_id, "G")
+        game_id = self.next_due(view.state, "game_over", view.game_id, "G", now)
         if game_id is None:
             return
         k = (self.seed * 5 + self.assigned * 4) % len(NAMES)
@@ -276,6 +274,10 @@ class Domino(GameModules):
     heartbeat_states = HEARTBEAT_STATES
     robot_seats: Mapping[str, tuple[str, ...]] = SEAT_ROBOTS
     reference_dir = "docs/oled/domino"
+    robot_class = "DominoRobots"
+    assignment_schema = DominoAssignment
+    # Director commands (``penalty``, ``absence``).
+    command_schema = DominoCommand
     busy_scene = "playing"
 
     # ── the runtime ─────────────────────────────────────────────────────
@@ -373,20 +375,13 @@ class Domino(GameModules):
         leds = {seat: getattr(cfg.leds, seat) for seat in SEAT_BUTTONS}
         return {k: v for k, v in leds.items() if v is not None}
 
-    def on_message(self, port: AssignPort, kind: str, payload: bytes) -> None:
-        if kind == "assign":
-            on_assignment(port, decode(DominoAssignment, payload, port.table))
-        else:
-            # Director commands (``penalty``, ``absence``), answered on ``response``.
-            c = decode(DominoCommand, payload, port.table)
-            port.submit(parse_input(c.input, c.args), c.txn, "cmd")
+    def parse_input(self, name: Any, args: Any) -> Input:
+        return parse_input(name, args)
+
+    def on_assignment(self, port: AssignPort, assignment: Any) -> None:
+        on_assignment(port, assignment)
 
     # ── the simulator ───────────────────────────────────────────────────
-    def robots(self, seats: tuple[str, ...], seed: int, style: Any) -> Any:
-        from mesa.controller.games.domino.robots import DominoRobots
-
-        return DominoRobots(seats, seed=seed, style=style)
-
     def robot_style(self, fast: bool, ui: str) -> Any:
         from mesa.controller.games.domino.robots import FAST, DominoRobotStyle
 

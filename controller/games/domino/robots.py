@@ -24,8 +24,6 @@ buttons send; times are table seconds.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,18 +83,14 @@ class DominoRobots(PlannedPlayers[DominoView]):
     drive them)."""
 
     retry_after = 10.0  # a planned input that changed nothing is planned again after this
+    all_seats = SEATS
+    default_style = DominoRobotStyle()
+    stats_type = DominoRobotStats
+    think_cap = 14.5  # an ordinary think is a play within the 15 s
     stats: DominoRobotStats
+    style: DominoRobotStyle
 
-    def __init__(
-        self,
-        seats: Iterable[str] = SEATS,
-        *,
-        seed: int | None = 0,
-        style: DominoRobotStyle | None = None,
-    ) -> None:
-        super().__init__(seed=seed, stats=DominoRobotStats())
-        self.seats = tuple(seats)
-        self.style = style or DominoRobotStyle()
+    def _begin(self) -> None:
         self._hand = -1
         self._hand_length = 0
         self._result: tuple[Pair | None, int] | None = None  # (winning pair or None: tie, points)
@@ -128,9 +122,6 @@ class DominoRobots(PlannedPlayers[DominoView]):
 
     def _turn_passed(self, old: Any, view: DominoView) -> bool:
         return view.state == "playing" and old[0] == "playing" and old[3] != view.on_turn
-
-    def _mine(self, seat: str | None) -> bool:
-        return seat in self.seats
 
     def _act(self, at: float, name: str, seat: str) -> Plan | None:
         if not self._mine(seat):
@@ -182,12 +173,8 @@ class DominoRobots(PlannedPlayers[DominoView]):
             return self._act(started + wait, "hold", seat)
         return self._act(started + self._think(), "press", seat)
 
-    def _think(self) -> float:
-        s = self.style
-        if self.rng.random() < s.slow_chance:
-            self.stats.slow_plays += 1
-            return self._between(s.slow_range)
-        return min(14.5, s.think_median * math.exp(self.rng.gauss(0.0, s.think_sigma)))
+    def _thought_slowly(self) -> None:
+        self.stats.slow_plays += 1
 
     def _entry(self, view: DominoView, now: float) -> Plan | None:
         s = self.style

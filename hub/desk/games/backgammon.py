@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 
 from mesa.games.registry import game_named
 from mesa.hub.backup import backup_now
-from mesa.hub.desk.loop import DeskLoop, OnDeskLoop
+from mesa.hub.desk.loop import OnDeskLoop
 from mesa.hub.desk.ports import CommittedEvent, DeskHub
 from mesa.hub.desk.tables import free_tables_of
 from mesa.tournament.club import Club
@@ -78,20 +78,13 @@ class TournamentDesk(OnDeskLoop):
         language: str = "es",
     ) -> None:
         self.path = str(path)
-        self.hub = hub
-        self._now = now
-        self._wall = wall
         self.rate = rate
         self.timed = timed
         self.auto_assign = auto_assign
-        self.language = language
-        self._loop = DeskLoop(self, hub, thread="mesa-desk")
+        self._open_loop(hub, now=now, wall=wall, language=language, thread="mesa-desk")
         self.store: TournamentStore = self._loop.call(lambda: TournamentStore(self.path))
         self.club: Club = self._loop.call(self.store.load_club)
         self._meta = self._loop.call(self._load_meta)
-
-    def close(self) -> None:
-        self._loop.close(self.store.close)
 
     # ── running things on the desk's thread ──────────────────────────────
     def submit(self, fn: Callable[[Club, datetime], T]) -> concurrent.futures.Future[T]:

@@ -33,7 +33,7 @@ from mesa.games.domino.pairs import PairsError, PairsGame, PairsTournament
 from mesa.games.domino.penalties import DIRECTOR_REASONS
 from mesa.games.domino.store import PairsStore
 from mesa.games.registry import game_named
-from mesa.hub.desk.loop import DeskLoop, OnDeskLoop
+from mesa.hub.desk.loop import OnDeskLoop
 from mesa.hub.desk.ports import CommittedEvent, DeskHub
 from mesa.hub.desk.tables import free_tables_of
 
@@ -66,21 +66,14 @@ class DominoDesk(OnDeskLoop):
         language: str = "es",
         command_wait: float = 5.0,
     ) -> None:
-        self.hub = hub
         self.command_wait = command_wait
-        self._wall = wall
-        self._now = now
-        self.language = language
-        self._loop = DeskLoop(self, hub, thread="mesa-domino")
+        self._open_loop(hub, now=now, wall=wall, language=language, thread="mesa-domino")
         self.store: PairsStore = self._loop.call(lambda: PairsStore(path))
         self.t: PairsTournament | None = self._loop.call(self._load_current)
         # The cursor and which game each table holds (its last domino.table.assigned), as
         # stored with the cursor: the events fold into these, one write per batch.
         self._cursor: int = self._loop.call(lambda: int(self.store.get_meta("cursor", 0)))
         self._playing: dict[str, str] = self._loop.call(lambda: self.store.get_meta("playing", {}))
-
-    def close(self) -> None:
-        self._loop.close(self.store.close)
 
     # ── the desk's thread ──
     def _load_current(self) -> PairsTournament | None:

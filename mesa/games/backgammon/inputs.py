@@ -22,7 +22,7 @@ from __future__ import annotations
 import typing
 from typing import Any, Literal
 
-from mesa.engine.inputs import Input, InputSpec, spec
+from mesa.engine.inputs import Input, InputSpec, spec, specs_by_name
 from mesa.engine.inputs import parse_input as parse_against
 from mesa.validation import TIME_LIMIT
 
@@ -53,152 +53,149 @@ RANGES: dict[str, tuple[float, float]] = {
 }
 
 
-INPUT_SPECS: dict[str, InputSpec] = {
-    s.name: s
-    for s in [
-        # ── the buttons ──
-        spec(
-            "press",
-            "button",
-            "A short press of a player's clock button (timed at its first edge).",
-            {"side": SideArg},
-        ),
-        spec(
-            "hold",
-            "button",
-            "A player holds their own clock button (offer the cube, answer "
-            "a double with a pass, select a menu item, confirm a result).",
-            {"side": SideArg},
-        ),
-        spec(
-            "both_held", "button", "Both clock buttons held together: stop or restart the clocks."
-        ),
-        spec("cube", "button", "The CUBE button: the player on move doubles."),
-        spec("pause_button", "button", "The PAUSE button: stop or restart the clocks."),
-        # ── time ──
-        spec("tick", "time", "Time passes: flag falls and lateness marks are settled."),
-        # ── check-in ──
-        spec(
-            "checkin",
-            "card",
-            "A player checks in (the director's list, or a press of their button).",
-            {"side": SideArg},
-            {"card": (str | None, None)},
-        ),
-        spec(
-            "card",
-            "card",
-            "The card reader read a member card; ``suppressed`` counts the unknown cards it "
-            "read since the last one it sent (its rate limit).",
-            {"card": str},
-            {"suppressed": (int, 0)},
-        ),
-        # ── choices the menus make (also usable directly, e.g. in replay files) ──
-        spec(
-            "pause",
-            "menu",
-            "The players stop both clocks, giving the reason.",
-            optional={"reason": (ReasonArg, "unspecified")},
-        ),
-        spec("resume", "menu", "The players restart the clocks after a pause."),
-        spec("double", "menu", "The player on move doubles.", {"side": SideArg}),
-        spec("take", "menu", "The doubled player takes.", {"side": SideArg}),
-        spec("drop", "menu", "The doubled player passes.", {"side": SideArg}),
-        spec(
-            "claim",
-            "menu",
-            "A player enters a game result: ``winner`` wins ``kind`` "
-            "(1 single, 2 gammon, 3 backgammon) × the cube.",
-            {"side": SideArg, "winner": SideArg, "kind": KindArg},
-            {"conceded": (bool, False), "points": (int | None, None)},
-        ),
-        spec(
-            "confirm",
-            "menu",
-            "The opponent of the claimant confirms the result.",
-            {"side": SideArg},
-        ),
-        spec(
-            "reject",
-            "menu",
-            "The opponent of the claimant refuses the result (the director is called).",
-            {"side": SideArg},
-        ),
-        # ── from the hub ──
-        spec(
-            "assign",
-            "hub",
-            "The hub assigns a match to this table.",
-            {"match_id": str, "players": dict[str, str], "length": int},
-            {
-                "clock": (dict[str, Any] | None, None),
-                "scheduled_start": (float | None, None),
-                "cards": (dict[str, str] | None, None),
-                "crawford": (bool, True),
-                "minutes_per_point": (float, 10.0),
-                "language": (Literal["es", "en"], "es"),
-                # The hub's fencing token: the table puts it on every event of this match.
-                "epoch": (int | None, None),
-            },
-        ),
-        spec("unassign", "hub", "The hub withdraws the match from this table."),
-        spec(
-            "refence",
-            "hub",
-            "The hub assigned the match this table holds to it again (moved away and back while"
-            " the table was offline): the table keeps its match and takes the newer epoch.",
-            {"epoch": int},
-        ),
-        spec(
-            "director_pause",
-            "hub",
-            "The director stops the clocks.",
-            optional={"reason": (ReasonArg, "director")},
-        ),
-        spec("director_resume", "hub", "The director restarts the clocks."),
-        spec(
-            "director_adjust",
-            "hub",
-            "The director adds (or removes) seconds on a player's reserve.",
-            {"side": SideArg, "seconds": float},
-        ),
-        spec(
-            "director_lose_delay",
-            "hub",
-            "HGV 9.4.1: the offender loses the delay of their next turn.",
-            {"side": SideArg},
-        ),
-        spec(
-            "director_score",
-            "hub",
-            "The director corrects the score (HGV 4.8).",
-            {"a": int, "b": int},
-            {"reason": (str, "")},
-        ),
-        spec(
-            "director_result",
-            "hub",
-            "The director records the game in progress.",
-            {"winner": SideArg, "kind": KindArg},
-        ),
-        spec(
-            "director_clock",
-            "hub",
-            "The director puts a clock on the match (between games), "
-            'or takes it off with null. ``{"preset": "singles"}`` applies the club\'s formula '
-            "with the points already scored.",
-            {"clock": dict[str, Any] | None},
-        ),
-        spec("director_clear_call", "hub", "The director answers a call."),
-        spec(
-            "director_forfeit",
-            "hub",
-            "The director ends the match: ``winner`` wins by forfeit.",
-            {"winner": SideArg},
-            {"reason": (str, "")},
-        ),
-    ]
-}
+INPUT_SPECS: dict[str, InputSpec] = specs_by_name(
+    # ── the buttons ──
+    spec(
+        "press",
+        "button",
+        "A short press of a player's clock button (timed at its first edge).",
+        {"side": SideArg},
+    ),
+    spec(
+        "hold",
+        "button",
+        "A player holds their own clock button (offer the cube, answer "
+        "a double with a pass, select a menu item, confirm a result).",
+        {"side": SideArg},
+    ),
+    spec(
+        "both_held", "button", "Both clock buttons held together: stop or restart the clocks."
+    ),
+    spec("cube", "button", "The CUBE button: the player on move doubles."),
+    spec("pause_button", "button", "The PAUSE button: stop or restart the clocks."),
+    # ── time ──
+    spec("tick", "time", "Time passes: flag falls and lateness marks are settled."),
+    # ── check-in ──
+    spec(
+        "checkin",
+        "card",
+        "A player checks in (the director's list, or a press of their button).",
+        {"side": SideArg},
+        {"card": (str | None, None)},
+    ),
+    spec(
+        "card",
+        "card",
+        "The card reader read a member card; ``suppressed`` counts the unknown cards it "
+        "read since the last one it sent (its rate limit).",
+        {"card": str},
+        {"suppressed": (int, 0)},
+    ),
+    # ── choices the menus make (also usable directly, e.g. in replay files) ──
+    spec(
+        "pause",
+        "menu",
+        "The players stop both clocks, giving the reason.",
+        optional={"reason": (ReasonArg, "unspecified")},
+    ),
+    spec("resume", "menu", "The players restart the clocks after a pause."),
+    spec("double", "menu", "The player on move doubles.", {"side": SideArg}),
+    spec("take", "menu", "The doubled player takes.", {"side": SideArg}),
+    spec("drop", "menu", "The doubled player passes.", {"side": SideArg}),
+    spec(
+        "claim",
+        "menu",
+        "A player enters a game result: ``winner`` wins ``kind`` "
+        "(1 single, 2 gammon, 3 backgammon) × the cube.",
+        {"side": SideArg, "winner": SideArg, "kind": KindArg},
+        {"conceded": (bool, False), "points": (int | None, None)},
+    ),
+    spec(
+        "confirm",
+        "menu",
+        "The opponent of the claimant confirms the result.",
+        {"side": SideArg},
+    ),
+    spec(
+        "reject",
+        "menu",
+        "The opponent of the claimant refuses the result (the director is called).",
+        {"side": SideArg},
+    ),
+    # ── from the hub ──
+    spec(
+        "assign",
+        "hub",
+        "The hub assigns a match to this table.",
+        {"match_id": str, "players": dict[str, str], "length": int},
+        {
+            "clock": (dict[str, Any] | None, None),
+            "scheduled_start": (float | None, None),
+            "cards": (dict[str, str] | None, None),
+            "crawford": (bool, True),
+            "minutes_per_point": (float, 10.0),
+            "language": (Literal["es", "en"], "es"),
+            # The hub's fencing token: the table puts it on every event of this match.
+            "epoch": (int | None, None),
+        },
+    ),
+    spec("unassign", "hub", "The hub withdraws the match from this table."),
+    spec(
+        "refence",
+        "hub",
+        "The hub assigned the match this table holds to it again (moved away and back while"
+        " the table was offline): the table keeps its match and takes the newer epoch.",
+        {"epoch": int},
+    ),
+    spec(
+        "director_pause",
+        "hub",
+        "The director stops the clocks.",
+        optional={"reason": (ReasonArg, "director")},
+    ),
+    spec("director_resume", "hub", "The director restarts the clocks."),
+    spec(
+        "director_adjust",
+        "hub",
+        "The director adds (or removes) seconds on a player's reserve.",
+        {"side": SideArg, "seconds": float},
+    ),
+    spec(
+        "director_lose_delay",
+        "hub",
+        "HGV 9.4.1: the offender loses the delay of their next turn.",
+        {"side": SideArg},
+    ),
+    spec(
+        "director_score",
+        "hub",
+        "The director corrects the score (HGV 4.8).",
+        {"a": int, "b": int},
+        {"reason": (str, "")},
+    ),
+    spec(
+        "director_result",
+        "hub",
+        "The director records the game in progress.",
+        {"winner": SideArg, "kind": KindArg},
+    ),
+    spec(
+        "director_clock",
+        "hub",
+        "The director puts a clock on the match (between games), "
+        'or takes it off with null. ``{"preset": "singles"}`` applies the club\'s formula '
+        "with the points already scored.",
+        {"clock": dict[str, Any] | None},
+    ),
+    spec("director_clear_call", "hub", "The director answers a call."),
+    spec(
+        "director_forfeit",
+        "hub",
+        "The director ends the match: ``winner`` wins by forfeit.",
+        {"winner": SideArg},
+        {"reason": (str, "")},
+    ),
+)
 
 INPUT_NAMES: tuple[str, ...] = tuple(INPUT_SPECS)
 

@@ -28,7 +28,7 @@ from mesa.core.sides import SIDES, Side, is_side, other
 from mesa.engine.inputs import Input
 from mesa.engine.machine import Machine
 from mesa.engine.outcome import Outcome, Refusal, Refused
-from mesa.engine.snapshot import checked_fields
+from mesa.engine.snapshot import state_from_dict
 from mesa.errors import ConfigError, RuleError
 from mesa.games.backgammon.inputs import INPUT_SPECS, RANGES
 from mesa.games.backgammon.transitions import STATES, TRANSITIONS
@@ -87,14 +87,9 @@ class TableState:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableState:
-        values = checked_fields(cls, data, GAME, STATES, "table")
-        if values.get("clock") is not None:
-            values["clock"] = Clock.from_dict(values["clock"])
-        if values.get("match") is not None:
-            values["match"] = Match.from_dict(values["match"])
-        if values.get("lateness") is not None:
-            values["lateness"] = Lateness.from_dict(values["lateness"])
-        return cls(**values)
+        nested = {"clock": Clock.from_dict, "match": Match.from_dict,
+                  "lateness": Lateness.from_dict}
+        return state_from_dict(cls, data, GAME, STATES, "table", nested)
 
 
 class Table(Machine[TableState]):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from mesa.engine.inputs import Input, InputSpec, spec
+from mesa.engine.inputs import Input, InputSpec, spec, specs_by_name
 from mesa.engine.inputs import parse_input as parse_against
 from mesa.games.domino.penalties import DIRECTOR_REASONS
 
@@ -26,84 +26,81 @@ SeatArg = Literal["n", "e", "s", "w"]
 ReasonArg = Literal[DIRECTOR_REASONS]  # type: ignore[valid-type]
 
 
-INPUT_SPECS: dict[str, InputSpec] = {
-    s.name: s
-    for s in [
-        # ── the four buttons ──
-        spec(
-            "press",
-            "button",
-            "A short press of a seat's button: a tile placed (the lead's first tile starts the "
-            "hand); in entry, the units digit of the hand's points; a signature at the end.",
-            {"seat": SeatArg},
-        ),
-        spec(
-            "hold",
-            "button",
-            'A hold of a seat\'s button: "paso" on turn; in entry, the tens digit; the other '
-            "pair's confirmation of a claim.",
-            {"seat": SeatArg},
-        ),
-        spec(
-            "long_hold",
-            "button",
-            "A long hold: on turn, the seat placed its last tile (domino); off turn, the seat "
-            'calls a block ("tranque"); in entry, the points are accepted.',
-            {"seat": SeatArg},
-        ),
-        # ── time ──
-        spec("tick", "time", 'Time passes: "TIEMPO" at the end of the game\'s time is settled.'),
-        # ── direct entries (menus, replay scripts) ──
-        spec(
-            "claim",
-            "menu",
-            "A player of the pair that won the hand enters its points; ``tie`` claims a tied "
-            "block (nobody wins, 0 points). The other pair confirms.",
-            {"seat": SeatArg, "points": int},
-            {"tie": (bool, False)},
-        ),
-        spec("confirm", "menu", "A player of the other pair confirms the claimed points.",
-              {"seat": SeatArg}),
-        spec("reject", "menu", "A player of the other pair refuses the claimed points.",
-              {"seat": SeatArg}),
-        spec("sign", "menu", "A player signs the score sheet for their pair.", {"seat": SeatArg}),
-        # ── from the hub ──
-        spec(
-            "assign",
-            "hub",
-            "The hub assigns a game: ``players`` by seat n, e, s, w (pairs ns and ew); "
-            "``settings`` overrides the seed's numbers.",
-            {"game_id": str, "players": dict[str, str]},
-            {
-                "settings": (dict[str, Any] | None, None),
-                "language": (Literal["es", "en"], "es"),
-            },
-        ),
-        spec("unassign", "hub", "The hub withdraws the game from this table."),
-        spec(
-            "tiempo",
-            "hub",
-            '"TIEMPO": the game started at ``start_wall`` (the hub\'s wall clock); ``wall`` is '
-            "this table's wall clock now. Sent again after a restart, it re-anchors the game.",
-            {"start_wall": float, "wall": float},
-        ),
-        spec(
-            "penalty",
-            "hub",
-            "The director records a penalty on ``seat`` for ``reason`` (the seed's list); "
-            "``points`` overrides the reason's default.",
-            {"seat": SeatArg, "reason": ReasonArg},
-            {"points": (int | None, None)},
-        ),
-        spec(
-            "absence",
-            "hub",
-            "The director declares players absent: the present pair wins the game (+100), "
-            "each absent player −100.",
-            {"seats": list[SeatArg]},
-        ),
-    ]
-}
+INPUT_SPECS: dict[str, InputSpec] = specs_by_name(
+    # ── the four buttons ──
+    spec(
+        "press",
+        "button",
+        "A short press of a seat's button: a tile placed (the lead's first tile starts the "
+        "hand); in entry, the units digit of the hand's points; a signature at the end.",
+        {"seat": SeatArg},
+    ),
+    spec(
+        "hold",
+        "button",
+        'A hold of a seat\'s button: "paso" on turn; in entry, the tens digit; the other '
+        "pair's confirmation of a claim.",
+        {"seat": SeatArg},
+    ),
+    spec(
+        "long_hold",
+        "button",
+        "A long hold: on turn, the seat placed its last tile (domino); off turn, the seat "
+        'calls a block ("tranque"); in entry, the points are accepted.',
+        {"seat": SeatArg},
+    ),
+    # ── time ──
+    spec("tick", "time", 'Time passes: "TIEMPO" at the end of the game\'s time is settled.'),
+    # ── direct entries (menus, replay scripts) ──
+    spec(
+        "claim",
+        "menu",
+        "A player of the pair that won the hand enters its points; ``tie`` claims a tied "
+        "block (nobody wins, 0 points). The other pair confirms.",
+        {"seat": SeatArg, "points": int},
+        {"tie": (bool, False)},
+    ),
+    spec("confirm", "menu", "A player of the other pair confirms the claimed points.",
+          {"seat": SeatArg}),
+    spec("reject", "menu", "A player of the other pair refuses the claimed points.",
+          {"seat": SeatArg}),
+    spec("sign", "menu", "A player signs the score sheet for their pair.", {"seat": SeatArg}),
+    # ── from the hub ──
+    spec(
+        "assign",
+        "hub",
+        "The hub assigns a game: ``players`` by seat n, e, s, w (pairs ns and ew); "
+        "``settings`` overrides the seed's numbers.",
+        {"game_id": str, "players": dict[str, str]},
+        {
+            "settings": (dict[str, Any] | None, None),
+            "language": (Literal["es", "en"], "es"),
+        },
+    ),
+    spec("unassign", "hub", "The hub withdraws the game from this table."),
+    spec(
+        "tiempo",
+        "hub",
+        '"TIEMPO": the game started at ``start_wall`` (the hub\'s wall clock); ``wall`` is '
+        "this table's wall clock now. Sent again after a restart, it re-anchors the game.",
+        {"start_wall": float, "wall": float},
+    ),
+    spec(
+        "penalty",
+        "hub",
+        "The director records a penalty on ``seat`` for ``reason`` (the seed's list); "
+        "``points`` overrides the reason's default.",
+        {"seat": SeatArg, "reason": ReasonArg},
+        {"points": (int | None, None)},
+    ),
+    spec(
+        "absence",
+        "hub",
+        "The director declares players absent: the present pair wins the game (+100), "
+        "each absent player −100.",
+        {"seats": list[SeatArg]},
+    ),
+)
 
 INPUT_NAMES: tuple[str, ...] = tuple(INPUT_SPECS)
 

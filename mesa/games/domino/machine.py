@@ -23,7 +23,7 @@ from mesa import events as ev
 from mesa.engine.inputs import Input
 from mesa.engine.machine import Machine
 from mesa.engine.outcome import Outcome, Refused
-from mesa.engine.snapshot import checked_fields
+from mesa.engine.snapshot import state_from_dict
 from mesa.errors import ConfigError
 from mesa.games.domino.game import DominoGame, HandHow, PenaltyRecord, TurnResult
 from mesa.games.domino.inputs import INPUT_SPECS
@@ -62,10 +62,7 @@ class DominoState:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DominoState:
-        values = checked_fields(cls, data, GAME, STATES, "domino")
-        if values.get("game") is not None:
-            values["game"] = DominoGame.from_dict(values["game"])
-        return cls(**values)
+        return state_from_dict(cls, data, GAME, STATES, "domino", {"game": DominoGame.from_dict})
 
 
 class DominoTable(Machine[DominoState]):
