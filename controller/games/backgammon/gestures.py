@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mesa.controller.gestures import Button, Gesture, GestureSettings, GestureStats
+from mesa.controller.gestures import Button, ButtonRecognizer, Gesture, GestureSettings
 from mesa.engine.inputs import Input
 
 CLOCK_BUTTONS: tuple[str, str] = ("a", "b")
@@ -55,48 +55,17 @@ class Context:
     edge: dict[str, bool] = field(default_factory=lambda: {"a": False, "b": False})
 
 
-class GestureRecognizer:
+class GestureRecognizer(ButtonRecognizer):
     """Turns edges of the clock buttons (and the optional CUBE/PAUSE buttons) into inputs."""
 
     def __init__(
         self, settings: GestureSettings | None = None, buttons: tuple[str, ...] = BUTTONS
     ) -> None:
-        self.settings = settings or GestureSettings()
-        self.buttons: dict[str, Button] = {name: Button() for name in buttons}
+        super().__init__(settings, buttons)
         self.context = Context()
-        self.stats = GestureStats()
-
-    # ── input ───────────────────────────────────────────────────────────
-    def start(self, levels: dict[str, bool], now: float) -> None:
-        """The levels found at start-up; a button already down is ignored until released."""
-        for name, down in levels.items():
-            if name in self.buttons:
-                self.buttons[name] = Button(down=down, since=now, ignored=down)
-
-    def edge(self, name: str, down: bool, t: float) -> None:
-        """The contact of ``name`` closed (``down``) or opened at ``t``."""
-        b = self.buttons.get(name)
-        if b is None:
-            return
-        self.stats.edges += 1
-        if down == b.down:
-            self.stats.stale_edges += 1
-            return
-        t = max(t, b.since)  # edge timestamps from another thread may arrive a hair out of order
-        if b.gesture is not None and b.down:
-            b.gesture.closed += t - b.since
-        b.down, b.since = down, t
-        if down and b.gesture is None and not b.ignored:
-            b.gesture = Gesture(t0=t)
 
     # ── output ──────────────────────────────────────────────────────────
-    def poll(self, now: float) -> list[tuple[float, Input]]:
-        """The inputs that are decided by ``now``, oldest first."""
-        s = self.settings
-        out: list[tuple[float, Input]] = []
-        for b in self.buttons.values():
-            if b.ignored and not b.down and now - b.since >= s.lockout:
-                b.ignored = False
+    def decide(self, now: float, out: list[tuple[float, Input]]) -> None:
         self._poll_both(now, out)
         for side in CLOCK_BUTTONS:
             if side in self.buttons:
@@ -104,8 +73,6 @@ class GestureRecognizer:
         for name, input_name in EXTRA_INPUTS.items():
             if name in self.buttons:
                 self._poll_extra(name, input_name, now, out)
-        out.sort(key=lambda item: item[0])
-        return out
 
     def _pair(self) -> tuple[Button, Button] | None:
         a, b = self.buttons.get("a"), self.buttons.get("b")
@@ -129,13 +96,21 @@ class GestureRecognizer:
             return False
         return (ga.on_edge or gb.t0 < ga.t0 + h) and (gb.on_edge or ga.t0 < gb.t0 + h)
 
-    def _poll_both(self, now: float, out: list[tuple[float, Input]]) -> None:
+    def _both_from(self) -> float | None:
+        """When both clock buttons, down, became a possible both_held (None: they are not)."""
         pair = self._pair()
         if pair is None or not self._pair_possible(*pair):
-            return
+            return None
         a, b = pair
         assert a.gesture is not None and b.gesture is not None
-        t_both = max(a.gesture.t0, b.gesture.t0)
+        return max(a.gesture.t0, b.gesture.t0)
+
+    def _poll_both(self, now: float, out: list[tuple[float, Input]]) -> None:
+        t_both = self._both_from()
+        if t_both is None:
+            return
+        a, b = self.buttons["a"], self.buttons["b"]
+        assert a.gesture is not None and b.gesture is not None
         s = self.settings
         if (
             now - t_both >= s.hold_time
@@ -153,99 +128,56 @@ class GestureRecognizer:
         g = b.gesture
         if g is None:
             return
-        if b.down:
-            if g.emitted:
-                return
-            closed = b.closed_at(now)
-            if closed < s.min_press:
-                return
-            if self.context.edge.get(side, False):
-                out.append((g.t0, Input("press", {"side": side})))
-                g.emitted = g.on_edge = True
-                self.stats.gestures += 1
-                return
-            if now - g.t0 >= s.hold_time:
-                other = self.buttons.get("b" if side == "a" else "a")
-                if (
-                    other is not None
-                    and other.down
-                    and other.gesture is not None
-                    and self._pair_possible(b, other)
-                ):
-                    return  # both buttons are down: this may be a both_held, decided above
-                name = "hold" if self.context.hold.get(side, False) else "press"
-                out.append((g.t0, Input(name, {"side": side})))
-                g.emitted = True
-                self.stats.gestures += 1
+        if not b.down:
+            if self.ended(b, now) is not None:
+                self.emit(out, g, Input("press", {"side": side}))
             return
-        if now - b.since < s.lockout:
+        if g.emitted or b.closed_at(now) < s.min_press:
             return
-        # Open for a whole lockout: the gesture is over.
-        b.gesture = None
-        if g.emitted:
+        if self.context.edge.get(side, False):
+            self.emit(out, g, Input("press", {"side": side}))
+            g.on_edge = True
             return
-        if g.closed < s.min_press:
-            self.stats.phantoms += 1
-            return
-        out.append((g.t0, Input("press", {"side": side})))
-        self.stats.gestures += 1
+        if now - g.t0 >= s.hold_time:
+            other = self.buttons.get("b" if side == "a" else "a")
+            if (
+                other is not None
+                and other.down
+                and other.gesture is not None
+                and self._pair_possible(b, other)
+            ):
+                return  # both buttons are down: this may be a both_held, decided above
+            name = "hold" if self.context.hold.get(side, False) else "press"
+            self.emit(out, g, Input(name, {"side": side}))
 
     def _poll_extra(
         self, name: str, input_name: str, now: float, out: list[tuple[float, Input]]
     ) -> None:
-        s = self.settings
         b = self.buttons[name]
         g = b.gesture
         if g is None:
             return
-        if not g.emitted and b.closed_at(now) >= s.min_press:
-            out.append((g.t0, Input(input_name)))
-            g.emitted = True
-            self.stats.gestures += 1
-        if not b.down and now - b.since >= s.lockout:
-            if not g.emitted:
-                self.stats.phantoms += 1
-            b.gesture = None
+        if not g.emitted and b.closed_at(now) >= self.settings.min_press:
+            self.emit(out, g, Input(input_name))
+        if not b.down:
+            self.ended(b, now)  # emitted above unless a phantom
 
     # ── what the runtime waits for ──────────────────────────────────────
     def gate(self) -> float | None:
-        """The earliest timestamp a future output may carry, or None when nothing is pending."""
-        times = [
-            b.gesture.t0
-            for b in self.buttons.values()
-            if b.gesture is not None and not b.gesture.emitted
-        ]
-        pair = self._pair()
-        if pair is not None and self._pair_possible(*pair):
-            a, b = pair
-            assert a.gesture is not None and b.gesture is not None
-            times.append(max(a.gesture.t0, b.gesture.t0))
+        times = [t for t in (super().gate(), self._both_from()) if t is not None]
         return min(times) if times else None
 
     def deadline(self) -> float | None:
-        """When :meth:`poll` may next have something to say (without a new edge)."""
-        s = self.settings
-        times: list[float] = []
-        for name, b in self.buttons.items():
-            if b.ignored and not b.down:
-                times.append(b.since + s.lockout)
-            g = b.gesture
-            if g is None:
-                continue
-            if not b.down:
-                times.append(b.since + s.lockout)
-            elif not g.emitted:
-                if name not in CLOCK_BUTTONS or self.context.edge.get(name, False):
-                    times.append(b.since + max(0.0, s.min_press - g.closed))
-                if name in CLOCK_BUTTONS:
-                    times.append(g.t0 + s.hold_time)
-        pair = self._pair()
-        if pair is not None and self._pair_possible(*pair):
-            a, b = pair
-            assert a.gesture is not None and b.gesture is not None
-            times.append(max(a.gesture.t0, b.gesture.t0) + s.hold_time)
-        return min(times) if times else None
+        t_both = self._both_from()
+        times = [super().deadline(), None if t_both is None else t_both + self.settings.hold_time]
+        due = [t for t in times if t is not None]
+        return min(due) if due else None
 
-    def pressed(self) -> dict[str, bool]:
-        """The last known level of each button."""
-        return {name: b.down for name, b in self.buttons.items()}
+    def due_down(self, name: str, b: Button, g: Gesture) -> list[float]:
+        s = self.settings
+        times = []
+        if name not in CLOCK_BUTTONS or self.context.edge.get(name, False):
+            times.append(b.since + max(0.0, s.min_press - g.closed))
+        if name in CLOCK_BUTTONS:
+            times.append(g.t0 + s.hold_time)
+        return times
