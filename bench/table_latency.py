@@ -37,10 +37,11 @@ from gpiozero.pins.mock import MockFactory
 from luma.core.device import dummy
 
 from mesa.controller.display import Display
+from mesa.controller.games.backgammon.gestures import GestureRecognizer
 from mesa.controller.games.backgammon.oled import SIZES, render
 from mesa.controller.games.backgammon.robots import RobotPlayers, play
 from mesa.controller.games.backgammon.scenes import scenes
-from mesa.controller.gestures import GestureRecognizer, GestureSettings
+from mesa.controller.gestures import GestureSettings
 from mesa.controller.gpio import ButtonPad
 from mesa.controller.journal import Journal
 from mesa.controller.runtime import ManualClock, TableRuntime

@@ -1,43 +1,20 @@
-"""Button gestures: timestamped edges in, table inputs out. Pure: time is passed in.
+"""Button gestures, what every table shares: timestamped edges in, table inputs out. Pure: time
+is passed in.
 
->>> g = GestureRecognizer()
->>> g.start({"a": False, "b": False}, now=0.0)
->>> for level, t in [(True, 1.000), (False, 1.002), (True, 1.003), (False, 1.110), (True, 1.113),
-...                  (False, 1.114)]:                   # bounce on press and on release
-...     g.edge("a", level, t)
->>> g.poll(1.15), g.gate()                              # still inside the release lockout
-([], 1.0)
->>> g.poll(1.2)                                         # one press, timed at its first edge
-[(1.0, Input(name='press', args={'side': 'a'}))]
-
-The rules, for each button:
-
-- A gesture starts at the first closing edge; its timestamp is that edge, whatever follows.
-- Bounce is absorbed by an application-level **lockout**: the gesture ends only once the
-  contact has stayed open for ``lockout`` seconds, so chatter on release (and on press) is part of
-  the same gesture. A contact closed for less than ``min_press`` in total is a phantom edge.
-- A **press** is emitted when the gesture ends; a **hold** once the button has been down
-  ``hold_time``. Both clock buttons down together for ``hold_time`` make one **both_held**.
-  Where a hold means nothing (see :class:`Context`), a long press is a press.
-- With the optional CUBE and PAUSE buttons present a hold of a clock button is not needed in
-  ``running``, so there a press is emitted on the edge (after ``min_press``) instead of at release.
-- A button found down at start-up is ignored until it has been released (a held button at boot).
-
-:meth:`gate` is the earliest timestamp a future output may carry: the runtime applies nothing
-later than it (no ``tick`` either) so that a press emitted at release is never older than the
-last input the table saw. The gate is never closed longer than about ``2 × hold_time``.
+Each game's recognizer is its own (:mod:`mesa.controller.games.backgammon.gestures`: two clock
+buttons and the optional CUBE and PAUSE; :mod:`mesa.controller.games.domino.gestures`: a button
+per seat); here are their timings (:class:`GestureSettings`), their counters
+(:class:`GestureStats`), the state of a button and of its gesture (:class:`Button`,
+:class:`Gesture`) and the machinery every recognizer shares (:class:`ButtonRecognizer`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import ClassVar
 
 from mesa.engine.inputs import Input
 from mesa.errors import ConfigError
-
-CLOCK_BUTTONS: tuple[str, str] = ("a", "b")
-EXTRA_INPUTS: dict[str, str] = {"cube": "cube", "pause": "pause_button"}
-BUTTONS: tuple[str, ...] = (*CLOCK_BUTTONS, *EXTRA_INPUTS)
 
 
 @dataclass(frozen=True)
@@ -73,22 +50,8 @@ class GestureSettings:
         return max(2.0, 2 * self.hold_time)
 
 
-@dataclass(frozen=True)
-class Context:
-    """What a gesture means in the table's current state (the runtime recomputes it).
-
-    ``hold[side]``: a hold by ``side`` does something of its own (double, pass, choose, confirm).
-    ``both``: both buttons held together mean pause/resume. ``edge[side]``: a press by ``side``
-    may be emitted on its edge because it can't turn into anything else.
-    """
-
-    hold: dict[str, bool] = field(default_factory=lambda: {"a": True, "b": True})
-    both: bool = True
-    edge: dict[str, bool] = field(default_factory=lambda: {"a": False, "b": False})
-
-
 @dataclass
-class _Gesture:
+class Gesture:
     t0: float  # the first closing edge
     closed: float = 0.0  # contact time accumulated before the button's last edge
     emitted: bool = False  # its press/hold (or a both_held) is out: the rest is ignored
@@ -96,10 +59,10 @@ class _Gesture:
 
 
 @dataclass
-class _Button:
+class Button:
     down: bool = False
     since: float = 0.0  # time of the last edge
-    gesture: _Gesture | None = None
+    gesture: Gesture | None = None
     ignored: bool = False  # down at start-up: ignored until released for a lockout
 
     def closed_at(self, now: float) -> float:
@@ -116,15 +79,33 @@ class GestureStats:
     stale_edges: int = 0  # an edge repeating the known level (a missed edge in between)
 
 
-class GestureRecognizer:
-    """Turns edges of the clock buttons (and the optional CUBE/PAUSE buttons) into inputs."""
+class ButtonRecognizer:
+    """What every table's recognizer does alike, whatever its buttons mean.
+
+    The levels found at start-up (a button already down is ignored until it has stayed open a
+    lockout), the edges (a gesture starts at the first closing edge, a repeated level is a stale
+    edge), the end of a gesture once the contact has stayed open a whole ``lockout`` (a contact
+    closed for less than ``min_press`` in all is a phantom), the gate and the deadline. A game's
+    recognizer adds what its gestures are: :meth:`decide` (the inputs due by ``now``) and
+    :meth:`due_down` (when a button still down may be decided), and sets ``context``.
+
+    >>> r = ButtonRecognizer(buttons=("x",))
+    >>> r.start({"x": True}, now=0.0)                  # down at start-up: ignored
+    >>> r.edge("x", False, 0.5); r.edge("x", False, 0.6); r.stats
+    GestureStats(gestures=0, phantoms=0, edges=2, stale_edges=1)
+    >>> r.gate(), r.deadline(), r.pressed()
+    (None, 0.58, {'x': False})
+    """
+
+    # A button ignored since start-up counts as released by a closing edge a whole lockout after
+    # it opened, even when :meth:`poll` did not run in between (else only ``poll`` releases it).
+    ignore_ends_on_edge: ClassVar[bool] = False
 
     def __init__(
-        self, settings: GestureSettings | None = None, buttons: tuple[str, ...] = BUTTONS
+        self, settings: GestureSettings | None = None, buttons: tuple[str, ...] = ()
     ) -> None:
         self.settings = settings or GestureSettings()
-        self.buttons: dict[str, _Button] = {name: _Button() for name in buttons}
-        self.context = Context()
+        self.buttons: dict[str, Button] = {name: Button() for name in buttons}
         self.stats = GestureStats()
 
     # ── input ───────────────────────────────────────────────────────────
@@ -132,7 +113,7 @@ class GestureRecognizer:
         """The levels found at start-up; a button already down is ignored until released."""
         for name, down in levels.items():
             if name in self.buttons:
-                self.buttons[name] = _Button(down=down, since=now, ignored=down)
+                self.buttons[name] = Button(down=down, since=now, ignored=down)
 
     def edge(self, name: str, down: bool, t: float) -> None:
         """The contact of ``name`` closed (``down``) or opened at ``t``."""
@@ -144,129 +125,54 @@ class GestureRecognizer:
             self.stats.stale_edges += 1
             return
         t = max(t, b.since)  # edge timestamps from another thread may arrive a hair out of order
+        if (
+            self.ignore_ends_on_edge
+            and b.ignored
+            and down
+            and t - b.since >= self.settings.lockout
+        ):
+            b.ignored = False  # released for a whole lockout since start-up, even unpolled
         if b.gesture is not None and b.down:
             b.gesture.closed += t - b.since
         b.down, b.since = down, t
         if down and b.gesture is None and not b.ignored:
-            b.gesture = _Gesture(t0=t)
+            b.gesture = Gesture(t0=t)
 
     # ── output ──────────────────────────────────────────────────────────
     def poll(self, now: float) -> list[tuple[float, Input]]:
         """The inputs that are decided by ``now``, oldest first."""
-        s = self.settings
-        out: list[tuple[float, Input]] = []
         for b in self.buttons.values():
-            if b.ignored and not b.down and now - b.since >= s.lockout:
+            if b.ignored and not b.down and now - b.since >= self.settings.lockout:
                 b.ignored = False
-        self._poll_both(now, out)
-        for side in CLOCK_BUTTONS:
-            if side in self.buttons:
-                self._poll_clock(side, now, out)
-        for name, input_name in EXTRA_INPUTS.items():
-            if name in self.buttons:
-                self._poll_extra(name, input_name, now, out)
+        out: list[tuple[float, Input]] = []
+        self.decide(now, out)
         out.sort(key=lambda item: item[0])
         return out
 
-    def _pair(self) -> tuple[_Button, _Button] | None:
-        a, b = self.buttons.get("a"), self.buttons.get("b")
-        if a is None or b is None or a.gesture is None or b.gesture is None:
-            return None
-        if not (a.down and b.down):
-            return None
-        return a, b
+    def decide(self, now: float, out: list[tuple[float, Input]]) -> None:
+        """Append to ``out`` the game's inputs decided by ``now`` (any order)."""
+        raise NotImplementedError
 
-    def _pair_possible(self, a: _Button, b: _Button) -> bool:
-        """Could these two gestures still become a both_held (each started before the other's
-        hold was due)?"""
-        assert a.gesture is not None and b.gesture is not None
-        h = self.settings.hold_time
-        ga, gb = a.gesture, b.gesture
-        if (
-            not self.context.both
-            or (ga.emitted and not ga.on_edge)
-            or (gb.emitted and not gb.on_edge)
-        ):
-            return False
-        return (ga.on_edge or gb.t0 < ga.t0 + h) and (gb.on_edge or ga.t0 < gb.t0 + h)
-
-    def _poll_both(self, now: float, out: list[tuple[float, Input]]) -> None:
-        pair = self._pair()
-        if pair is None or not self._pair_possible(*pair):
-            return
-        a, b = pair
-        assert a.gesture is not None and b.gesture is not None
-        t_both = max(a.gesture.t0, b.gesture.t0)
-        s = self.settings
-        if (
-            now - t_both >= s.hold_time
-            and a.closed_at(now) >= s.min_press
-            and b.closed_at(now) >= s.min_press
-        ):
-            out.append((t_both, Input("both_held")))
-            a.gesture.emitted = b.gesture.emitted = True
-            a.gesture.on_edge = b.gesture.on_edge = False
-            self.stats.gestures += 1
-
-    def _poll_clock(self, side: str, now: float, out: list[tuple[float, Input]]) -> None:
-        s = self.settings
-        b = self.buttons[side]
-        g = b.gesture
-        if g is None:
-            return
-        if b.down:
-            if g.emitted:
-                return
-            closed = b.closed_at(now)
-            if closed < s.min_press:
-                return
-            if self.context.edge.get(side, False):
-                out.append((g.t0, Input("press", {"side": side})))
-                g.emitted = g.on_edge = True
-                self.stats.gestures += 1
-                return
-            if now - g.t0 >= s.hold_time:
-                other = self.buttons.get("b" if side == "a" else "a")
-                if (
-                    other is not None
-                    and other.down
-                    and other.gesture is not None
-                    and self._pair_possible(b, other)
-                ):
-                    return  # both buttons are down: this may be a both_held, decided above
-                name = "hold" if self.context.hold.get(side, False) else "press"
-                out.append((g.t0, Input(name, {"side": side})))
-                g.emitted = True
-                self.stats.gestures += 1
-            return
-        if now - b.since < s.lockout:
-            return
-        # Open for a whole lockout: the gesture is over.
-        b.gesture = None
-        if g.emitted:
-            return
-        if g.closed < s.min_press:
-            self.stats.phantoms += 1
-            return
-        out.append((g.t0, Input("press", {"side": side})))
+    def emit(self, out: list[tuple[float, Input]], g: Gesture, inp: Input) -> None:
+        """``inp``, timed at the first edge of the gesture ``g``, which it decides."""
+        out.append((g.t0, inp))
+        g.emitted = True
         self.stats.gestures += 1
 
-    def _poll_extra(
-        self, name: str, input_name: str, now: float, out: list[tuple[float, Input]]
-    ) -> None:
-        s = self.settings
-        b = self.buttons[name]
+    def ended(self, b: Button, now: float) -> Gesture | None:
+        """For button ``b``, up, with a gesture: once open a whole lockout its gesture is over
+        and forgotten; it is returned when it is still to be emitted (a phantom is counted)."""
         g = b.gesture
-        if g is None:
-            return
-        if not g.emitted and b.closed_at(now) >= s.min_press:
-            out.append((g.t0, Input(input_name)))
-            g.emitted = True
-            self.stats.gestures += 1
-        if not b.down and now - b.since >= s.lockout:
-            if not g.emitted:
-                self.stats.phantoms += 1
-            b.gesture = None
+        assert g is not None and not b.down
+        if now - b.since < self.settings.lockout:
+            return None
+        b.gesture = None
+        if g.emitted:
+            return None
+        if g.closed < self.settings.min_press:
+            self.stats.phantoms += 1
+            return None
+        return g
 
     # ── what the runtime waits for ──────────────────────────────────────
     def gate(self) -> float | None:
@@ -276,11 +182,6 @@ class GestureRecognizer:
             for b in self.buttons.values()
             if b.gesture is not None and not b.gesture.emitted
         ]
-        pair = self._pair()
-        if pair is not None and self._pair_possible(*pair):
-            a, b = pair
-            assert a.gesture is not None and b.gesture is not None
-            times.append(max(a.gesture.t0, b.gesture.t0))
         return min(times) if times else None
 
     def deadline(self) -> float | None:
@@ -296,161 +197,12 @@ class GestureRecognizer:
             if not b.down:
                 times.append(b.since + s.lockout)
             elif not g.emitted:
-                if name not in CLOCK_BUTTONS or self.context.edge.get(name, False):
-                    times.append(b.since + max(0.0, s.min_press - g.closed))
-                if name in CLOCK_BUTTONS:
-                    times.append(g.t0 + s.hold_time)
-        pair = self._pair()
-        if pair is not None and self._pair_possible(*pair):
-            a, b = pair
-            assert a.gesture is not None and b.gesture is not None
-            times.append(max(a.gesture.t0, b.gesture.t0) + s.hold_time)
+                times += self.due_down(name, b, g)
         return min(times) if times else None
 
-    def pressed(self) -> dict[str, bool]:
-        """The last known level of each button."""
-        return {name: b.down for name, b in self.buttons.items()}
-
-
-# ── the domino table: one button per seat, three gestures ─────────────────
-SEAT_BUTTONS: tuple[str, ...] = ("n", "e", "s", "w")
-
-
-def _no_seat() -> dict[str, bool]:
-    return dict.fromkeys(SEAT_BUTTONS, False)
-
-
-@dataclass(frozen=True)
-class SeatContext:
-    """What a seat's longer gestures mean in the domino table's state (the runtime recomputes it).
-
-    ``hold[seat]``: a hold does something ("paso", the tens digit, a confirmation); where it does
-    not, a long press is a press. ``long[seat]``: a long hold does something (domino, block,
-    accept the points); only then does the recognizer wait past ``hold_time`` to tell the two
-    apart, so elsewhere a hold is decided at ``hold_time``.
-    """
-
-    hold: dict[str, bool] = field(default_factory=_no_seat)
-    long: dict[str, bool] = field(default_factory=_no_seat)
-
-
-class SeatGestureRecognizer:
-    """The domino table's four seat buttons: edges in, ``press``/``hold``/``long_hold`` out.
-
-    The same rules as :class:`GestureRecognizer` (first-edge timestamps, release lockout,
-    phantom edges, a button down at start-up ignored), with a third gesture:
-
-    >>> g = SeatGestureRecognizer()
-    >>> g.context = SeatContext(hold=dict.fromkeys(SEAT_BUTTONS, True),
-    ...                         long=dict.fromkeys(SEAT_BUTTONS, True))
-    >>> g.start(dict.fromkeys(SEAT_BUTTONS, False), now=0.0)
-    >>> g.edge("w", True, 1.0); g.edge("w", False, 1.1); g.poll(1.2)
-    [(1.0, Input(name='press', args={'seat': 'w'}))]
-    >>> g.edge("w", True, 2.0); g.edge("w", False, 3.0); g.poll(3.1)       # 1 s: a hold
-    [(2.0, Input(name='hold', args={'seat': 'w'}))]
-    >>> g.edge("n", True, 4.0); g.poll(5.9), g.poll(6.0)                   # 2 s: a long hold
-    ([], [(4.0, Input(name='long_hold', args={'seat': 'n'}))])
-
-    A hold where a long hold means nothing is emitted at ``hold_time``, without waiting for the
-    release; the long hold is emitted as soon as it is reached, with the button still down.
-    """
-
-    def __init__(
-        self, settings: GestureSettings | None = None, buttons: tuple[str, ...] = SEAT_BUTTONS
-    ) -> None:
-        self.settings = settings or GestureSettings()
-        self.buttons: dict[str, _Button] = {name: _Button() for name in buttons}
-        self.context = SeatContext()
-        self.stats = GestureStats()
-
-    def start(self, levels: dict[str, bool], now: float) -> None:
-        """The levels found at start-up; a button already down is ignored until released."""
-        for name, down in levels.items():
-            if name in self.buttons:
-                self.buttons[name] = _Button(down=down, since=now, ignored=down)
-
-    def edge(self, name: str, down: bool, t: float) -> None:
-        """The contact of ``name`` closed (``down``) or opened at ``t``."""
-        b = self.buttons.get(name)
-        if b is None:
-            return
-        self.stats.edges += 1
-        if down == b.down:
-            self.stats.stale_edges += 1
-            return
-        t = max(t, b.since)
-        if b.ignored and down and t - b.since >= self.settings.lockout:
-            b.ignored = False  # released for a whole lockout since start-up, even unpolled
-        if b.gesture is not None and b.down:
-            b.gesture.closed += t - b.since
-        b.down, b.since = down, t
-        if down and b.gesture is None and not b.ignored:
-            b.gesture = _Gesture(t0=t)
-
-    def _wait(self, seat: str) -> float:
-        """How long a closed button must stay down before it is decided without a release."""
-        s = self.settings
-        return s.long_hold if self.context.long.get(seat, False) else s.hold_time
-
-    def _held(self, seat: str) -> str:
-        return "hold" if self.context.hold.get(seat, False) else "press"
-
-    def poll(self, now: float) -> list[tuple[float, Input]]:
-        """The inputs that are decided by ``now``, oldest first."""
-        s = self.settings
-        out: list[tuple[float, Input]] = []
-        for seat, b in self.buttons.items():
-            if b.ignored and not b.down and now - b.since >= s.lockout:
-                b.ignored = False
-            g = b.gesture
-            if g is None:
-                continue
-            if b.down:
-                if g.emitted or b.closed_at(now) < s.min_press or now - g.t0 < self._wait(seat):
-                    continue
-                name = "long_hold" if self.context.long.get(seat, False) else self._held(seat)
-                out.append((g.t0, Input(name, {"seat": seat})))
-                g.emitted = True
-                self.stats.gestures += 1
-                continue
-            if now - b.since < s.lockout:
-                continue
-            b.gesture = None  # open for a whole lockout: the gesture is over
-            if g.emitted:
-                continue
-            if g.closed < s.min_press:
-                self.stats.phantoms += 1
-                continue
-            name = self._held(seat) if b.since - g.t0 >= s.hold_time else "press"
-            out.append((g.t0, Input(name, {"seat": seat})))
-            self.stats.gestures += 1
-        out.sort(key=lambda item: item[0])
-        return out
-
-    def gate(self) -> float | None:
-        """The earliest timestamp a future output may carry, or None when nothing is pending."""
-        times = [
-            b.gesture.t0
-            for b in self.buttons.values()
-            if b.gesture is not None and not b.gesture.emitted
-        ]
-        return min(times) if times else None
-
-    def deadline(self) -> float | None:
-        """When :meth:`poll` may next have something to say (without a new edge)."""
-        s = self.settings
-        times: list[float] = []
-        for seat, b in self.buttons.items():
-            if b.ignored and not b.down:
-                times.append(b.since + s.lockout)
-            g = b.gesture
-            if g is None:
-                continue
-            if not b.down:
-                times.append(b.since + s.lockout)
-            elif not g.emitted:
-                times.append(max(g.t0 + self._wait(seat), b.since + s.min_press - g.closed))
-        return min(times) if times else None
+    def due_down(self, name: str, b: Button, g: Gesture) -> list[float]:
+        """When the undecided gesture ``g`` of button ``name``, still down, may be decided."""
+        raise NotImplementedError
 
     def pressed(self) -> dict[str, bool]:
         """The last known level of each button."""

@@ -1,7 +1,7 @@
 """The buttons, LEDs and buzzer through gpiozero (imported lazily: a laptop has no GPIO).
 
 >>> from gpiozero.pins.mock import MockFactory
->>> from mesa.controller.gestures import GestureRecognizer
+>>> from mesa.controller.games.backgammon.gestures import GestureRecognizer
 >>> from mesa.controller.runtime import TableRuntime
 >>> factory = MockFactory()
 >>> rt = TableRuntime(buttons=GestureRecognizer())
@@ -12,8 +12,10 @@
 >>> pad.close()
 
 GPIO callbacks run on gpiozero's background threads: they only stamp the edge and queue it for
-the table's one consumer loop (:class:`~mesa.controller.runtime.TableRuntime`), where the
-:class:`~mesa.controller.gestures.GestureRecognizer` turns edges into presses and holds.
+the table's one consumer loop (:class:`~mesa.controller.runtime.TableRuntime`), where the game's
+recognizer (here backgammon's
+:class:`~mesa.controller.games.backgammon.gestures.GestureRecognizer`) turns edges into presses
+and holds.
 """
 
 from __future__ import annotations

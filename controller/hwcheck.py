@@ -25,7 +25,8 @@ from typing import Any
 
 from mesa.controller.config import TableConfig
 from mesa.controller.display import open_device
-from mesa.controller.gestures import BUTTONS, SEAT_BUTTONS
+from mesa.controller.games.backgammon.gestures import BUTTONS
+from mesa.controller.games.domino.gestures import SEAT_BUTTONS
 
 PARTS = ("buttons", "leds", "display", "buzzer", "card")
 

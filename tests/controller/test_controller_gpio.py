@@ -12,7 +12,8 @@ from controller_helpers import Recorder, TimedMockFactory, run_until, to_running
 from gpiozero.pins.mock import MockFactory
 
 from mesa.controller.games.backgammon import led_modes, time_left, warnings_between
-from mesa.controller.gestures import GestureRecognizer, GestureSettings
+from mesa.controller.games.backgammon.gestures import GestureRecognizer
+from mesa.controller.gestures import GestureSettings
 from mesa.controller.gpio import ButtonPad, TableOutputs
 from mesa.controller.runtime import ManualClock, TableRuntime
 from mesa.engine.inputs import Input

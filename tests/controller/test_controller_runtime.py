@@ -9,7 +9,7 @@ import pytest
 from controller_helpers import Recorder, assign_input, run_until, to_running
 
 from mesa.controller.games.backgammon import button_context
-from mesa.controller.gestures import GestureRecognizer
+from mesa.controller.games.backgammon.gestures import GestureRecognizer
 from mesa.controller.journal import Recovery
 from mesa.controller.runtime import ManualClock, ScaledClock, TableRuntime
 from mesa.engine.inputs import Input

@@ -6,8 +6,8 @@ from __future__ import annotations
 from controller_helpers import assign_input, run_until
 
 from mesa.controller.games.backgammon import REFUSAL_NOTICE_S, button_context
+from mesa.controller.games.backgammon.gestures import GestureRecognizer
 from mesa.controller.games.backgammon.oled import compose
-from mesa.controller.gestures import GestureRecognizer
 from mesa.controller.runtime import ManualClock, TableRuntime
 from mesa.engine.inputs import Input
 

@@ -160,7 +160,7 @@ def test_the_hub_link_is_built_on_the_runtime_clock(tmp_path: Path) -> None:
 
 
 def test_window_keys_are_button_edges_and_auto_repeat_is_bounce() -> None:
-    from mesa.controller.gestures import GestureRecognizer
+    from mesa.controller.games.backgammon.gestures import GestureRecognizer
     from mesa.controller.runtime import ManualClock, TableRuntime
     from mesa.controller.sim import WindowKeys
     from mesa.engine.inputs import Input

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from mesa import events as ev
 from mesa.controller.games import GameModules
-from mesa.controller.gestures import BUTTONS, Context, GestureRecognizer, GestureSettings
+from mesa.controller.games.backgammon.gestures import BUTTONS, Context, GestureRecognizer
+from mesa.controller.gestures import GestureSettings
 from mesa.controller.gpio import FLAG_BEEP, Beep
 from mesa.controller.sim import NAMES, Assigner
 from mesa.core.sides import SIDES

@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Any
 
 from mesa import events as ev
 from mesa.controller.games import GameModules
-from mesa.controller.gestures import (
+from mesa.controller.games.domino.gestures import (
     SEAT_BUTTONS,
-    GestureSettings,
     SeatContext,
     SeatGestureRecognizer,
 )
+from mesa.controller.gestures import GestureSettings
 from mesa.controller.gpio import FLAG_BEEP, Beep
 from mesa.controller.sim import NAMES, Assigner
 from mesa.engine.inputs import Input

@@ -8,8 +8,8 @@ from typing import Any
 
 from mesa.controller.games.backgammon.robots import play
 from mesa.controller.games.domino import led_modes, seat_context
+from mesa.controller.games.domino.gestures import SEAT_BUTTONS, SeatGestureRecognizer
 from mesa.controller.games.domino.robots import FAST, DominoRobots, game_signed
-from mesa.controller.gestures import SEAT_BUTTONS, SeatGestureRecognizer
 from mesa.controller.gpio import TableOutputs
 from mesa.controller.journal import Journal
 from mesa.controller.runtime import ManualClock, TableRuntime

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mesa.controller.gestures import Context, GestureRecognizer, GestureSettings
+from mesa.controller.games.backgammon.gestures import Context, GestureRecognizer
+from mesa.controller.gestures import GestureSettings
 from mesa.engine.inputs import Input
 from mesa.errors import ConfigError
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from mesa.controller.config import load_config, parse_config
-from mesa.controller.gestures import (
+from mesa.controller.games.domino.gestures import (
     SEAT_BUTTONS,
-    GestureSettings,
     SeatContext,
     SeatGestureRecognizer,
 )
+from mesa.controller.gestures import GestureSettings
 from mesa.errors import ConfigError
 
 ALL = dict.fromkeys(SEAT_BUTTONS, True)
