@@ -31,6 +31,10 @@ _OWN: dict[str, dict[str, Entry]] = {
     "dom.pairs": {"es": "Parejas", "en": "Pairs"},
     "dom.pair": {"es": "Pareja", "en": "Pair"},
     "dom.round": {"es": "Ronda {n}", "en": "Round {n}"},
+    # The pairs tournament's phase (mesa.games.domino.pairs.Phase), as the director reads it.
+    "dom.phase.registration": {"es": "inscripción", "en": "registration"},
+    "dom.phase.playing": {"es": "en juego", "en": "playing"},
+    "dom.phase.closed": {"es": "cerrado", "en": "closed"},
     "dom.rounds": {"es": "Rondas", "en": "Rounds"},
     "dom.table": {"es": "Mesa", "en": "Table"},
     "dom.free_tables": {"es": Plural("{n} mesa", "{n} mesas"),

@@ -45,7 +45,7 @@ from mesa.games.backgammon.machine import Table
 from mesa.games.backgammon.view import table_view
 from mesa.games.domino.machine import DominoTable
 from mesa.games.domino.view import domino_view
-from mesa.games.registry import UnknownGame, game_named, game_of_snapshot
+from mesa.games.registry import UnknownGame, game_named, game_of_snapshot, games
 from mesa.hub.ingest.ports import Commit, HubReads, StoreReads
 from mesa.hub.web.card_check import check_card
 from mesa.metrics import Metrics
@@ -472,17 +472,14 @@ def badges(card: dict[str, Any], *, low_time: float = LOW_TIME_SECONDS) -> list[
 
 
 def summarize(cards: list[dict[str, Any]]) -> dict[str, int]:
-    """Counts for the grid's header line.
+    """Counts for the grid's header line: a table is playing in the states its game says a
+    game is under way in (``Game.in_play``: a domino hand counts as a backgammon game does).
 
-    >>> summarize([{"state": "running", "badges": [], "link": "online"}])
-    {'tables': 1, 'playing': 1, 'alerts': 0, 'offline': 0, 'calls': 0}
+    >>> summarize([{"state": "running", "badges": [], "link": "online"},
+    ...            {"state": "playing", "kind": "domino", "badges": [], "link": "online"}])
+    {'tables': 2, 'playing': 2, 'alerts': 0, 'offline': 0, 'calls': 0}
     """
-    playing = sum(
-        1
-        for c in cards
-        if c.get("state")
-        in ("running", "cube_offered", "between_games", "paused", "result_entry", "checking_in")
-    )
+    playing = sum(1 for c in cards if c.get("state") in _in_play(c.get("kind")))
     alerts = sum(1 for c in cards if any(b["level"] == "alert" for b in c.get("badges", [])))
     offline = sum(1 for c in cards if c.get("link") in ("offline", "lost"))
     calls = sum(1 for c in cards if c.get("director_call"))
@@ -493,6 +490,14 @@ def summarize(cards: list[dict[str, Any]]) -> dict[str, int]:
         "offline": offline,
         "calls": calls,
     }
+
+
+def _in_play(kind: Any) -> frozenset[str]:
+    """The states a card's game is under way in (a card of no known game: the first game's)."""
+    try:
+        return game_named(kind).in_play
+    except UnknownGame:
+        return games()[0].in_play
 
 
 # ── the feed ────────────────────────────────────────────────────────────────

@@ -66,6 +66,7 @@ class Game:
     transitions: Mapping[tuple[str, str], Transition]  # (state, input) → the declared targets
     transitions_doc: str  # the generated page of its transition table, in docs/
     transitions_markdown: Callable[[], str]  # that page's text
+    in_play: frozenset[str]  # the states in which a game is under way (the grid's "jugando")
 
     def restore(self, snapshot: Mapping[str, Any]) -> Any:
         """This game's machine rebuilt from ``snapshot`` (ConfigError if it names another)."""
@@ -78,11 +79,14 @@ _GAMES: dict[str, Game] = {
         Game(Table.GAME, Table, table_view, ("a", "b"), "match_id",
              backgammon_inputs.INPUT_SPECS, backgammon_transitions.STATES,
              backgammon_transitions.TRANSITIONS, "transitions.md",
-             backgammon_transitions.transition_table_markdown),
+             backgammon_transitions.transition_table_markdown,
+             frozenset({"checking_in", "between_games", "running", "cube_offered", "paused",
+                        "result_entry"})),
         Game(DominoTable.GAME, DominoTable, domino_view, ("n", "e", "s", "w"), "game_id",
              domino_inputs.INPUT_SPECS, domino_transitions.STATES,
              domino_transitions.TRANSITIONS, "domino-transitions.md",
-             domino_transitions.transition_table_markdown),
+             domino_transitions.transition_table_markdown,
+             frozenset({"ready", "playing", "hand_entry", "hand_confirm"})),
     )
 }
 

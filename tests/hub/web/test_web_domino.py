@@ -311,3 +311,16 @@ async def test_a_form_without_a_page_to_go_back_to_returns_to_the_domino_directo
     page = (await client.get("/director/domino")).text
     assert "Rechazado: unknown_player" in page
     assert web.domino.t is not None and web.domino.t.pairs == {}
+
+
+def test_the_pairs_tournament_phase_reads_in_the_directors_language() -> None:
+    """The director page names the phase in words, never the engine's code ("closed")."""
+    from typing import get_args
+
+    from mesa.games.domino.pairs import Phase
+    from mesa.hub.web.i18n import text
+
+    for phase in get_args(Phase):
+        es, en = text("es", f"dom.phase.{phase}"), text("en", f"dom.phase.{phase}")
+        assert es != f"dom.phase.{phase}" and en != f"dom.phase.{phase}"
+    assert text("es", "dom.phase.closed") == "cerrado"
