@@ -10,6 +10,7 @@ per seat); here are their timings (:class:`GestureSettings`), their counters
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -79,7 +80,7 @@ class GestureStats:
     stale_edges: int = 0  # an edge repeating the known level (a missed edge in between)
 
 
-class ButtonRecognizer:
+class ButtonRecognizer(abc.ABC):
     """What every table's recognizer does alike, whatever its buttons mean.
 
     The levels found at start-up (a button already down is ignored until it has stayed open a
@@ -149,9 +150,9 @@ class ButtonRecognizer:
         out.sort(key=lambda item: item[0])
         return out
 
+    @abc.abstractmethod
     def decide(self, now: float, out: list[tuple[float, Input]]) -> None:
         """Append to ``out`` the game's inputs decided by ``now`` (any order)."""
-        raise NotImplementedError
 
     def emit(self, out: list[tuple[float, Input]], g: Gesture, inp: Input) -> None:
         """``inp``, timed at the first edge of the gesture ``g``, which it decides."""
@@ -200,9 +201,9 @@ class ButtonRecognizer:
                 times += self.due_down(name, b, g)
         return min(times) if times else None
 
+    @abc.abstractmethod
     def due_down(self, name: str, b: Button, g: Gesture) -> list[float]:
         """When the undecided gesture ``g`` of button ``name``, still down, may be decided."""
-        raise NotImplementedError
 
     def pressed(self) -> dict[str, bool]:
         """The last known level of each button."""
