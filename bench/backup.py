@@ -23,11 +23,11 @@ PAYLOAD = b'{"type": "clock.pressed", "data": {"side": "a", "left_ms": 123456}}'
 
 def fill(store: EventStore, n: int, start: int = 0) -> None:
     rows = [
-        (f"e{i}", f"t{i % 20}", "s", i, "clock.pressed", 1.0, 1.0, PAYLOAD, 1.0)
+        (f"e{i}", f"t{i % 20}", "s", i, "clock.pressed", 1.0, 1.0, PAYLOAD, None, 1.0)
         for i in range(start, start + n)
     ]
     with store.transaction():
-        store.insert_rows(rows)
+        store.insert_rows(rows)  # (id, table, stream, seq, type, ts, t, payload, fence, committed)
 
 
 def run(events: int) -> None:
