@@ -278,7 +278,6 @@ class Backgammon(GameModules):
     name = "backgammon"
     package = __name__
     seats: tuple[str, ...] = SIDES
-    timed_states = frozenset(CLOCK_STATES)
     compact_after = COMPACT_AFTER
     heartbeat_states = HEARTBEAT_STATES
     robot_seats: Mapping[str, tuple[str, ...]] = SEAT_ROBOTS

@@ -269,7 +269,6 @@ class Domino(GameModules):
     name = "domino"
     package = __name__
     seats: tuple[str, ...] = SEATS
-    timed_states = TIMED_STATES
     compact_after = COMPACT_AFTER
     heartbeat_states = HEARTBEAT_STATES
     robot_seats: Mapping[str, tuple[str, ...]] = SEAT_ROBOTS
