@@ -59,7 +59,6 @@ from typing import TYPE_CHECKING, Any
 from mesa.controller.games import TableGame, table_game
 from mesa.engine.inputs import Input
 from mesa.engine.outcome import Outcome
-from mesa.games.backgammon.machine import TableSettings
 
 if TYPE_CHECKING:
     from mesa.controller.runtime import TableRuntime
@@ -143,7 +142,7 @@ class Journal:
         sync_interval: float = 5.0,
         compact_bytes: int = 256 * 1024,
         fsync: bool = True,
-        settings: TableSettings | None = None,
+        settings: Any = None,
         game: TableGame | str = "backgammon",
     ) -> None:
         self.game = table_game(game) if isinstance(game, str) else game
@@ -152,7 +151,7 @@ class Journal:
         self.sync_interval = sync_interval
         self.compact_bytes = compact_bytes
         self.fsync = fsync
-        self.settings = settings or TableSettings()
+        self.settings = settings  # the game's machine settings (None: the game's defaults)
         self.stats = JournalStats()
         self._fd: int | None = None
         self._gen = 0

@@ -289,7 +289,7 @@ class Backgammon(GameModules):
 
     # ── the runtime ─────────────────────────────────────────────────────
     def new_table(self, settings: Any = None) -> Table:
-        return Table(settings=settings) if settings is not None else Table()
+        return Table(settings=settings)  # None: the default settings
 
     def view(self, table: Any, now: float) -> View:
         return table_view(table, now)
