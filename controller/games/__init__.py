@@ -2,7 +2,7 @@
 
 The runtime, the journal, the app, the link, the LEDs and buzzer, the simulator and the command
 line (:mod:`mesa.controller.runtime`, ``journal``, ``app``, ``link``, ``gpio``, ``sim``, ``cli``)
-are written once. What differs per game lives in one module per game in this folder, named as the
+are written once. What differs per game lives in one package per game in this folder, named as the
 game is in :mod:`mesa.games.registry` (``backgammon``, ``domino``), and exposing ``GAME``: an
 object that satisfies :class:`TableGame`.
 
@@ -14,7 +14,7 @@ True
 >>> table_game_of(DominoTable()).name
 'domino'
 
-Adding a game: register it in :mod:`mesa.games.registry`, write ``controller/games/<name>.py``
+Adding a game: register it in :mod:`mesa.games.registry`, write ``controller/games/<name>/``
 with a ``GAME`` that passes the ``isinstance`` check above, and its reference scenes.
 """
 
