@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mesa.controller.games import TableGame, table_game
+from mesa.controller.games import TableGame, as_table_game
 from mesa.engine.inputs import Input
 from mesa.engine.outcome import Outcome
 
@@ -145,7 +145,7 @@ class Journal:
         settings: Any = None,
         game: TableGame | str = "backgammon",
     ) -> None:
-        self.game = table_game(game) if isinstance(game, str) else game
+        self.game = as_table_game(game)
         self.dir = Path(directory)
         self.heartbeat = heartbeat
         self.sync_interval = sync_interval

@@ -193,9 +193,9 @@ class TableLink:
         metrics: Metrics | None = None,
         game: TableGame | str = "backgammon",
     ) -> None:
-        from mesa.controller.games import table_game
+        from mesa.controller.games import as_table_game
 
-        self.game = table_game(game) if isinstance(game, str) else game
+        self.game = as_table_game(game)
         if outbox.table != settings.table:
             raise ConfigError(f"outbox of table {outbox.table!r} given to table {settings.table!r}")
         self.settings = settings

@@ -256,6 +256,11 @@ def table_game(name: str) -> TableGame:
     return game
 
 
+def as_table_game(game: TableGame | str) -> TableGame:
+    """``game`` itself, or the plug-in of the registered game it names."""
+    return table_game(game) if isinstance(game, str) else game
+
+
 def table_game_of(machine: Any) -> TableGame:
     """The plug-in of the game whose machine ``machine`` is."""
     for g in games():
@@ -264,4 +269,4 @@ def table_game_of(machine: Any) -> TableGame:
     raise TypeError(f"no registered game plays a {type(machine).__name__}")
 
 
-__all__ = ["GameModules", "TableGame", "table_game", "table_game_of"]
+__all__ = ["GameModules", "TableGame", "as_table_game", "table_game", "table_game_of"]
