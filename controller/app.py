@@ -153,8 +153,6 @@ class TableApp:
             fps=cfg.display.fps,
             idle_fps=cfg.display.idle_fps,
             size=cfg.display.size,
-            renderer=game.render,
-            animated=game.animated,
         )
         self.reader = None
         if cfg.card_reader.port:

@@ -97,15 +97,11 @@ class Display:
         idle_fps: float = 2.0,
         retry: float = 2.0,
         size: tuple[int, int] = (128, 64),
-        renderer: Callable[[Any, Any, float, tuple[int, int]], Any] | None = None,
-        animated: Callable[[Any], bool] | None = None,
     ) -> None:
         self.runtime = runtime
-        # The game's screen unless told otherwise: its renderer, and when it moves by itself.
-        self._render: Callable[[Any, Any, float, tuple[int, int]], Any] = (
-            renderer or runtime.game.render
-        )
-        self._animated_view = animated or runtime.game.animated
+        # The game's screen: its renderer, and when it moves by itself.
+        self._render = runtime.game.render
+        self._animated_view = runtime.game.animated
         self._size = size
         self._open = open_device
         self.fps = fps

@@ -90,7 +90,10 @@ class ButtonRecognizer(abc.ABC):
     recognizer adds what its gestures are: :meth:`decide` (the inputs due by ``now``) and
     :meth:`due_down` (when a button still down may be decided), and sets ``context``.
 
-    >>> r = ButtonRecognizer(buttons=("x",))
+    >>> class Plain(ButtonRecognizer):                 # no gestures of its own
+    ...     def decide(self, now, out): pass
+    ...     def due_down(self, name, b, g): return []
+    >>> r = Plain(buttons=("x",))
     >>> r.start({"x": True}, now=0.0)                  # down at start-up: ignored
     >>> r.edge("x", False, 0.5); r.edge("x", False, 0.6); r.stats
     GestureStats(gestures=0, phantoms=0, edges=2, stale_edges=1)

@@ -139,9 +139,9 @@ class TableOutputs:
         buzzer_active_high: bool = True,
         pin_factory: Any = None,
     ) -> None:
-        from mesa.controller.games import table_game
+        from mesa.controller.games import as_table_game
 
-        self.game = table_game(game) if isinstance(game, str) else game
+        self.game = as_table_game(game)
         self.warnings = tuple(warnings)
         self.leds: dict[str, Any] = {}
         self.buzzer: Any = None

@@ -25,8 +25,6 @@ from typing import Any
 
 from mesa.controller.config import TableConfig
 from mesa.controller.display import open_device
-from mesa.controller.games.backgammon.gestures import BUTTONS
-from mesa.controller.games.domino.gestures import SEAT_BUTTONS
 
 PARTS = ("buttons", "leds", "display", "buzzer", "card")
 
@@ -63,11 +61,10 @@ def _check_buttons(
 ) -> list[CheckResult]:
     from gpiozero import DigitalInputDevice
 
+    from mesa.controller.games import table_game
+
     out = []
-    for name in (*BUTTONS, *SEAT_BUTTONS):  # a domino table has a button per seat
-        pin = getattr(cfg.buttons, name)
-        if pin is None:
-            continue
+    for name, pin in table_game(cfg.table.game).button_pins(cfg).items():  # the game's buttons
         dev = DigitalInputDevice(
             pin, pull_up=cfg.buttons.pull_up, bounce_time=None, pin_factory=factory
         )
@@ -129,11 +126,10 @@ def _check_leds(
 ) -> list[CheckResult]:
     from gpiozero import LED
 
+    from mesa.controller.games import table_game
+
     out = []
-    for side in ("a", "b", *SEAT_BUTTONS):
-        pin = getattr(cfg.leds, side)
-        if pin is None:
-            continue
+    for side, pin in table_game(cfg.table.game).led_pins(cfg).items():  # the game's LEDs
         led = LED(pin, active_high=cfg.leds.active_high, pin_factory=factory)
         try:
             say(f"LED {side} (pin {pin}): on for 1 s, then blinking")

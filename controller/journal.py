@@ -56,10 +56,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mesa.controller.games import TableGame, table_game
+from mesa.controller.games import TableGame, as_table_game
 from mesa.engine.inputs import Input
 from mesa.engine.outcome import Outcome
-from mesa.games.backgammon.machine import TableSettings
 
 if TYPE_CHECKING:
     from mesa.controller.runtime import TableRuntime
@@ -143,16 +142,16 @@ class Journal:
         sync_interval: float = 5.0,
         compact_bytes: int = 256 * 1024,
         fsync: bool = True,
-        settings: TableSettings | None = None,
+        settings: Any = None,
         game: TableGame | str = "backgammon",
     ) -> None:
-        self.game = table_game(game) if isinstance(game, str) else game
+        self.game = as_table_game(game)
         self.dir = Path(directory)
         self.heartbeat = heartbeat
         self.sync_interval = sync_interval
         self.compact_bytes = compact_bytes
         self.fsync = fsync
-        self.settings = settings or TableSettings()
+        self.settings = settings  # the game's machine settings (None: the game's defaults)
         self.stats = JournalStats()
         self._fd: int | None = None
         self._gen = 0

@@ -193,9 +193,9 @@ class TableLink:
         metrics: Metrics | None = None,
         game: TableGame | str = "backgammon",
     ) -> None:
-        from mesa.controller.games import table_game
+        from mesa.controller.games import as_table_game
 
-        self.game = table_game(game) if isinstance(game, str) else game
+        self.game = as_table_game(game)
         if outbox.table != settings.table:
             raise ConfigError(f"outbox of table {outbox.table!r} given to table {settings.table!r}")
         self.settings = settings
@@ -611,12 +611,6 @@ class TableLink:
         return not any(p.kind in ("assign", "quiet") for p in self._pending)
 
     def submit(self, inp: Input, txn: str, kind: str) -> None:
-        self._submit(inp, txn, kind)
-
-    def done_assign(self, txn: str, accepted: bool, code: str | None, reason: str | None) -> None:
-        self._done_assign(txn, accepted, code, reason)
-
-    def _submit(self, inp: Input, txn: str, kind: str) -> None:
         if self.submitter is None:
             self._respond(txn, False, "no_runtime", "this link has no runtime to apply inputs")
             return
@@ -645,10 +639,10 @@ class TableLink:
                 if p.kind == "assign" and code == "flag_fell":
                     # The flag fell just before it, and that input settled the fall: the
                     # hub's word still stands, so it goes to the table once more.
-                    self._submit(p.input, p.txn, p.kind)
+                    self.submit(p.input, p.txn, p.kind)
                     return
                 if p.kind == "assign":
-                    self._done_assign(p.txn, accepted, code, reason)
+                    self.done_assign(p.txn, accepted, code, reason)
                 else:
                     self._respond(p.txn, accepted, code, reason)
                 return
@@ -661,7 +655,7 @@ class TableLink:
             p = self._pending.popleft()
             self._respond(p.txn, False, "no_outcome", "the table did not apply it within 30 s")
 
-    def _done_assign(self, txn: str, accepted: bool, code: str | None, reason: str | None) -> None:
+    def done_assign(self, txn: str, accepted: bool, code: str | None, reason: str | None) -> None:
         try:
             self.outbox.set_meta("assign_txn", txn)
         except STORAGE_ERRORS as e:

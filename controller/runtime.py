@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from mesa.controller.games import TableGame, table_game, table_game_of
+from mesa.controller.games import TableGame, as_table_game, table_game, table_game_of
 from mesa.controller.ports import OutcomeSink
 from mesa.engine.inputs import Input
 from mesa.engine.outcome import Outcome, Refusal
@@ -165,11 +165,8 @@ class TableRuntime:
         extra_buttons: frozenset[str] = frozenset(),
         language: str | None = None,
     ) -> None:
-        plug: TableGame
-        if isinstance(game, str):
-            plug = table_game(game)
-        elif game is not None:
-            plug = game
+        if game is not None:
+            plug = as_table_game(game)
         else:
             plug = table_game_of(table) if table is not None else table_game("backgammon")
         self.game = plug

@@ -237,9 +237,7 @@ class SimTable:
     def matches_ended(self) -> int:
         return self.counter.ended
 
-    # A domino table's words for the same counts.
-    wait_games = wait_matches
-    games_ended = matches_ended
+    wait_games = wait_matches  # a domino table's word for the same count
 
 
 class WindowKeys:

@@ -2,7 +2,7 @@
 
 The runtime, the journal, the app, the link, the LEDs and buzzer, the simulator and the command
 line (:mod:`mesa.controller.runtime`, ``journal``, ``app``, ``link``, ``gpio``, ``sim``, ``cli``)
-are written once. What differs per game lives in one module per game in this folder, named as the
+are written once. What differs per game lives in one package per game in this folder, named as the
 game is in :mod:`mesa.games.registry` (``backgammon``, ``domino``), and exposing ``GAME``: an
 object that satisfies :class:`TableGame`.
 
@@ -14,7 +14,7 @@ True
 >>> table_game_of(DominoTable()).name
 'domino'
 
-Adding a game: register it in :mod:`mesa.games.registry`, write ``controller/games/<name>.py``
+Adding a game: register it in :mod:`mesa.games.registry`, write ``controller/games/<name>/``
 with a ``GAME`` that passes the ``isinstance`` check above, and its reference scenes.
 """
 
@@ -53,8 +53,6 @@ class TableGame(Protocol):
     name: str  # the registry's name
     seats: tuple[str, ...]  # the seats (and the buttons' names) of its players
     # ── the runtime ─────────────────────────────────────────────────────
-    timed_states: frozenset[str]  # the states in which a clock runs (the screen animates)
-
     def new_table(self, settings: Any = None) -> Any:
         """A fresh machine (``settings``: the journal's, for a game that has any)."""
         ...
@@ -258,6 +256,11 @@ def table_game(name: str) -> TableGame:
     return game
 
 
+def as_table_game(game: TableGame | str) -> TableGame:
+    """``game`` itself, or the plug-in of the registered game it names."""
+    return table_game(game) if isinstance(game, str) else game
+
+
 def table_game_of(machine: Any) -> TableGame:
     """The plug-in of the game whose machine ``machine`` is."""
     for g in games():
@@ -266,4 +269,4 @@ def table_game_of(machine: Any) -> TableGame:
     raise TypeError(f"no registered game plays a {type(machine).__name__}")
 
 
-__all__ = ["GameModules", "TableGame", "table_game", "table_game_of"]
+__all__ = ["GameModules", "TableGame", "as_table_game", "table_game", "table_game_of"]

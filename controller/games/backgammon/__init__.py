@@ -278,7 +278,6 @@ class Backgammon(GameModules):
     name = "backgammon"
     package = __name__
     seats: tuple[str, ...] = SIDES
-    timed_states = frozenset(CLOCK_STATES)
     compact_after = COMPACT_AFTER
     heartbeat_states = HEARTBEAT_STATES
     robot_seats: Mapping[str, tuple[str, ...]] = SEAT_ROBOTS
@@ -290,7 +289,7 @@ class Backgammon(GameModules):
 
     # ── the runtime ─────────────────────────────────────────────────────
     def new_table(self, settings: Any = None) -> Table:
-        return Table(settings=settings) if settings is not None else Table()
+        return Table(settings=settings)  # None: the default settings
 
     def view(self, table: Any, now: float) -> View:
         return table_view(table, now)

@@ -103,15 +103,6 @@ def seat_context(table: DominoTable) -> SeatContext:
     return SeatContext(hold=hold, long=long)
 
 
-def submit_tiempo(runtime: TableRuntime, start_wall: float, wall: float | None = None) -> None:
-    """Submit "TIEMPO": the game started at ``start_wall`` on the hub's wall clock; ``wall`` is
-    this table's wall clock now (default ``time.time()``)."""
-    now_wall = time.time() if wall is None else wall
-    runtime.submit(
-        Input("tiempo", {"start_wall": float(start_wall), "wall": float(now_wall)}), runtime.now()
-    )
-
-
 # ── the LEDs and the buzzer ────────────────────────────────────────────────
 def led_modes(view: DominoView) -> dict[str, str]:
     """``on``, ``off`` or ``blink`` for each seat's LED.
@@ -269,7 +260,6 @@ class Domino(GameModules):
     name = "domino"
     package = __name__
     seats: tuple[str, ...] = SEATS
-    timed_states = TIMED_STATES
     compact_after = COMPACT_AFTER
     heartbeat_states = HEARTBEAT_STATES
     robot_seats: Mapping[str, tuple[str, ...]] = SEAT_ROBOTS
@@ -429,5 +419,4 @@ __all__ = [
     "led_modes",
     "on_assignment",
     "seat_context",
-    "submit_tiempo",
 ]

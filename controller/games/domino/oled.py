@@ -494,7 +494,3 @@ def render(
     """The frame for ``view`` at ``now``: :func:`compose` then :func:`draw`."""
     return draw(compose(view, status, now), size, now)
 
-
-def animated(view: DominoView) -> bool:
-    """Whether the screen changes by itself (the game's time runs): the display's frame rate."""
-    return view.state in ("ready", "playing", "hand_entry", "hand_confirm")

@@ -115,7 +115,6 @@ KEYS: dict[str, tuple[str, str]] = {
 
 def _terminal(sim: SimTable, args: argparse.Namespace, stop: threading.Event) -> None:
     from mesa.controller.display import Display
-    from mesa.controller.games.domino.oled import animated, render
     from mesa.controller.gpio import TableOutputs
     from mesa.controller.sim_shell import key_loop
 
@@ -125,15 +124,7 @@ def _terminal(sim: SimTable, args: argparse.Namespace, stop: threading.Event) ->
     w, h = args.size
     rows = shutil.get_terminal_size().lines
     device = QuadrantDevice(w, h, footer=footer(sim, outputs), rows=rows)
-    display = Display(
-        sim.runtime,
-        lambda: device,
-        fps=10.0,
-        idle_fps=4.0,
-        size=args.size,
-        renderer=render,
-        animated=animated,
-    )
+    display = Display(sim.runtime, lambda: device, fps=10.0, idle_fps=4.0, size=args.size)
     rt = sim.runtime
 
     def on_key(ch: str) -> None:
