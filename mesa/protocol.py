@@ -41,7 +41,6 @@ from mesa.games.backgammon.inputs import INPUT_SPECS, parse_input
 from mesa.games.backgammon.machine import TableState
 from mesa.games.domino.inputs import INPUT_SPECS as DOMINO_INPUT_SPECS
 from mesa.games.domino.inputs import parse_input as parse_domino_input
-from mesa.validation import MAX_INT as MAX_INT  # re-exported: the wire's integer bound
 from mesa.validation import BoundedInt, FiniteFloat, explain, schema
 
 PROTOCOL_VERSION = 1
