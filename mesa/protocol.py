@@ -28,12 +28,13 @@ import secrets
 import time
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeVar
 
 import msgspec
 
-from mesa.engine.inputs import InputError
+from mesa.engine.inputs import Input, InputError, InputSpec
 from mesa.errors import MesaError
 from mesa.events import EVENT_TYPES, SCHEMA_VERSION, Event, EventError
 from mesa.games import registry
@@ -57,18 +58,17 @@ CMD_EXPIRY_SECONDS = 60
 # The inputs a hub may send on the ``cmd`` topic; assign/unassign go through the retained
 # ``assign`` topic so that a table that boots later still learns its match, and ``refence`` is
 # the table's own reading of an assignment it already holds (never a command).
-CMD_INPUTS: tuple[str, ...] = tuple(
-    name
-    for name, spec in INPUT_SPECS.items()
-    if spec.source == "hub" and name not in ("assign", "unassign", "refence")
-)
+def _hub_commands(specs: dict[str, InputSpec], retained: tuple[str, ...]) -> tuple[str, ...]:
+    """A game's hub inputs but those that travel on the retained ``assign`` topic."""
+    return tuple(n for n, spec in specs.items() if spec.source == "hub" and n not in retained)
+
+
+CMD_INPUTS: tuple[str, ...] = _hub_commands(INPUT_SPECS, ("assign", "unassign", "refence"))
 
 # A domino table's hub commands (the director's); its game and "TIEMPO" travel on the retained
 # ``assign`` topic as a :class:`DominoAssignment`.
-DOMINO_CMD_INPUTS: tuple[str, ...] = tuple(
-    name
-    for name, spec in DOMINO_INPUT_SPECS.items()
-    if spec.source == "hub" and name not in ("assign", "unassign", "tiempo")
+DOMINO_CMD_INPUTS: tuple[str, ...] = _hub_commands(
+    DOMINO_INPUT_SPECS, ("assign", "unassign", "tiempo")
 )
 
 StatusState = Literal["online", "offline", "lost"]
@@ -687,6 +687,14 @@ class Response(Message, frozen=True):
 MAX_REASON = 1000
 
 
+def _check_input(parse: Callable[[Any, Any], Input], name: str, args: Any) -> None:
+    """Refuse (``bad_input``) an input its game's ``parse`` refuses."""
+    try:
+        parse(name, args)
+    except InputError as e:
+        raise ProtocolError("bad_input", str(e)[:200]) from None
+
+
 class Assignment(Message, frozen=True):
     """Retained. ``args`` are the ``assign`` input's arguments, or null: no match here."""
 
@@ -699,10 +707,7 @@ class Assignment(Message, frozen=True):
     def check(self) -> None:
         _short_str("txn", self.txn)
         if self.args is not None:
-            try:
-                parse_input("assign", self.args)
-            except InputError as e:
-                raise ProtocolError("bad_input", str(e)[:200]) from None
+            _check_input(parse_input, "assign", self.args)
 
 
 class Command(Message, frozen=True):
@@ -719,10 +724,7 @@ class Command(Message, frozen=True):
         _short_str("txn", self.txn)
         if self.input not in CMD_INPUTS:
             raise ProtocolError("bad_input", f"{self.input[:64]!r} is not a hub command")
-        try:
-            parse_input(self.input, self.args)
-        except InputError as e:
-            raise ProtocolError("bad_input", str(e)[:200]) from None
+        _check_input(parse_input, self.input, self.args)
 
 
 class Ack(Message, frozen=True):
@@ -780,10 +782,7 @@ class DominoAssignment(Message, frozen=True):
     def check(self) -> None:
         _short_str("txn", self.txn)
         if self.args is not None:
-            try:
-                parse_domino_input("assign", self.args)
-            except InputError as e:
-                raise ProtocolError("bad_input", str(e)[:200]) from None
+            _check_input(parse_domino_input, "assign", self.args)
         if self.tiempo is not None:
             if self.args is None:
                 raise ProtocolError("bad_field", "tiempo without a game")
@@ -806,10 +805,7 @@ class DominoCommand(Message, frozen=True):
         _short_str("txn", self.txn)
         if self.input not in DOMINO_CMD_INPUTS:
             raise ProtocolError("bad_input", f"{self.input[:64]!r} is not a domino hub command")
-        try:
-            parse_domino_input(self.input, self.args)
-        except InputError as e:
-            raise ProtocolError("bad_input", str(e)[:200]) from None
+        _check_input(parse_domino_input, self.input, self.args)
 
 
 MESSAGES: dict[str, type[Message]] = {
