@@ -39,7 +39,6 @@ from mesa.errors import MesaError
 from mesa.events import EVENT_TYPES, SCHEMA_VERSION, Event, EventError
 from mesa.games import registry
 from mesa.games.backgammon.inputs import INPUT_SPECS, parse_input
-from mesa.games.backgammon.machine import TableState
 from mesa.games.domino.inputs import INPUT_SPECS as DOMINO_INPUT_SPECS
 from mesa.games.domino.inputs import parse_input as parse_domino_input
 from mesa.validation import BoundedInt, FiniteFloat, explain, schema
@@ -532,11 +531,11 @@ class TableStatus(Message, frozen=True):
 # ── the retained snapshot ────────────────────────────────────────────────────
 # A snapshot is the table's machine state (for backgammon :meth:`TableState.to_dict`), its game
 # named by ``game_name`` (or, in an older snapshot, told by its keys: mesa.games.registry).
-# Backgammon's state is typed by its dataclasses' hints, nested (Clock, Match, Lateness, ...),
-# as a msgspec Struct built once: fields with a default may be absent (a table older than the
-# field); unknown fields are refused, as ``TableState.from_dict`` refuses them. Every game's
-# snapshot must then restore and draw, exactly as the hub's pages will.
-_STATE_TYPES: dict[str, type] = {"backgammon": TableState}
+# A game whose registry entry names a ``snapshot_type`` (backgammon's TableState) has its state
+# typed by that dataclass's hints, nested (Clock, Match, Lateness, ...), as a msgspec Struct
+# built once: fields with a default may be absent (a table older than the field); unknown fields
+# are refused, as ``TableState.from_dict`` refuses them. Every game's snapshot must then restore
+# and draw, exactly as the hub's pages will.
 
 # What a table's link adds to its retained snapshot while its outbox cannot be written (a full
 # disk): ``storage`` ("disk_full" or "error") and ``unstored``, the events waiting in memory.
@@ -573,9 +572,8 @@ def check_snapshot(snapshot: Any) -> None:
     state = {
         k: v for k, v in snapshot.items() if k not in LINK_SNAPSHOT_KEYS and k != registry.GAME_KEY
     }
-    state_type = _STATE_TYPES.get(game.name)
-    if state_type is not None:
-        _check_state_types(state_type, state)
+    if game.snapshot_type is not None:
+        _check_state_types(game.snapshot_type, state)
     try:
         if len(_ENCODE(state)) > MAX_PAYLOAD_BYTES:
             raise ValueError("too large")
