@@ -299,18 +299,31 @@ def _lone_surrogate(payload: bytes | str) -> bool:
 
 
 _AT = re.compile(r"(.*?)(?: - at `\$(.*)`)?", re.S)
+
+
+def _located(error: str) -> tuple[str, str | None]:
+    """msgspec's refusal split into what is wrong and where (``.data[0]``; None: the object)."""
+    match = _AT.fullmatch(error)
+    assert match is not None  # the pattern matches any text
+    what, path = match.groups()
+    return what, path
+
+
+def _field_of(path: str) -> str:
+    """The top field a msgspec path starts with: ``data`` of ``.data[0].x``."""
+    return re.split(r"[.\[]", path[1:], maxsplit=1)[0]
+
+
 # Where an error inside a message's free-form part is that part's refusal, not the field's.
 _PART_CODES = {"data": "bad_event", "snapshot": "bad_snapshot", "args": "bad_input"}
 
 
 def _refusal(cls: type[Message], error: msgspec.ValidationError, obj: Any) -> ProtocolError:
     """msgspec's refusal as the protocol words it (``obj``: the parsed payload, or None)."""
-    match = _AT.fullmatch(str(error))
-    assert match is not None  # the pattern matches any text
-    what, path = match.groups()
+    what, path = _located(str(error))
     if path is None:
         return _object_refusal(cls, what, obj)
-    name = re.split(r"[.\[]", path[1:], maxsplit=1)[0]
+    name = _field_of(path)
     if name == "v":
         got = obj.get("v") if isinstance(obj, dict) else "?"
         return ProtocolError("bad_version", f"v={got!r}, this hub speaks v={cls.VERSION}")
@@ -481,14 +494,12 @@ def validate_event(type_name: str, data: dict[str, Any]) -> None:
 def _event_refusal(
     type_name: str, cls: type, data: Any, error: msgspec.ValidationError
 ) -> ProtocolError:
-    match = _AT.fullmatch(str(error))
-    assert match is not None  # the pattern matches any text
-    path = match.group(2)
+    path = _located(str(error))[1]
     if path is None:
         names = sorted(f.name for f in dataclasses.fields(cls))
         got = sorted(map(str, data))[:12] if isinstance(data, dict) else data
         return ProtocolError("bad_event", f"{type_name}: fields {got} are not {names}")
-    name = re.split(r"[.\[]", path[1:], maxsplit=1)[0]
+    name = _field_of(path)
     hint = typing.get_type_hints(cls)[name]
     return ProtocolError("bad_event", f"{type_name}: {explain(name, hint, data[name])}"[:200])
 
@@ -614,9 +625,7 @@ def _check_state_types(cls: type, state: dict[str, Any]) -> None:
 
 def _state_wrong(cls: type, state: Any, error: str) -> str:
     """msgspec's refusal of a state, named by its path: ``snapshot.match.score must be ...``."""
-    match = _AT.fullmatch(error)
-    assert match is not None  # the pattern matches any text
-    what, path = match.groups()
+    what, path = _located(error)
     where, hint, value = "snapshot", cls, state
     for name, index in re.findall(r"\.(\w+)|\[(\d+)\]", path or ""):
         inner = _nullable(hint)
