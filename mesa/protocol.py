@@ -185,15 +185,16 @@ class Message(
 
     VERSION: ClassVar[int] = PROTOCOL_VERSION
     KIND: ClassVar[str] = ""
-    # Fields added after the first version: absent means this default (older senders), and
-    # ``to_dict`` leaves them out while they hold it, so older readers see what they know.
-    OPTIONAL: ClassVar[dict[str, Any]] = {}
+    # Fields added after the first version carry a default (:func:`_optional`): absent means
+    # the default (older senders), and ``to_dict`` leaves them out while they hold it, as the
+    # encoder does (``omit_defaults``), so older readers see what they know.
 
     def to_dict(self) -> dict[str, Any]:
         out = {"v": self.VERSION}
+        optional = _optional(type(self))
         for name in self.__struct_fields__:
             value = getattr(self, name)
-            if name in self.OPTIONAL and value == self.OPTIONAL[name]:
+            if name in optional and value == optional[name]:
                 continue
             out[name] = value
         return out
@@ -206,6 +207,19 @@ class Message(
 
 
 _ENCODE = msgspec.json.Encoder().encode
+
+
+def _optional(cls: type[Message]) -> dict[str, Any]:
+    """A message's fields with a default, and the default (msgspec keeps them last)."""
+    found = _OPTIONAL.get(cls)
+    if found is None:
+        names, defaults = cls.__struct_fields__, cls.__struct_defaults__
+        found = _OPTIONAL[cls] = dict(zip(names[len(names) - len(defaults):], defaults,
+                                          strict=True))
+    return found
+
+
+_OPTIONAL: dict[type, dict[str, Any]] = {}
 
 
 class _Unversioned(msgspec.Struct, tag_field="v", tag=0):
@@ -346,7 +360,7 @@ def _object_refusal(cls: type[Message], what: str, obj: Any) -> ProtocolError:
             "bad_field", f"unknown fields {sorted(map(str, obj.keys() - names))[:5]}"
         )
     if isinstance(obj, dict):
-        missing = names - obj.keys() - set(cls.OPTIONAL)
+        missing = names - obj.keys() - set(_optional(cls))
         if missing:
             return ProtocolError("bad_field", f"missing fields {sorted(missing)}")
     return ProtocolError("bad_field", what[:200])
@@ -432,7 +446,6 @@ class EventEnvelope(Message, frozen=True, tag=SCHEMA_VERSION):
 
     VERSION: ClassVar[int] = SCHEMA_VERSION
     KIND: ClassVar[str] = "event"
-    OPTIONAL: ClassVar[dict[str, Any]] = {"epoch": None}
     id: str
     table: str
     stream: str
@@ -522,7 +535,6 @@ class TableStatus(Message, frozen=True):
     table, which plays backgammon or says so in its snapshot."""
 
     KIND: ClassVar[str] = "status"
-    OPTIONAL: ClassVar[dict[str, Any]] = {"game": None}
     table: str
     state: StatusState
     bdseq: Int
