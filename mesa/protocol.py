@@ -28,20 +28,19 @@ import secrets
 import time
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeVar
 
 import msgspec
 
-from mesa.engine.inputs import InputError
+from mesa.engine.inputs import Input, InputError, InputSpec
 from mesa.errors import MesaError
 from mesa.events import EVENT_TYPES, SCHEMA_VERSION, Event, EventError
 from mesa.games import registry
 from mesa.games.backgammon.inputs import INPUT_SPECS, parse_input
-from mesa.games.backgammon.machine import TableState
 from mesa.games.domino.inputs import INPUT_SPECS as DOMINO_INPUT_SPECS
 from mesa.games.domino.inputs import parse_input as parse_domino_input
-from mesa.validation import MAX_INT as MAX_INT  # re-exported: the wire's integer bound
 from mesa.validation import BoundedInt, FiniteFloat, explain, schema
 
 PROTOCOL_VERSION = 1
@@ -58,18 +57,17 @@ CMD_EXPIRY_SECONDS = 60
 # The inputs a hub may send on the ``cmd`` topic; assign/unassign go through the retained
 # ``assign`` topic so that a table that boots later still learns its match, and ``refence`` is
 # the table's own reading of an assignment it already holds (never a command).
-CMD_INPUTS: tuple[str, ...] = tuple(
-    name
-    for name, spec in INPUT_SPECS.items()
-    if spec.source == "hub" and name not in ("assign", "unassign", "refence")
-)
+def _hub_commands(specs: dict[str, InputSpec], retained: tuple[str, ...]) -> tuple[str, ...]:
+    """A game's hub inputs but those that travel on the retained ``assign`` topic."""
+    return tuple(n for n, spec in specs.items() if spec.source == "hub" and n not in retained)
+
+
+CMD_INPUTS: tuple[str, ...] = _hub_commands(INPUT_SPECS, ("assign", "unassign", "refence"))
 
 # A domino table's hub commands (the director's); its game and "TIEMPO" travel on the retained
 # ``assign`` topic as a :class:`DominoAssignment`.
-DOMINO_CMD_INPUTS: tuple[str, ...] = tuple(
-    name
-    for name, spec in DOMINO_INPUT_SPECS.items()
-    if spec.source == "hub" and name not in ("assign", "unassign", "tiempo")
+DOMINO_CMD_INPUTS: tuple[str, ...] = _hub_commands(
+    DOMINO_INPUT_SPECS, ("assign", "unassign", "tiempo")
 )
 
 StatusState = Literal["online", "offline", "lost"]
@@ -187,15 +185,16 @@ class Message(
 
     VERSION: ClassVar[int] = PROTOCOL_VERSION
     KIND: ClassVar[str] = ""
-    # Fields added after the first version: absent means this default (older senders), and
-    # ``to_dict`` leaves them out while they hold it, so older readers see what they know.
-    OPTIONAL: ClassVar[dict[str, Any]] = {}
+    # Fields added after the first version carry a default (:func:`_optional`): absent means
+    # the default (older senders), and ``to_dict`` leaves them out while they hold it, as the
+    # encoder does (``omit_defaults``), so older readers see what they know.
 
     def to_dict(self) -> dict[str, Any]:
         out = {"v": self.VERSION}
+        optional = _optional(type(self))
         for name in self.__struct_fields__:
             value = getattr(self, name)
-            if name in self.OPTIONAL and value == self.OPTIONAL[name]:
+            if name in optional and value == optional[name]:
                 continue
             out[name] = value
         return out
@@ -208,6 +207,19 @@ class Message(
 
 
 _ENCODE = msgspec.json.Encoder().encode
+
+
+def _optional(cls: type[Message]) -> dict[str, Any]:
+    """A message's fields with a default, and the default (msgspec keeps them last)."""
+    found = _OPTIONAL.get(cls)
+    if found is None:
+        names, defaults = cls.__struct_fields__, cls.__struct_defaults__
+        found = _OPTIONAL[cls] = dict(zip(names[len(names) - len(defaults):], defaults,
+                                          strict=True))
+    return found
+
+
+_OPTIONAL: dict[type, dict[str, Any]] = {}
 
 
 class _Unversioned(msgspec.Struct, tag_field="v", tag=0):
@@ -301,18 +313,31 @@ def _lone_surrogate(payload: bytes | str) -> bool:
 
 
 _AT = re.compile(r"(.*?)(?: - at `\$(.*)`)?", re.S)
+
+
+def _located(error: str) -> tuple[str, str | None]:
+    """msgspec's refusal split into what is wrong and where (``.data[0]``; None: the object)."""
+    match = _AT.fullmatch(error)
+    assert match is not None  # the pattern matches any text
+    what, path = match.groups()
+    return what, path
+
+
+def _field_of(path: str) -> str:
+    """The top field a msgspec path starts with: ``data`` of ``.data[0].x``."""
+    return re.split(r"[.\[]", path[1:], maxsplit=1)[0]
+
+
 # Where an error inside a message's free-form part is that part's refusal, not the field's.
 _PART_CODES = {"data": "bad_event", "snapshot": "bad_snapshot", "args": "bad_input"}
 
 
 def _refusal(cls: type[Message], error: msgspec.ValidationError, obj: Any) -> ProtocolError:
     """msgspec's refusal as the protocol words it (``obj``: the parsed payload, or None)."""
-    match = _AT.fullmatch(str(error))
-    assert match is not None  # the pattern matches any text
-    what, path = match.groups()
+    what, path = _located(str(error))
     if path is None:
         return _object_refusal(cls, what, obj)
-    name = re.split(r"[.\[]", path[1:], maxsplit=1)[0]
+    name = _field_of(path)
     if name == "v":
         got = obj.get("v") if isinstance(obj, dict) else "?"
         return ProtocolError("bad_version", f"v={got!r}, this hub speaks v={cls.VERSION}")
@@ -335,7 +360,7 @@ def _object_refusal(cls: type[Message], what: str, obj: Any) -> ProtocolError:
             "bad_field", f"unknown fields {sorted(map(str, obj.keys() - names))[:5]}"
         )
     if isinstance(obj, dict):
-        missing = names - obj.keys() - set(cls.OPTIONAL)
+        missing = names - obj.keys() - set(_optional(cls))
         if missing:
             return ProtocolError("bad_field", f"missing fields {sorted(missing)}")
     return ProtocolError("bad_field", what[:200])
@@ -421,7 +446,6 @@ class EventEnvelope(Message, frozen=True, tag=SCHEMA_VERSION):
 
     VERSION: ClassVar[int] = SCHEMA_VERSION
     KIND: ClassVar[str] = "event"
-    OPTIONAL: ClassVar[dict[str, Any]] = {"epoch": None}
     id: str
     table: str
     stream: str
@@ -483,14 +507,12 @@ def validate_event(type_name: str, data: dict[str, Any]) -> None:
 def _event_refusal(
     type_name: str, cls: type, data: Any, error: msgspec.ValidationError
 ) -> ProtocolError:
-    match = _AT.fullmatch(str(error))
-    assert match is not None  # the pattern matches any text
-    path = match.group(2)
+    path = _located(str(error))[1]
     if path is None:
         names = sorted(f.name for f in dataclasses.fields(cls))
         got = sorted(map(str, data))[:12] if isinstance(data, dict) else data
         return ProtocolError("bad_event", f"{type_name}: fields {got} are not {names}")
-    name = re.split(r"[.\[]", path[1:], maxsplit=1)[0]
+    name = _field_of(path)
     hint = typing.get_type_hints(cls)[name]
     return ProtocolError("bad_event", f"{type_name}: {explain(name, hint, data[name])}"[:200])
 
@@ -513,7 +535,6 @@ class TableStatus(Message, frozen=True):
     table, which plays backgammon or says so in its snapshot."""
 
     KIND: ClassVar[str] = "status"
-    OPTIONAL: ClassVar[dict[str, Any]] = {"game": None}
     table: str
     state: StatusState
     bdseq: Int
@@ -533,11 +554,11 @@ class TableStatus(Message, frozen=True):
 # ── the retained snapshot ────────────────────────────────────────────────────
 # A snapshot is the table's machine state (for backgammon :meth:`TableState.to_dict`), its game
 # named by ``game_name`` (or, in an older snapshot, told by its keys: mesa.games.registry).
-# Backgammon's state is typed by its dataclasses' hints, nested (Clock, Match, Lateness, ...),
-# as a msgspec Struct built once: fields with a default may be absent (a table older than the
-# field); unknown fields are refused, as ``TableState.from_dict`` refuses them. Every game's
-# snapshot must then restore and draw, exactly as the hub's pages will.
-_STATE_TYPES: dict[str, type] = {"backgammon": TableState}
+# A game whose registry entry names a ``snapshot_type`` (backgammon's TableState) has its state
+# typed by that dataclass's hints, nested (Clock, Match, Lateness, ...), as a msgspec Struct
+# built once: fields with a default may be absent (a table older than the field); unknown fields
+# are refused, as ``TableState.from_dict`` refuses them. Every game's snapshot must then restore
+# and draw, exactly as the hub's pages will.
 
 # What a table's link adds to its retained snapshot while its outbox cannot be written (a full
 # disk): ``storage`` ("disk_full" or "error") and ``unstored``, the events waiting in memory.
@@ -574,9 +595,8 @@ def check_snapshot(snapshot: Any) -> None:
     state = {
         k: v for k, v in snapshot.items() if k not in LINK_SNAPSHOT_KEYS and k != registry.GAME_KEY
     }
-    state_type = _STATE_TYPES.get(game.name)
-    if state_type is not None:
-        _check_state_types(state_type, state)
+    if game.snapshot_type is not None:
+        _check_state_types(game.snapshot_type, state)
     try:
         if len(_ENCODE(state)) > MAX_PAYLOAD_BYTES:
             raise ValueError("too large")
@@ -617,9 +637,7 @@ def _check_state_types(cls: type, state: dict[str, Any]) -> None:
 
 def _state_wrong(cls: type, state: Any, error: str) -> str:
     """msgspec's refusal of a state, named by its path: ``snapshot.match.score must be ...``."""
-    match = _AT.fullmatch(error)
-    assert match is not None  # the pattern matches any text
-    what, path = match.groups()
+    what, path = _located(error)
     where, hint, value = "snapshot", cls, state
     for name, index in re.findall(r"\.(\w+)|\[(\d+)\]", path or ""):
         inner = _nullable(hint)
@@ -688,6 +706,14 @@ class Response(Message, frozen=True):
 MAX_REASON = 1000
 
 
+def _check_input(parse: Callable[[Any, Any], Input], name: str, args: Any) -> None:
+    """Refuse (``bad_input``) an input its game's ``parse`` refuses."""
+    try:
+        parse(name, args)
+    except InputError as e:
+        raise ProtocolError("bad_input", str(e)[:200]) from None
+
+
 class Assignment(Message, frozen=True):
     """Retained. ``args`` are the ``assign`` input's arguments, or null: no match here."""
 
@@ -700,10 +726,7 @@ class Assignment(Message, frozen=True):
     def check(self) -> None:
         _short_str("txn", self.txn)
         if self.args is not None:
-            try:
-                parse_input("assign", self.args)
-            except InputError as e:
-                raise ProtocolError("bad_input", str(e)[:200]) from None
+            _check_input(parse_input, "assign", self.args)
 
 
 class Command(Message, frozen=True):
@@ -720,10 +743,7 @@ class Command(Message, frozen=True):
         _short_str("txn", self.txn)
         if self.input not in CMD_INPUTS:
             raise ProtocolError("bad_input", f"{self.input[:64]!r} is not a hub command")
-        try:
-            parse_input(self.input, self.args)
-        except InputError as e:
-            raise ProtocolError("bad_input", str(e)[:200]) from None
+        _check_input(parse_input, self.input, self.args)
 
 
 class Ack(Message, frozen=True):
@@ -781,10 +801,7 @@ class DominoAssignment(Message, frozen=True):
     def check(self) -> None:
         _short_str("txn", self.txn)
         if self.args is not None:
-            try:
-                parse_domino_input("assign", self.args)
-            except InputError as e:
-                raise ProtocolError("bad_input", str(e)[:200]) from None
+            _check_input(parse_domino_input, "assign", self.args)
         if self.tiempo is not None:
             if self.args is None:
                 raise ProtocolError("bad_field", "tiempo without a game")
@@ -807,10 +824,7 @@ class DominoCommand(Message, frozen=True):
         _short_str("txn", self.txn)
         if self.input not in DOMINO_CMD_INPUTS:
             raise ProtocolError("bad_input", f"{self.input[:64]!r} is not a domino hub command")
-        try:
-            parse_domino_input(self.input, self.args)
-        except InputError as e:
-            raise ProtocolError("bad_input", str(e)[:200]) from None
+        _check_input(parse_domino_input, self.input, self.args)
 
 
 MESSAGES: dict[str, type[Message]] = {

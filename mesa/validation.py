@@ -30,7 +30,6 @@ from mesa.errors import MesaError
 __all__ = [
     "MAX_INT",
     "TIME_LIMIT",
-    "Literal",
     "ValidationError",
     "accepts",
     "check_range",

@@ -37,7 +37,7 @@ from mesa.engine.transitions import Transition
 from mesa.errors import MesaError
 from mesa.games.backgammon import inputs as backgammon_inputs
 from mesa.games.backgammon import transitions as backgammon_transitions
-from mesa.games.backgammon.machine import Table
+from mesa.games.backgammon.machine import Table, TableState
 from mesa.games.backgammon.view import table_view
 from mesa.games.domino import inputs as domino_inputs
 from mesa.games.domino import transitions as domino_transitions
@@ -67,6 +67,9 @@ class Game:
     transitions_doc: str  # the generated page of its transition table, in docs/
     transitions_markdown: Callable[[], str]  # that page's text
     in_play: frozenset[str]  # the states in which a game is under way (the grid's "jugando")
+    # The dataclass a snapshot's fields are typed by on the wire (mesa.protocol.check_snapshot),
+    # or None: the game's own restore is its only check.
+    snapshot_type: type | None = None
 
     def restore(self, snapshot: Mapping[str, Any]) -> Any:
         """This game's machine rebuilt from ``snapshot`` (ConfigError if it names another)."""
@@ -81,7 +84,7 @@ _GAMES: dict[str, Game] = {
              backgammon_transitions.TRANSITIONS, "transitions.md",
              backgammon_transitions.transition_table_markdown,
              frozenset({"checking_in", "between_games", "running", "cube_offered", "paused",
-                        "result_entry"})),
+                        "result_entry"}), TableState),
         Game(DominoTable.GAME, DominoTable, domino_view, ("n", "e", "s", "w"), "game_id",
              domino_inputs.INPUT_SPECS, domino_transitions.STATES,
              domino_transitions.TRANSITIONS, "domino-transitions.md",

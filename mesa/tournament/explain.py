@@ -14,15 +14,8 @@ from typing import TYPE_CHECKING
 
 from mesa.tournament.errors import UnknownPlayerError
 from mesa.tournament.groups import TieStep
-from mesa.tournament.i18n import (
-    check_lang,
-    format_points,
-    ordinal,
-    place_label,
-    round_name,
-    signed,
-    text,
-)
+from mesa.tournament.i18n import check_lang, ordinal, place_label, round_name, signed, text
+from mesa.words import format_points
 
 if TYPE_CHECKING:
     from mesa.tournament.tournament import Tournament

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mesa.tournament.csv_cells import csv_writer
 from mesa.tournament.explain import group_place_lines, points_lines
-from mesa.tournament.i18n import check_lang, format_points, ordinal, place_label, text
+from mesa.tournament.i18n import check_lang, ordinal, place_label, text
 from mesa.tournament.points import PointsBreakdown
+from mesa.words import format_points
 
 if TYPE_CHECKING:
     from mesa.tournament.tournament import Tournament

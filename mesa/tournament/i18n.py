@@ -19,13 +19,12 @@ from collections.abc import Mapping
 from typing import Literal, cast
 
 from mesa.tournament.errors import RankingCSVError, TournamentError
-from mesa.words import LANGUAGES, Catalog, Entry, Plural, format_points
+from mesa.words import LANGUAGES, Catalog, Entry, Plural
 
 Lang = Literal["es", "en"]
-LANGS: tuple[str, ...] = LANGUAGES
 
-__all__ = ["LANGS", "REFUSALS", "Lang", "check_lang", "format_points", "ordinal", "place_label",
-           "refusal", "refusal_of", "round_name", "signed", "text"]
+__all__ = ["REFUSALS", "Lang", "check_lang", "ordinal", "place_label", "refusal", "refusal_of",
+           "round_name", "signed", "text"]
 
 _STRINGS: dict[str, dict[str, Entry]] = {
     "conflict_stale_table": {

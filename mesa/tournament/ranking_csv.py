@@ -22,10 +22,11 @@ from dataclasses import dataclass
 
 from mesa.tournament.csv_cells import csv_writer
 from mesa.tournament.errors import RankingCSVError, RowError, UnknownPlayerError
-from mesa.tournament.i18n import check_lang, format_points
+from mesa.tournament.i18n import check_lang
 from mesa.tournament.players import Category, Player, PlayerRegistry, normalize_name
 from mesa.tournament.points import parse_points
 from mesa.tournament.season import Ranking, order_ranking
+from mesa.words import format_points
 
 EXPORT_HEADERS = {
     "es": ["posicion", "jugador", "nombre", "puntos", "torneos", "ganados", "finales",

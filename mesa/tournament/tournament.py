@@ -53,14 +53,13 @@ from mesa.tournament.results import Results
 from mesa.tournament.scheduler import Assignment
 from mesa.tournament.seeding import SeedingDraw
 from mesa.tournament.settings import TournamentSettings
-from mesa.tournament.snapshot import STATE_VERSION, dump_state, load_state
+from mesa.tournament.snapshot import dump_state, load_state
 from mesa.tournament.state import TournamentState
 from mesa.tournament.tables import Tables
 
 __all__ = [
-    "STATE_VERSION", "AuditEntry", "BracketState", "Conflict", "Entrant", "FinalRow",
-    "KnockoutForfeit", "Outcome", "Resolution", "Tournament", "TournamentPhase", "Withdrawal",
-    "play_order",
+    "AuditEntry", "BracketState", "Conflict", "Entrant", "FinalRow", "KnockoutForfeit",
+    "Outcome", "Resolution", "Tournament", "TournamentPhase", "Withdrawal", "play_order",
 ]
 
 T = TypeVar("T")

@@ -56,9 +56,10 @@ class DominoState:
     last_now: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out = {f.name: copy.deepcopy(getattr(self, f.name)) for f in dataclasses.fields(self)}
-        out["game"] = self.game.to_dict() if self.game is not None else None
-        return out
+        # The game is written by its own to_dict (never deep-copied only to be replaced).
+        game = self.game.to_dict() if self.game is not None else None
+        return {f.name: game if f.name == "game" else copy.deepcopy(getattr(self, f.name))
+                for f in dataclasses.fields(self)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DominoState:
