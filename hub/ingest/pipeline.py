@@ -317,8 +317,9 @@ class Ingest:
         for report in b.states:
             self.projections.apply_state(report)
         self._ack(b.touched)
-        if b.committed or b.statuses or b.states:
-            # Told with what it committed (maybe no event: a status or a snapshot alone).
+        if self.listeners and (b.committed or b.statuses or b.states):
+            # Told with what it committed (maybe no event: a status or a snapshot alone);
+            # built only when someone listens (its rows are a dict per event).
             commit = Commit(
                 tuple(b.committed), tuple(b.states), tuple(b.statuses), _rows(b)
             )

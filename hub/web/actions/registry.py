@@ -17,12 +17,13 @@ mesa.hub.web.actions.registry.BadField: table
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, KeysView
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
 from mesa.errors import MesaError
+from mesa.hub.web.i18n import STRINGS
 from mesa.hub.web.i18n import text as t
 from mesa.hub.web.site import Site
 from mesa.tournament.errors import TournamentError
@@ -179,16 +180,12 @@ FIELD_LABELS = {"player_id": "form.player", "match_id": "col.match", "group": "c
 
 def field_label(field: str, lang: str) -> str:
     """``match_id`` → «Partida»; a field without a label keeps its name."""
-    from mesa.hub.web.i18n import STRINGS
-
     key = FIELD_LABELS.get(field, f"form.{field}")
     return t(lang, key) if key in STRINGS else field
 
 
-def known_errors() -> set[str]:
+def known_errors() -> KeysView[str]:
     """The keys the dashboard has words for: a code without its ``err.<code>`` reads as
-    ``err.other``."""
-    from mesa.hub.web.i18n import STRINGS
-
-    return set(STRINGS)
+    ``err.other``. The catalog's own keys (a view: nothing is copied per refusal)."""
+    return STRINGS.keys()
 
