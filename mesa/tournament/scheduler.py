@@ -13,10 +13,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from mesa.tournament.matches import ClockPreset, Match, iso
 
@@ -53,6 +53,44 @@ def priority(m: Match) -> tuple[int, datetime, int, int, int]:
             m.number)
 
 
+@dataclass(frozen=True)
+class EventAsk:
+    """One event's ask for tables: its matches and the rules its tables follow.
+
+    ``needs_feature_table`` names the matches (semifinal, final) that wait for one of
+    ``feature_tables`` when any is configured (HGV 7.3.1); ``home_tables`` is each group's
+    table (HGV 7.4.8); ``reserved_tables`` are given to this event's matches only.
+    """
+
+    event: str
+    matches: Sequence[Match]
+    play_early: bool = True
+    feature_tables: Sequence[str] = ()
+    needs_feature_table: frozenset[str] = frozenset()
+    home_tables: Mapping[int, str] = field(default_factory=dict)
+    reserved_tables: Sequence[str] = ()
+
+
+class Event(Protocol):
+    """What :func:`plan_evening` needs of a tournament (:class:`~mesa.tournament.Tournament`)."""
+
+    @property
+    def id(self) -> str: ...
+
+    def table_ask(self) -> EventAsk: ...
+
+
+E = TypeVar("E", bound=Event)
+# A sort key for one event's ready match (smaller first): the order every event's ready
+# matches are merged in, on the tables they share.
+Priority = Callable[[E, Match], tuple[Any, ...]]
+
+
+def calendar_priority(event: Event, m: Match) -> tuple[Any, ...]:
+    """Today's order: each event's calendar (:func:`priority`), the events interleaved by it."""
+    return priority(m)
+
+
 def plan_assignments(
     matches: Sequence[Match],
     free_tables: Sequence[str],
@@ -70,33 +108,81 @@ def plan_assignments(
     ("mesas alternativas", HGV 7.4.7). Matches in ``needs_feature_table`` (semifinal, final)
     wait for a table of ``feature_tables`` when any is configured (HGV 7.3.1).
     """
-    busy = {p for m in matches if m.status in ("assigned", "playing") for p in m.players}
-    occupied = {m.table for m in matches if m.status in ("assigned", "playing")}
-    free = [t for t in free_tables if t not in occupied]
-    homes = dict(home_tables or {})
-    home_of_others = set(homes.values())
-    out: list[Assignment] = []
-    for m in sorted((m for m in matches if m.status == "ready"), key=priority):
+    ask = EventAsk("", matches, play_early, feature_tables, needs_feature_table,
+                   dict(home_tables or {}))
+    ready = sorted((m for m in matches if m.status == "ready"), key=priority)
+    return _plan([(ask, m) for m in ready], [ask], free_tables, now, frozenset())[""]
+
+
+def plan_evening(
+    events: Sequence[E],
+    free_tables: Sequence[str],
+    now: datetime,
+    *,
+    busy_elsewhere: Collection[str] = (),
+    priority: Priority[E] = calendar_priority,
+) -> dict[str, list[Assignment]]:
+    """Every open event's ready matches on the tables they share, by event id; nothing changes.
+
+    The events' ready matches are merged in ``priority`` order. A player is busy when seated
+    in any event's assigned or playing match, or in ``busy_elsewhere`` (another game's table):
+    never two tables at once (RULES §4). A table busy in any event is not free; a table one
+    event reserves is given to that event's matches only (and first to them).
+    """
+    asks = {e.id: e.table_ask() for e in events}
+    by_id = {e.id: e for e in events}
+    ready = [(ask, m) for ask in asks.values() for m in ask.matches if m.status == "ready"]
+    ready.sort(key=lambda am: (priority(by_id[am[0].event], am[1]), am[0].event, am[1].id))
+    return _plan(ready, list(asks.values()), free_tables, now, frozenset(busy_elsewhere))
+
+
+def _plan(
+    ready: Sequence[tuple[EventAsk, Match]],
+    asks: Sequence[EventAsk],
+    free_tables: Sequence[str],
+    now: datetime,
+    busy_elsewhere: frozenset[str],
+) -> dict[str, list[Assignment]]:
+    """The one assignment loop: ``ready`` in the order given, each to the first table it may
+    use, or skipped (players busy, no table it may use, not yet time)."""
+    seated = [m for ask in asks for m in ask.matches if m.status in ("assigned", "playing")]
+    busy = set(busy_elsewhere) | {p for m in seated for p in m.players}
+    occupied = {m.table for m in seated}
+    free = [t for t in dict.fromkeys(free_tables) if t not in occupied]
+    owner: dict[str, str] = {}
+    for ask in asks:
+        for t in ask.reserved_tables:
+            owner.setdefault(t, ask.event)
+    out: dict[str, list[Assignment]] = {ask.event: [] for ask in asks}
+    for ask, m in ready:
         if not free:
             break
         assert m.a is not None and m.b is not None
         if m.a in busy or m.b in busy:
             continue
         early = m.planned_start is not None and m.planned_start > now
-        if early and not play_early:
+        if early and not ask.play_early:
             continue
-        if m.id in needs_feature_table and feature_tables:
-            choices = [t for t in free if t in feature_tables]
-        else:
-            home = homes.get(m.group) if m.group is not None else None
-            ordinary = [t for t in free if t not in feature_tables] or list(free)
-            choices = ([home] if home in free else []) + [
-                t for t in ordinary if t not in home_of_others] + ordinary
-        if not choices:
+        mine = [t for t in free if owner.get(t) == ask.event]
+        usable = mine + [t for t in free if t not in owner]
+        table = _choose(ask, m, usable)
+        if table is None:
             continue
-        table = choices[0]
         free.remove(table)
         busy.update((m.a, m.b))
         start = max(m.planned_start, now) if m.planned_start is not None else now
-        out.append(Assignment(m.id, table, m.a, m.b, m.length, m.clock, start, early))
+        out[ask.event].append(Assignment(m.id, table, m.a, m.b, m.length, m.clock, start, early))
     return out
+
+
+def _choose(ask: EventAsk, m: Match, free: Sequence[str]) -> str | None:
+    """The table ``m`` takes among ``free`` (in the order offered), None if it must wait."""
+    if m.id in ask.needs_feature_table and ask.feature_tables:
+        choices = [t for t in free if t in ask.feature_tables]
+    else:
+        home = ask.home_tables.get(m.group) if m.group is not None else None
+        home_of_others = set(ask.home_tables.values())
+        ordinary = [t for t in free if t not in ask.feature_tables] or list(free)
+        choices = ([home] if home is not None and home in free else []) + [
+            t for t in ordinary if t not in home_of_others] + ordinary
+    return choices[0] if choices else None

@@ -90,6 +90,9 @@ class TournamentSettings:
     minutes_per_group_round: int = 30
     play_early: bool = True  # HGV 2.3.4
     feature_tables: tuple[str, ...] = ()  # tables reserved for the semifinals and final
+    # Tables given to this event's matches only (the other events of the evening share the
+    # rest, RULES §4); the event may still use any table nobody reserves.
+    reserved_tables: tuple[str, ...] = ()
     dice_by: DiceBy = "hub"
     points: PointsScale = field(default_factory=PointsScale)
 
@@ -109,6 +112,7 @@ class TournamentSettings:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["feature_tables"] = list(self.feature_tables)
+        d["reserved_tables"] = list(self.reserved_tables)
         d["points"] = self.points.to_dict()
         return d
 
@@ -116,8 +120,9 @@ class TournamentSettings:
     def from_dict(cls, d: dict[str, Any]) -> TournamentSettings:
         known = {f.name for f in fields(cls)}
         kwargs = {k: v for k, v in d.items() if k in known}
-        if "feature_tables" in kwargs:
-            kwargs["feature_tables"] = tuple(kwargs["feature_tables"])
+        for name in ("feature_tables", "reserved_tables"):
+            if name in kwargs:
+                kwargs[name] = tuple(kwargs[name])
         if "points" in kwargs:
             kwargs["points"] = PointsScale.from_dict(kwargs["points"])
         return cls(**kwargs)

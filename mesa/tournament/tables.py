@@ -28,7 +28,7 @@ from datetime import datetime
 
 from mesa.tournament.errors import MatchNotReadyError, PhaseError, TableError, TournamentError
 from mesa.tournament.matches import ClockPreset, Match, iso
-from mesa.tournament.scheduler import Assignment, plan_assignments
+from mesa.tournament.scheduler import Assignment, EventAsk, plan_assignments
 from mesa.tournament.state import TournamentState
 
 
@@ -56,19 +56,48 @@ class Tables:
         self.state.log(now, actor, "assign", match_id=a.match_id, table=a.table,
                        scheduled_start=iso(a.scheduled_start), early=a.early)
 
+    def ask(self) -> EventAsk:
+        """What the scheduler needs to give this event tables (nothing while it has none to
+        give: in registration and once closed)."""
+        s = self.state
+        playing = s.phase not in ("registration", "closed")
+        feature = frozenset(m.id for m in s.matches_in("knockout") if self._is_final_round(m))
+        return EventAsk(s.id, list(s.matches.values()) if playing else [],
+                        play_early=s.settings.play_early,
+                        feature_tables=s.settings.feature_tables, needs_feature_table=feature,
+                        home_tables=self._home_tables(),
+                        reserved_tables=s.settings.reserved_tables)
+
     def assign_tables(self, free_tables: Sequence[str], *, now: datetime,
                       actor: str) -> list[Assignment]:
-        s = self.state
-        if s.phase in ("registration", "closed"):
-            return []
-        feature = frozenset(m.id for m in s.matches_in("knockout") if self._is_final_round(m))
-        plan = plan_assignments(list(s.matches.values()), free_tables, now,
-                                play_early=s.settings.play_early,
-                                feature_tables=s.settings.feature_tables,
-                                needs_feature_table=feature, home_tables=self._home_tables())
+        ask = self.ask()
+        plan = plan_assignments(ask.matches, free_tables, now, play_early=ask.play_early,
+                                feature_tables=ask.feature_tables,
+                                needs_feature_table=ask.needs_feature_table,
+                                home_tables=ask.home_tables)
         for a in plan:
             self._give(a, now, actor)
         return plan
+
+    def give_tables(self, plan: Sequence[Assignment], *, now: datetime,
+                    actor: str) -> list[Assignment]:
+        """Apply a plan made for the whole evening (:func:`~mesa.tournament.scheduler.
+        plan_evening`); each assignment is checked again against this tournament, so a plan
+        made before a change can never seat a match twice or on a busy table."""
+        s = self.state
+        if s.phase in ("registration", "closed"):
+            return []
+        given = []
+        for a in plan:
+            m = s.matches.get(a.match_id)
+            if m is None or m.status != "ready" or (m.a, m.b) != (a.a, a.b):
+                continue
+            seated = [o for o in s.matches.values() if o.status in ("assigned", "playing")]
+            if any(o.table == a.table or {a.a, a.b} & set(o.players) for o in seated):
+                continue
+            self._give(a, now, actor)
+            given.append(a)
+        return given
 
     def _refuse_busy(self, table: str, match_id: str | None = None) -> None:
         for other in self.state.matches.values():

@@ -50,7 +50,7 @@ from mesa.tournament.records import (
 )
 from mesa.tournament.registration import Registration
 from mesa.tournament.results import Results
-from mesa.tournament.scheduler import Assignment
+from mesa.tournament.scheduler import Assignment, EventAsk
 from mesa.tournament.seeding import SeedingDraw
 from mesa.tournament.settings import TournamentSettings
 from mesa.tournament.snapshot import dump_state, load_state
@@ -395,6 +395,16 @@ class Tournament:
         another tournament); those busy with this tournament's matches are skipped.
         """
         return self._parts.tables.assign_tables(free_tables, now=now, actor=actor)
+
+    def table_ask(self) -> EventAsk:
+        """What :func:`~mesa.tournament.scheduler.plan_evening` needs of this tournament."""
+        return self._parts.tables.ask()
+
+    def give_tables(self, plan: Sequence[Assignment], *, now: datetime,
+                    actor: str = "scheduler") -> list[Assignment]:
+        """Apply this tournament's part of an evening's plan (checked again; what no longer
+        fits is skipped): the assignments given."""
+        return self._parts.tables.give_tables(plan, now=now, actor=actor)
 
     def assign_match(self, match_id: str, table: str, *, now: datetime,
                      actor: str = "director") -> Assignment:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
+from typing import Any
 
 from mesa.tournament.matches import ClockPreset, Match, Result
-from mesa.tournament.scheduler import plan_assignments
+from mesa.tournament.records import Entrant
+from mesa.tournament.scheduler import plan_assignments, plan_evening
+from mesa.tournament.settings import TournamentSettings
+from mesa.tournament.tournament import Tournament
 
 T0 = datetime(2014, 1, 31, 20, 0)
 
@@ -66,3 +70,45 @@ def test_final_waits_for_a_feature_table() -> None:
         [final, qf], ["T1", "T9"], T0, **kw)] == [("KO-QF-1", "T1"), ("KO-F-1", "T9")]
     assert plan_assignments([final], ["T1", "T9"], T0, **kw)[0].to_dict()["clock"] == {
         "reserve_s": 840, "delay_s": 10, "mandatory": True}
+
+
+# ── several events on shared tables (RULES §4) ────────────────────────────
+
+
+def _event(tid: str, names: list[str], **settings: Any) -> Tournament:
+    t = Tournament(tid, tid, date(2026, 12, 4), settings=TournamentSettings(**settings))
+    now = datetime(2026, 12, 4, 20, 0)
+    t.entrants = {p: Entrant(p, p, now) for p in names}
+    t.start_groups(ranking={}, seed=1, now=now)
+    return t
+
+
+def test_plan_evening_shares_tables_and_never_seats_a_player_twice() -> None:
+    now = datetime(2026, 12, 4, 20, 0)
+    open_ = _event("open", ["ANA", "BEA", "EVA", "IVO"])
+    novatos = _event("novatos", ["ANA", "LUZ", "MAR", "NOE"])  # ANA plays in both
+    plan = plan_evening([open_, novatos], ["T1", "T2", "T3", "T4"], now,
+                        busy_elsewhere={"NOE"})
+    seated = [p for plans in plan.values() for a in plans for p in (a.a, a.b)]
+    assert len(seated) == len(set(seated)), "a player at two tables"
+    assert "NOE" not in seated
+    tables = [a.table for plans in plan.values() for a in plans]
+    assert len(tables) == len(set(tables))
+    assert plan["open"] and plan["novatos"], "both events get tables"
+
+
+def test_plan_evening_keeps_reserved_tables_for_their_event() -> None:
+    now = datetime(2026, 12, 4, 20, 0)
+    open_ = _event("open", ["ANA", "BEA", "EVA", "IVO"], reserved_tables=("T1",))
+    novatos = _event("novatos", ["LUZ", "MAR", "NOE", "OLI"])
+    plan = plan_evening([novatos, open_], ["T1", "T2"], now)
+    assert {a.table for a in plan["novatos"]} <= {"T2"}
+    assert [a.table for a in plan["open"]][:1] == ["T1"]
+
+
+def test_give_tables_checks_the_plan_again() -> None:
+    now = datetime(2026, 12, 4, 20, 0)
+    t = _event("open", ["ANA", "BEA", "EVA", "IVO"])
+    plan = plan_evening([t], ["T1", "T2"], now)["open"]
+    assert t.give_tables(plan, now=now) == plan
+    assert t.give_tables(plan, now=now) == []  # given already: nothing twice
