@@ -12,7 +12,10 @@ and sync) and is backgammon's :class:`~mesa.hub.desk.loop.DeskGame` there. The d
   match's current assignment (the event's fencing epoch); a stale table's result, or a second
   result for a decided match, becomes a conflict for the director, never an overwrite;
 - it hands ready matches to free tables (online, idle or done) and publishes the assignments,
-  each with a new fencing epoch, never one match on two tables.
+  each with a new fencing epoch, never one match on two tables. Every open tournament of the
+  evening shares the backgammon tables (RULES §4: open, novatos, a friendly): one plan for them
+  all (:func:`~mesa.tournament.scheduler.plan_evening`), and a player seated in any event, or
+  at another game's table (the :class:`~mesa.hub.desk.venue.Venue`), is never called twice.
 - it takes back a match from a table that still holds it once the match is no longer that
   table's to play (decided, annulled or moved by the director): :meth:`release_stale`.
 
@@ -42,11 +45,12 @@ from mesa.hub.backup import backup_now
 from mesa.hub.desk.loop import OnDeskLoop
 from mesa.hub.desk.ports import CommittedEvent, DeskHub
 from mesa.hub.desk.tables import free_tables_of
+from mesa.hub.desk.venue import Seat, Venue
 from mesa.tournament.club import Club
 from mesa.tournament.errors import TableError, TournamentError
 from mesa.tournament.i18n import text
 from mesa.tournament.matches import Match
-from mesa.tournament.scheduler import Assignment
+from mesa.tournament.scheduler import Assignment, Priority, calendar_priority, plan_evening
 from mesa.tournament.store import TournamentStore
 from mesa.tournament.tournament import Tournament
 
@@ -76,15 +80,23 @@ class TournamentDesk(OnDeskLoop):
         timed: TimedPolicy = "all",
         auto_assign: bool = True,
         language: str = "es",
+        venue: Venue | None = None,
+        priority: Priority[Tournament] = calendar_priority,
     ) -> None:
         self.path = str(path)
         self.rate = rate
         self.timed = timed
         self.auto_assign = auto_assign
+        self.priority = priority
+        # Who sits where across every game's desk; this desk's own seats are published after
+        # every change, and another game's change wakes this desk (a player becomes free).
+        self.venue = venue if venue is not None else Venue()
         self._open_loop(hub, now=now, wall=wall, language=language, thread="mesa-desk")
         self.store: TournamentStore = self._loop.call(lambda: TournamentStore(self.path))
         self.club: Club = self._loop.call(self.store.load_club)
         self._meta = self._loop.call(self._load_meta)
+        self._loop.call(self._publish_seats)
+        self.venue.listen(GAME.name, self.wake)
 
     # ── running things on the desk's thread ──────────────────────────────
     def submit(self, fn: Callable[[Club, datetime], T]) -> concurrent.futures.Future[T]:
@@ -110,6 +122,7 @@ class TournamentDesk(OnDeskLoop):
         closed = sum(t.phase == "closed" for t in self.club.tournaments.values())
         result = fn(self.club, self._now())
         self.store.save_club(self.club)
+        self._publish_seats()
         if sum(t.phase == "closed" for t in self.club.tournaments.values()) > closed:
             backup_now()  # a tournament's final list is out: keep a copy of the season
         return result
@@ -117,15 +130,37 @@ class TournamentDesk(OnDeskLoop):
     def reload(self) -> None:
         """A half-applied action must not survive: the store holds the last good state."""
         self.club = self.store.load_club()
+        self._publish_seats()
+
+    def seats(self) -> list[Seat]:
+        """Every player this desk has seated: an assigned or playing match of any event."""
+        return [
+            Seat(p, m.table, t.id, t.name, GAME.name)
+            for t in self.club.tournaments.values()
+            for m in t.matches.values()
+            if m.table is not None and m.status in ("assigned", "playing")
+            for p in m.players
+        ]
+
+    def _publish_seats(self) -> None:
+        self.venue.publish(GAME.name, self.seats())
 
     # ── what is current ──────────────────────────────────────────────────
     def current(self) -> Tournament | None:
-        """The tournament the dashboard shows: the newest still open, else the newest closed."""
+        """The tournament the dashboard shows by default: the newest still open, else the
+        newest closed (every open one runs: :meth:`open_tournaments`)."""
         ts = sorted(self.club.tournaments.values(), key=lambda t: (t.held_on, t.id))
         open_ = [t for t in ts if t.phase != "closed"]
         if open_:
             return open_[-1]
         return ts[-1] if ts else None
+
+    def open_tournaments(self) -> list[Tournament]:
+        """Every tournament not yet closed, oldest first: the evening's backgammon events."""
+        return sorted(
+            (t for t in self.club.tournaments.values() if t.phase != "closed"),
+            key=lambda t: (t.held_on, t.id),
+        )
 
     # ── the desk's own small memory (which match each table was given) ──
     def _load_meta(self) -> dict[str, Any]:
@@ -309,11 +344,16 @@ class TournamentDesk(OnDeskLoop):
             out.append(table)
         return out
 
-    def free_tables(self, t: Tournament) -> list[str]:
-        """Tables the hub can give a match now: online and idle (or done), not busy here."""
+    def free_tables(self) -> list[str]:
+        """Tables the hub can give a match now: online and idle (or done), busy in no event."""
         if self.hub is None:
             return []
-        busy = {m.table for m in t.matches.values() if m.status in ("assigned", "playing")}
+        busy = {
+            m.table
+            for t in self.club.tournaments.values()
+            for m in t.matches.values()
+            if m.status in ("assigned", "playing")
+        }
         return [tid for tid in free_tables_of(self.hub, GAME, FREE_STATES) if tid not in busy]
 
     def assign_match(
@@ -340,13 +380,13 @@ class TournamentDesk(OnDeskLoop):
         # a refused step reloads the club from the store, and an object taken before that
         # would take the next step's changes with it, unsaved (matches published to a table
         # but "ready" in the tournament, then given to a second table).
-        first = self.current()
-        if first is None:
+        tids = [t.id for t in self.open_tournaments()]
+        if not tids:
             return False
-        tid = first.id
         changed = bool(self.release_stale())
-        changed = self._start_consolation(tid) or changed
-        return self._assign_free(tid) or changed
+        for tid in tids:
+            changed = self._start_consolation(tid) or changed
+        return self._assign_free(tids) or changed
 
     def _start_consolation(self, tid: str) -> bool:
         """Último Chance starts once every first knockout match is decided."""
@@ -369,28 +409,43 @@ class TournamentDesk(OnDeskLoop):
             return False
         return True
 
-    def _assign_free(self, tid: str) -> bool:
-        """Give ready matches to free tables and tell each table its match."""
-        t = self.club.tournaments[tid]
-        if not self.auto_assign or t.phase not in ("groups", "knockout"):
+    def _assign_free(self, tids: list[str]) -> bool:
+        """Give every open event's ready matches to the free tables (one plan for the whole
+        evening) and tell each table its match."""
+        if not self.auto_assign:
             return False
-        free = self.free_tables(t)
-        if not free or not t.ready_matches():
+        playing = [
+            tid
+            for tid in tids
+            if self.club.tournaments[tid].phase in ("groups", "knockout")
+            and self.club.tournaments[tid].ready_matches()
+        ]
+        free = self.free_tables()
+        if not free or not playing:
             return False
         now = self._now()
+        elsewhere = set(self.venue.busy(besides=GAME.name))
 
-        def assign(club: Club, now: datetime) -> list[Assignment]:
-            return club.tournaments[tid].assign_tables(free, now=now)
+        def assign(club: Club, now: datetime) -> list[tuple[str, Assignment]]:
+            events = [club.tournaments[tid] for tid in playing]
+            plans = plan_evening(
+                events, free, now, busy_elsewhere=elsewhere, priority=self.priority
+            )
+            return [
+                (tid, a)
+                for tid, plan in plans.items()
+                for a in club.tournaments[tid].give_tables(plan, now=now)
+            ]
 
-        plan = self._apply(assign)
-        for a in plan:
+        given = self._apply(assign)
+        for tid, a in given:
             try:
                 self.publish_assignment(self.club.tournaments[tid], a, now)
             except Exception:
                 # Never leave a match "assigned" to a table that was not told.
                 log.exception("table %s: assignment of %s failed", a.table, a.match_id)
                 self._apply(self._unassign_step(tid, a.match_id))
-        return bool(plan)
+        return bool(given)
 
     @staticmethod
     def _unassign_step(tid: str, match_id: str) -> Callable[[Club, datetime], None]:
@@ -522,17 +577,22 @@ class TournamentDesk(OnDeskLoop):
         """The match behind ``table``'s *current* assignment epoch, from the hub's store, for
         an epoch the desk's own record lacks (the hub stopped between publishing the
         assignment and saving that record): the table's result must not be lost for it."""
-        t = self.current()
-        if self.hub is None or t is None:
+        if self.hub is None:
             return None
         for row in self.hub.store.assignments():
             args = row.get("args") or {}
-            if (
-                row.get("table") == table
-                and row.get("epoch") == epoch
-                and args.get("match_id") in t.matches
-            ):
-                found = [t.id, table, str(args["match_id"])]
+            mid = args.get("match_id")
+            if row.get("table") != table or row.get("epoch") != epoch:
+                continue
+            # Match codes repeat across events (G1-1 in the open and in novatos): the one the
+            # club has at this table is the one the assignment gave it.
+            held = [
+                t.id
+                for t in self.open_tournaments()
+                if mid in t.matches and t.matches[mid].table == table
+            ]
+            if len(held) == 1:
+                found = [held[0], table, str(mid)]
                 self._meta["epochs"][str(epoch)] = found
                 self._save_meta()
                 return found
@@ -544,12 +604,15 @@ class TournamentDesk(OnDeskLoop):
 
     # ── helpers for the web layer ────────────────────────────────────────
     def match_at(self, table: str) -> Match | None:
-        """The tournament match assigned to or playing at ``table`` now, if any."""
-        t = self.current()
-        if t is None:
-            return None
-        for m in t.matches.values():
-            if m.table == table and m.status in ("assigned", "playing"):
-                return m
+        """The match (of any event) assigned to or playing at ``table`` now, if any."""
+        held = self.event_at(table)
+        return None if held is None else held[1]
+
+    def event_at(self, table: str) -> tuple[Tournament, Match] | None:
+        """The event and match assigned to or playing at ``table`` now, if any."""
+        for t in self.open_tournaments():
+            for m in t.matches.values():
+                if m.table == table and m.status in ("assigned", "playing"):
+                    return t, m
         return None
 

@@ -1,0 +1,155 @@
+"""Several events on shared tables (RULES §4): the desk runs every open tournament at once,
+a player is never at two tables, and a player seated at another game's table waits."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from mesa.hub.desk.games.backgammon import TournamentDesk
+from mesa.hub.desk.venue import Seat, Venue
+from mesa.hub.ingest.app import Hub
+from support.hubkit import NOW, TODAY, FakeTable
+
+
+def _desk(hub: Hub, **kw: Any) -> TournamentDesk:
+    return TournamentDesk(hub.settings.db, hub=hub, now=lambda: NOW, **kw)
+
+
+def _two_events(desk: TournamentDesk, shared: str = "ANA") -> dict[str, str]:
+    """An open tournament and a novatos one on the same evening, ``shared`` in both."""
+    ids: dict[str, str] = {}
+
+    def run(club: Any, now: datetime) -> None:
+        club.create_tournament("open", "Open", TODAY)
+        club.create_tournament("nov", "Novatos", TODAY, category="novatos")
+        ids[shared] = club.registry.add_new(shared).id
+        for name in ("BEA", "EVA", "IVO"):
+            ids[name] = club.registry.add_new(name).id
+        for name in ("LUZ", "MAR", "NOE"):
+            ids[name] = club.registry.add_new(name, category="novatos").id
+        for name in (shared, "BEA", "EVA", "IVO"):
+            club.register("open", ids[name], now=now)
+        for name in (shared, "LUZ", "MAR", "NOE"):
+            club.register("nov", ids[name], now=now, override=True)
+        club.start("open", seed=5, now=now)
+        club.start("nov", seed=5, now=now)
+
+    desk.call(run)
+    return ids
+
+
+def _online(hub: Hub, ids: list[str]) -> list[FakeTable]:
+    out = []
+    for tid in ids:
+        hub.register_table(tid)
+        t = FakeTable(hub, tid)
+        t.online()
+        out.append(t)
+    return out
+
+
+def _seated(desk: TournamentDesk) -> list[tuple[str, str, str]]:
+    return desk.read(
+        lambda club: [
+            (t.id, m.table, p)
+            for t in club.tournaments.values()
+            for m in t.matches.values()
+            if m.status in ("assigned", "playing")
+            for p in m.players
+        ]
+    )
+
+
+def test_both_events_share_the_tables_and_no_player_sits_twice(hub: Hub) -> None:
+    _online(hub, ["1", "2", "3", "4"])
+    desk = _desk(hub)
+    _two_events(desk)
+    assert desk.sync() is True
+    seated = _seated(desk)
+    players = [p for _, _, p in seated]
+    assert len(players) == len(set(players)), seated
+    assert {tid for tid, _, _ in seated} == {"open", "nov"}, "both events play"
+    tables = {(tid, table) for tid, table, _ in seated}
+    assert len({table for _, table in tables}) == len(tables), "one match per table"
+    # Every seat is the venue's: another game's desk sees them.
+    busy = desk.venue.busy(besides="domino")
+    assert {s.player for s in busy.values()} == set(players)
+    assert {s.event for s in busy.values()} == {"open", "nov"}
+    desk.close()
+
+
+def test_a_player_at_another_games_table_waits_and_is_called_when_free(hub: Hub) -> None:
+    _online(hub, ["1", "2", "3", "4"])
+    venue = Venue()
+    desk = _desk(hub, venue=venue)
+    ids = _two_events(desk)
+    everyone = set(ids.values())
+    # Everyone but one novato sits at the domino room: nothing can start.
+    venue.publish(
+        "domino",
+        [Seat(p, "d1", "D1", "Dominó", "domino") for p in everyone - {ids["NOE"]}],
+    )
+    desk.sync()
+    assert _seated(desk) == []
+    venue.publish("domino", [])  # the domino game is recorded: the venue wakes the desk
+    deadline = datetime.now().timestamp() + 10
+    while not _seated(desk) and datetime.now().timestamp() < deadline:
+        desk.sync()
+    assert _seated(desk), "the waiting matches start the moment the players are free"
+    desk.close()
+
+
+def test_reserved_tables_serve_only_their_event(hub: Hub) -> None:
+    _online(hub, ["1", "2", "3", "4"])
+    desk = _desk(hub)
+
+    def run(club: Any, now: datetime) -> None:
+        from mesa.tournament.settings import TournamentSettings
+
+        club.create_tournament("open", "Open", TODAY)
+        club.create_tournament(
+            "nov", "Novatos", TODAY, category="novatos",
+            settings=TournamentSettings(reserved_tables=("4",)),
+        )
+        for i in range(8):
+            club.register("open", club.registry.add_new(f"O{i}").id, now=now)
+        for i in range(4):
+            club.register("nov", club.registry.add_new(f"N{i}", category="novatos").id, now=now)
+        club.start("open", seed=1, now=now)
+        club.start("nov", seed=1, now=now)
+
+    desk.call(run)
+    desk.sync()
+    seated = _seated(desk)
+    assert all(tid == "nov" for tid, table, _ in seated if table == "4"), seated
+    assert any(table == "4" for _, table, _ in seated), "the reserved table is used"
+    desk.close()
+
+
+def test_a_result_reaches_its_own_event_when_match_codes_repeat(hub: Hub) -> None:
+    tables = _online(hub, ["1", "2"])
+    desk = _desk(hub)
+    _two_events(desk, shared="ZOE")
+    desk.sync()
+    for t in tables:
+        t.serve()
+    held = {table: (tid, mid) for tid, table, mid in desk.read(
+        lambda club: [(t.id, m.table, m.id) for t in club.tournaments.values()
+                      for m in t.matches.values() if m.status == "assigned"])}
+    table = tables[0]
+    tid, mid = held[table.id]
+    table.apply("press", {"side": "a"})
+    table.apply("press", {"side": "b"})
+    while table.table.state != "match_over":
+        table.apply("press", {"side": "b"})
+        table.apply("claim", {"side": "a", "winner": "a", "kind": 1})
+        table.apply("confirm", {"side": "b"})
+    desk.sync()
+    results = desk.read(lambda club: {
+        t.id: [m.id for m in t.matches.values() if m.result is not None]
+        for t in club.tournaments.values()})
+    assert results[tid] == [mid]
+    other = next(x for x in results if x != tid)
+    assert results[other] == [], "the same code in the other event is untouched"
+    desk.close()
