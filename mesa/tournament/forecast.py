@@ -1,0 +1,314 @@
+"""The evening's forecast: when every match left is expected to start and end, and when each
+event's final starts and the event finishes.
+
+:func:`forecast` plays the rest of the evening on copies of the events (the inputs never
+change) with the scheduler itself (:func:`~mesa.tournament.scheduler.plan_evening`, the given
+priority) and the expected durations of :mod:`mesa.tournament.durations`: a match that starts
+takes the norm (at most its clock's bound); a match under way takes what its pace leaves
+(:func:`~mesa.tournament.pace.pace_of`, from the score and clock its table reports, ``live``);
+an assigned match starts now. Results in the copies go to the better seed (the draws that
+follow need a winner; who wins changes nobody's time but a shared player's). Último Chance is
+drawn when its first knockout round is over, as the desk does, and ties wait for no dice.
+
+The same :class:`Simulation` runs ``bench/schedule.py``'s evenings with drawn durations.
+It is deterministic: the same state gives the same forecast.
+
+>>> from datetime import date, datetime, timedelta
+>>> from mesa.tournament.players import PlayerRegistry
+>>> from mesa.tournament.tournament import Tournament
+>>> now, reg = datetime(2026, 12, 4, 20, 0), PlayerRegistry()
+>>> t = Tournament("2026-12", "Diciembre", date(2026, 12, 4))
+>>> for i in range(4):
+...     _ = t.register(reg, reg.add_new(f"P{i}").id, now=now)
+>>> _ = t.start_groups(ranking={}, seed=1, now=now, n_groups=1)
+>>> f = forecast([t], ["1", "2"], now)
+>>> e = f.events["2026-12"]
+>>> e.final_id, e.final_start.time(), e.final_end.time()     # groups 90, play-in 50, final 70
+('KO-F-1', datetime.time(22, 20), datetime.time(23, 30))
+>>> e.finish.time()           # Último Chance (its final to 3) once the final decided its draw
+datetime.time(0, 0)
+>>> f.match("2026-12", "G1-1").end.time(), len(t.matches)     # the input is unchanged
+(datetime.time(20, 30), 6)
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from mesa.tournament.chains import critical_priority
+from mesa.tournament.durations import match_expected_s, running_clock
+from mesa.tournament.errors import TournamentError
+from mesa.tournament.matches import Match
+from mesa.tournament.pace import ClockState, pace_of
+from mesa.tournament.scheduler import Priority, plan_evening
+from mesa.tournament.tournament import Tournament
+
+# Seconds from now a match takes: (event, match, now) -> seconds (a match under way: the rest).
+DurationOf = Callable[[Tournament, Match, datetime], float]
+# The score a simulated match ends with: (event, match) -> (score of a, score of b).
+OutcomeOf = Callable[[Tournament, Match], tuple[int, int]]
+
+
+@dataclass(frozen=True)
+class LiveMatch:
+    """What a table reports of its match under way: the score, and its clock when it runs."""
+
+    score_a: int = 0
+    score_b: int = 0
+    clock: ClockState | None = None
+
+
+@dataclass(frozen=True)
+class MatchForecast:
+    event: str
+    match_id: str
+    start: datetime
+    end: datetime
+    table: str | None
+
+
+@dataclass(frozen=True)
+class EventForecast:
+    """An event's final (its expected start and end) and its expected finish (the end of its
+    last match, Último Chance included); None where the forecast cannot tell."""
+
+    event: str
+    final_id: str | None
+    final_start: datetime | None
+    final_end: datetime | None
+    finish: datetime | None
+
+
+@dataclass(frozen=True)
+class Forecast:
+    made_at: datetime
+    matches: dict[str, dict[str, MatchForecast]]
+    events: dict[str, EventForecast]
+
+    def match(self, event: str, match_id: str) -> MatchForecast | None:
+        return self.matches.get(event, {}).get(match_id)
+
+    @property
+    def evening_end(self) -> datetime | None:
+        ends = [e.finish for e in self.events.values() if e.finish is not None]
+        return max(ends, default=None)
+
+
+class Elsewhere(Protocol):
+    """Another game's room beside the simulated tables (the domino room of the bench): who it
+    holds busy, when that changes, and who the tables hold (a room may wait for them)."""
+
+    def busy(self, now: datetime) -> Collection[str]: ...
+
+    def next_change(self, now: datetime) -> datetime | None: ...
+
+    def seated(self, now: datetime, players: Collection[str]) -> None: ...
+
+
+@dataclass
+class BusyUntil:
+    """Players busy elsewhere until a known time (the forecast's view of another room)."""
+
+    until: Mapping[str, datetime]
+
+    def busy(self, now: datetime) -> Collection[str]:
+        return {p for p, t in self.until.items() if t > now}
+
+    def next_change(self, now: datetime) -> datetime | None:
+        return min((t for t in self.until.values() if t > now), default=None)
+
+    def seated(self, now: datetime, players: Collection[str]) -> None:
+        return None
+
+
+def better_seed_wins(t: Tournament, m: Match) -> tuple[int, int]:
+    """The forecast's results: the better seed wins, the loser on half the length."""
+    ranks = t.seeding_rank()
+    assert m.a is not None and m.b is not None
+    a_wins = ranks.get(m.a, 10**6) <= ranks.get(m.b, 10**6)
+    return (m.length, m.length // 2) if a_wins else (m.length // 2, m.length)
+
+
+@dataclass(order=True)
+class _End:
+    at: datetime
+    seq: int
+    event: str = field(compare=False)
+    match_id: str = field(compare=False)
+
+
+class Simulation:
+    """The rest of an evening played on ``events`` (they change: pass copies), ``tables``
+    shared by all, from ``now``: each free table given by ``plan_evening`` with ``priority``,
+    each match lasting ``duration``, ending with ``outcome``.
+
+    ``starts`` and ``ends`` record every match (by event and match id) that started or ended
+    after ``now``; ``table_busy_s`` the table time used from ``now`` on.
+    """
+
+    def __init__(self, events: Sequence[Tournament], tables: Sequence[str], now: datetime, *,
+                 duration: DurationOf, outcome: OutcomeOf = better_seed_wins,
+                 priority: Priority[Tournament] = critical_priority,
+                 elsewhere: Elsewhere | None = None) -> None:
+        self.events = {t.id: t for t in events}
+        self.tables = list(tables)
+        self.now = now
+        self.duration = duration
+        self.outcome = outcome
+        self.priority = priority
+        self.elsewhere = elsewhere
+        self.starts: dict[tuple[str, str], datetime] = {}
+        self.ends: dict[tuple[str, str], datetime] = {}
+        self.table_of: dict[tuple[str, str], str | None] = {}
+        self.table_busy_s = 0.0
+        self._queue: list[_End] = []
+        self._seq = 0
+        for t in self.events.values():
+            for m in t.matches.values():
+                if m.status == "assigned":
+                    t.match_started(m.id, now=now, actor="forecast")
+                    self._schedule(t, m, started_now=True)
+                elif m.status == "playing":
+                    self._schedule(t, m, started_now=False)
+
+    def _schedule(self, t: Tournament, m: Match, *, started_now: bool) -> None:
+        seconds = max(0.0, self.duration(t, m, self.now))
+        end = self.now + timedelta(seconds=seconds)
+        key = (t.id, m.id)
+        if started_now:
+            self.starts[key] = self.now
+        self.table_of[key] = m.table
+        self.table_busy_s += seconds
+        self._seq += 1
+        heapq.heappush(self._queue, _End(end, self._seq, t.id, m.id))
+
+    def seated_players(self) -> set[str]:
+        return {p for t in self.events.values() for m in t.matches.values()
+                if m.status in ("assigned", "playing") for p in m.players}
+
+    def _follow(self) -> None:
+        """What the desk does besides giving tables: Último Chance once it is due."""
+        for t in self.events.values():
+            if (t.knockout is not None and t.consolation is None and t.settings.consolation
+                    and t.phase != "closed" and t.first_knockout_round_done()):
+                try:
+                    t.start_consolation(actor="forecast", now=self.now)
+                except TournamentError:
+                    continue  # fewer than two to play it: there is none
+
+    def _assign(self) -> None:
+        busy = () if self.elsewhere is None else self.elsewhere.busy(self.now)
+        plan = plan_evening(list(self.events.values()), self.tables, self.now,
+                            busy_elsewhere=busy, priority=self.priority)
+        for tid, assignments in plan.items():
+            if not assignments:
+                continue
+            t = self.events[tid]
+            for a in t.give_tables(assignments, now=self.now, actor="forecast"):
+                t.match_started(a.match_id, now=self.now, actor="forecast")
+                self._schedule(t, t.match(a.match_id), started_now=True)
+        if self.elsewhere is not None:
+            self.elsewhere.seated(self.now, self.seated_players())
+
+    def step(self, until: datetime | None = None) -> bool:
+        """Seat what can be seated, then move to the next end (or change elsewhere) and
+        record what ends there. False when nothing is left to happen (or the next thing
+        would happen after ``until``: the clock stops there)."""
+        self._follow()
+        self._assign()
+        nxt = self._queue[0].at if self._queue else None
+        other = None if self.elsewhere is None else self.elsewhere.next_change(self.now)
+        if other is not None and (nxt is None or other < nxt):
+            nxt = other
+        if nxt is None:
+            return False
+        if until is not None and nxt > until:
+            self.now = max(self.now, until)
+            return False
+        self.now = max(self.now, nxt)
+        while self._queue and self._queue[0].at <= self.now:
+            end = heapq.heappop(self._queue)
+            t = self.events[end.event]
+            m = t.match(end.match_id)
+            if m.status != "playing":
+                continue
+            t.record_result(m.id, *self.outcome(t, m), actor="forecast", now=end.at)
+            self.ends[(end.event, end.match_id)] = end.at
+        return True
+
+    def run(self, until: datetime | None = None) -> None:
+        """Step until nothing is left to happen (or until ``until``)."""
+        while self.step(until):
+            pass
+
+
+def copy_event(t: Tournament) -> Tournament:
+    """A copy to simulate on: the same state, ties broken by the hub's dice (a forecast waits
+    for no director)."""
+    c = Tournament.from_dict(t.to_dict())
+    if c.settings.dice_by != "hub":
+        c.settings = c.settings.with_changes(dice_by="hub")
+    return c
+
+
+def expected_durations(live: Mapping[str, LiveMatch], *,
+                       minutes_per_point: float | None = None) -> DurationOf:
+    """The forecast's durations: the norm (at most the running clock's bound) for a match
+    that starts; for a match under way, what its pace leaves (``live``, by table)."""
+
+    def duration(t: Tournament, m: Match, now: datetime) -> float:
+        mpp = t.settings.minutes_per_point if minutes_per_point is None else minutes_per_point
+        if m.status != "playing" or m.started_at is None or m.started_at >= now:
+            return match_expected_s(m, mpp)
+        report = live.get(m.table or "")
+        clock = None if report is None else report.clock
+        if clock is None and running_clock(m) is not None:
+            clock = ClockState(m.clock)
+        score = (0, 0) if report is None else (report.score_a, report.score_b)
+        return pace_of(m.length, *score, (now - m.started_at).total_seconds(),
+                       minutes_per_point=mpp, clock=clock).expected_remaining_s
+
+    return duration
+
+
+def forecast(tournaments: Sequence[Tournament], tables: Sequence[str], now: datetime, *,
+             live: Mapping[str, LiveMatch] | None = None,
+             minutes_per_point: float | None = None,
+             priority: Priority[Tournament] = critical_priority,
+             busy_until: Mapping[str, datetime] | None = None) -> Forecast:
+    """Every match left its expected start and end; every event its final and finish.
+
+    ``tables`` are the game's tables (those in use are seen from the matches); ``live`` what
+    each table reports of its match under way, by table id (a match code repeats across
+    events, a table does not); ``minutes_per_point`` overrides each event's own norm;
+    ``busy_until`` players busy in another game until then. Only matches not finished yet
+    are named.
+    """
+    copies = [copy_event(t) for t in tournaments]
+    sim = Simulation(copies, tables, now,
+                     duration=expected_durations(live or {}, minutes_per_point=minutes_per_point),
+                     priority=priority, elsewhere=BusyUntil(busy_until) if busy_until else None)
+    sim.run()
+    matches: dict[str, dict[str, MatchForecast]] = {}
+    events: dict[str, EventForecast] = {}
+    for original, t in zip(tournaments, copies, strict=True):
+        done = {mid for mid, m in original.matches.items() if m.result is not None}
+        mine: dict[str, MatchForecast] = {}
+        for mid, m in t.matches.items():
+            end = sim.ends.get((t.id, mid))
+            if mid in done or end is None:
+                continue
+            start = sim.starts.get((t.id, mid)) or m.started_at or now
+            mine[mid] = MatchForecast(t.id, mid, start, end, sim.table_of.get((t.id, mid)))
+        matches[t.id] = mine
+        final_id = t.knockout.final_id if t.knockout is not None else None
+        final = mine.get(final_id or "")
+        events[t.id] = EventForecast(
+            t.id, final_id, None if final is None else final.start,
+            None if final is None else final.end,
+            max((f.end for f in mine.values()), default=None))
+    return Forecast(now, matches, events)
