@@ -115,3 +115,4 @@ def drawn_s(match_id: str, length: int, *, seed: int | str,
     bound when a clock runs. The same seed and match id always give the same duration."""
     d = norm_s(length, minutes_per_point) * spread(seed, match_id, sigma)
     return d if clock is None else min(d, clock_bound_s(length, clock))
+

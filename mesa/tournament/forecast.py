@@ -6,7 +6,11 @@ change) with the scheduler itself (:func:`~mesa.tournament.scheduler.plan_evenin
 priority) and the expected durations of :mod:`mesa.tournament.durations`: a match that starts
 takes the norm (at most its clock's bound); a match under way takes what its pace leaves
 (:func:`~mesa.tournament.pace.pace_of`, from the score and clock its table reports, ``live``);
-an assigned match starts now. Results in the copies go to the better seed (the draws that
+an assigned match starts now. A match that follows several others (a knockout round, the
+draw after the groups) starts no sooner than the expected *slowest* of them
+(:mod:`mesa.tournament.slowest`): the last of parallel matches ends later than their expected
+duration, so ``20:00 + 90 + 50`` is about 22:39 once three groups and the play-in's spread are
+counted. Results in the copies go to the better seed (the draws that
 follow need a winner; who wins changes nobody's time but a shared player's). Último Chance is
 drawn when its first knockout round is over, as the desk does, and ties wait for no dice.
 
@@ -23,12 +27,13 @@ It is deterministic: the same state gives the same forecast.
 >>> _ = t.start_groups(ranking={}, seed=1, now=now, n_groups=1)
 >>> f = forecast([t], ["1", "2"], now)
 >>> e = f.events["2026-12"]
->>> e.final_id, e.final_start.time(), e.final_end.time()     # groups 90, play-in 50, final 70
-('KO-F-1', datetime.time(22, 20), datetime.time(23, 30))
->>> e.finish.time()           # Último Chance (its final to 3) once the final decided its draw
-datetime.time(0, 0)
->>> f.match("2026-12", "G1-1").end.time(), len(t.matches)     # the input is unchanged
-(datetime.time(20, 30), 6)
+>>> hm = lambda d: d.strftime("%H:%M")
+>>> e.final_id, hm(e.final_start), hm(e.final_end)   # groups 90, play-in 50, final 70 …
+('KO-F-1', '22:39', '23:49')
+>>> hm(e.finish)         # … and Último Chance (its final to 3) once the final decided its draw
+'00:19'
+>>> hm(f.match("2026-12", "G1-1").end), len(t.matches)     # the input is unchanged
+('20:30', 6)
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ from mesa.tournament.errors import TournamentError
 from mesa.tournament.matches import Match
 from mesa.tournament.pace import ClockState, pace_of
 from mesa.tournament.scheduler import Priority, plan_evening
+from mesa.tournament.slowest import CV, Moments, expected_starts
 from mesa.tournament.tournament import Tournament
 
 # Seconds from now a match takes: (event, match, now) -> seconds (a match under way: the rest).
@@ -109,17 +115,26 @@ class Elsewhere(Protocol):
     def seated(self, now: datetime, players: Collection[str]) -> None: ...
 
 
-@dataclass
-class BusyUntil:
-    """Players busy elsewhere until a known time (the forecast's view of another room)."""
+@dataclass(frozen=True)
+class BusyWindow:
+    """Players another game expects to hold from ``start`` to ``end`` (a domino round)."""
 
-    until: Mapping[str, datetime]
+    players: frozenset[str]
+    start: datetime
+    end: datetime
+
+
+@dataclass
+class BusyWindows:
+    """The forecast's view of another room: the windows its desk expects (:class:`Elsewhere`)."""
+
+    windows: Sequence[BusyWindow]
 
     def busy(self, now: datetime) -> Collection[str]:
-        return {p for p, t in self.until.items() if t > now}
+        return {p for w in self.windows if w.start <= now < w.end for p in w.players}
 
     def next_change(self, now: datetime) -> datetime | None:
-        return min((t for t in self.until.values() if t > now), default=None)
+        return min((x for w in self.windows for x in (w.start, w.end) if x > now), default=None)
 
     def seated(self, now: datetime, players: Collection[str]) -> None:
         return None
@@ -279,30 +294,35 @@ def forecast(tournaments: Sequence[Tournament], tables: Sequence[str], now: date
              live: Mapping[str, LiveMatch] | None = None,
              minutes_per_point: float | None = None,
              priority: Priority[Tournament] = critical_priority,
-             busy_until: Mapping[str, datetime] | None = None) -> Forecast:
+             busy: Sequence[BusyWindow] = ()) -> Forecast:
     """Every match left its expected start and end; every event its final and finish.
 
     ``tables`` are the game's tables (those in use are seen from the matches); ``live`` what
     each table reports of its match under way, by table id (a match code repeats across
     events, a table does not); ``minutes_per_point`` overrides each event's own norm;
-    ``busy_until`` players busy in another game until then. Only matches not finished yet
+    ``busy`` the windows another game expects to hold some players (the domino room's
+    rounds left, the one under way first). Only matches not finished yet
     are named.
     """
     copies = [copy_event(t) for t in tournaments]
     sim = Simulation(copies, tables, now,
                      duration=expected_durations(live or {}, minutes_per_point=minutes_per_point),
-                     priority=priority, elsewhere=BusyUntil(busy_until) if busy_until else None)
+                     priority=priority, elsewhere=BusyWindows(busy) if busy else None)
     sim.run()
     matches: dict[str, dict[str, MatchForecast]] = {}
     events: dict[str, EventForecast] = {}
     for original, t in zip(tournaments, copies, strict=True):
         done = {mid for mid, m in original.matches.items() if m.result is not None}
+        waits = _precedence_starts(original, t, sim, done, now)
         mine: dict[str, MatchForecast] = {}
         for mid, m in t.matches.items():
             end = sim.ends.get((t.id, mid))
             if mid in done or end is None:
                 continue
             start = sim.starts.get((t.id, mid)) or m.started_at or now
+            later = now + timedelta(seconds=waits.get(mid, 0.0))
+            if later > start:  # it waits for the slowest of what it follows
+                end, start = end + (later - start), later
             mine[mid] = MatchForecast(t.id, mid, start, end, sim.table_of.get((t.id, mid)))
         matches[t.id] = mine
         final_id = t.knockout.final_id if t.knockout is not None else None
@@ -312,3 +332,40 @@ def forecast(tournaments: Sequence[Tournament], tables: Sequence[str], now: date
             None if final is None else final.end,
             max((f.end for f in mine.values()), default=None))
     return Forecast(now, matches, events)
+
+
+def _first(m: Match) -> bool:
+    return bool(m.sources) and any(s.kind == "seed" for s in m.sources or ())
+
+
+def _precedence_starts(original: Tournament, t: Tournament, sim: Simulation,
+                       done: set[str], now: datetime) -> dict[str, float]:
+    """Each match's expected start in seconds from now by its precedences alone (the
+    slowest of what it follows, :mod:`mesa.tournament.slowest`), over the simulated draw."""
+    left = {mid: m for mid, m in t.matches.items() if mid not in done}
+    groups = [m for m in left.values() if m.phase == "group"]
+    first_ko = [m.id for m in left.values() if m.phase == "knockout" and _first(m)]
+    preds: dict[str, list[str]] = {mid: [] for mid in left}
+    for m in groups:
+        preds[m.id] = [o.id for o in groups if o.group == m.group and o.round_no < m.round_no
+                       and set(o.players) & set(m.players)]
+    for m in left.values():
+        for src in m.sources or ():
+            if src.kind != "seed" and str(src.ref) in left:
+                preds[m.id].append(str(src.ref))
+        if m.phase == "knockout" and _first(m) and original.knockout is None:
+            preds[m.id] += [g.id for g in groups]
+        if m.phase == "consolation" and _first(m) and original.consolation is None:
+            preds[m.id] += first_ko
+    duration: dict[str, Moments] = {}
+    fixed: dict[str, Moments] = {}
+    for mid, m in left.items():
+        key = (t.id, mid)
+        seconds = (sim.ends[key] - sim.starts.get(key, now)).total_seconds() if (
+            key in sim.ends) else 0.0
+        duration[mid] = (seconds, (CV * seconds) ** 2)
+        om = original.matches.get(mid)
+        if om is not None and om.status in ("assigned", "playing") and key in sim.ends:
+            rest = (sim.ends[key] - now).total_seconds()
+            fixed[mid] = (rest, (CV * rest) ** 2)
+    return {mid: mv[0] for mid, mv in expected_starts(preds, duration, fixed).items()}
