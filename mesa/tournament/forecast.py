@@ -9,10 +9,11 @@ takes the norm (at most its clock's bound); a match under way takes what its pac
 an assigned match starts now. A match that follows several others (a knockout round, the
 draw after the groups) starts no sooner than the expected *slowest* of them
 (:mod:`mesa.tournament.slowest`): the last of parallel matches ends later than their expected
-duration, so ``20:00 + 90 + 50`` is about 22:39 once three groups and the play-in's spread are
-counted. Results in the copies go to the better seed (the draws that
-follow need a winner; who wins changes nobody's time but a shared player's). Último Chance is
-drawn when its first knockout round is over, as the desk does, and ties wait for no dice.
+duration, so the final below starts about 22:39 rather than 20:00 + 90 + 50 once the spread
+of the group's and the play-in's matches is counted. Results in the copies go to the better
+seed (the draws that follow need a winner; who wins changes nobody's time but a shared
+player's). Último Chance is drawn when its first knockout round is over, as the desk does,
+and ties wait for no dice.
 
 The same :class:`Simulation` runs ``bench/schedule.py``'s evenings with drawn durations.
 It is deterministic: the same state gives the same forecast.
@@ -321,7 +322,7 @@ def forecast(tournaments: Sequence[Tournament], tables: Sequence[str], now: date
                 continue
             start = sim.starts.get((t.id, mid)) or m.started_at or now
             later = now + timedelta(seconds=waits.get(mid, 0.0))
-            if later > start:  # it waits for the slowest of what it follows
+            if (t.id, mid) in sim.starts and later > start:  # the slowest of what it follows
                 end, start = end + (later - start), later
             mine[mid] = MatchForecast(t.id, mid, start, end, sim.table_of.get((t.id, mid)))
         matches[t.id] = mine
