@@ -68,6 +68,7 @@ log = logging.getLogger("mesa.web.domino")
 T = TypeVar("T")
 
 GAME = game_named("domino")
+Assignments = dict[str, dict[str, Any] | None]  # table → what it is given (the hub's port)
 # A domino table can take the next game in these states.
 FREE_STATES = ("idle", "game_over")
 
@@ -152,7 +153,8 @@ class DominoDesk(OnDeskLoop):
         self._refresh()
 
     def reload(self) -> None:
-        self._load_open()  # a half-applied action must not survive
+        self._closed = {}  # a half-applied action must not survive, nor a close half done
+        self._load_open()
 
     def _find(self, tid: str) -> PairsTournament | None:
         """An open tournament, or a closed one from the store (kept: it no longer changes)."""
@@ -240,7 +242,8 @@ class DominoDesk(OnDeskLoop):
 
     def _refresh(self) -> None:
         """After a change (desk thread): the events' list and the seats, published."""
-        open_, closed = [], []
+        open_: list[dict[str, Any]] = []
+        closed: list[dict[str, Any]] = []
         for tid, name, phase, rounds in self.store.summaries():
             t = self.open.get(tid)
             e = {"id": tid, "name": name, "phase": t.phase if t else phase,
@@ -328,7 +331,7 @@ class DominoDesk(OnDeskLoop):
         table, unless ``confirm``: then it starts and the audit says who will be late."""
         free = self.free_tables() if tables is None else list(tables)
 
-        def start(x: PairsTournament) -> tuple[list[PairsGame], dict[str, dict[str, Any]]]:
+        def start(x: PairsTournament) -> tuple[list[PairsGame], Assignments]:
             away = self._elsewhere(x, _next_players(x))
             if away and not confirm:
                 raise PlayersBusy(away)
@@ -353,7 +356,7 @@ class DominoDesk(OnDeskLoop):
         """"TIEMPO" for tournament ``t``'s round: one instant, one retained message per table."""
         start = self._wall()
 
-        def tiempo(x: PairsTournament) -> dict[str, dict[str, Any]]:
+        def tiempo(x: PairsTournament) -> Assignments:
             x.call_tiempo(start, actor=actor, at=self._at())
             return {g.table: self.assign_args(x, g) for g in x.round_games()
                     if g.status != "ended"}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
 from typing import Any
@@ -137,6 +138,8 @@ async def test_two_events_each_with_its_pages_forms_and_exports(
     for t in tables:
         t.serve()
     assert (await _act(client, csrf, "tiempo", t="D1")).json()["ok"]
+    live = (await client.get("/live")).text  # the grid's cards say whose game each table has
+    assert re.search(r'id="table-1"[^>]*data-event="D1"', live)
     for t in tables[:2]:
         t.serve()
         t.win_game("ns")
