@@ -31,6 +31,7 @@ language, the director's login, 404).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any, TypeVar
@@ -129,8 +130,10 @@ class DominoPages:
         ]
         data["audit"] = await self._read(_audit, tid) if tid else []
         data["free_tables"] = await asyncio.to_thread(self.desk.free_tables)
-        away = (await asyncio.to_thread(self.desk.elsewhere, tid)
-                if tour and tour["phase"] != "closed" else [])
+        away: list[Elsewhere] = []
+        if tour and tour["phase"] != "closed":
+            with contextlib.suppress(PairsError):  # closed since: nobody to wait for
+                away = await asyncio.to_thread(self.desk.elsewhere, tid)
         data["elsewhere"] = [_elsewhere(e) for e in away]
         # Of the round begun (its players will be late), or of the next (confirm to start).
         data["late"] = bool(tour) and any(g["status"] == "assigned" for rd in data["rounds"][-1:]

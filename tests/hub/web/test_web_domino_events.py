@@ -217,3 +217,26 @@ async def test_a_round_refused_for_a_player_at_a_backgammon_table_then_confirmed
     # The backgammon side sees ANA's and the others' domino seats.
     seats = venue.busy(besides="backgammon")
     assert seats[ids[0]].game == "domino" and seats[ids[0]].event == "D1" and len(seats) == 8
+
+
+async def test_the_forms_go_back_to_their_event(web: WebApp, client: httpx.AsyncClient) -> None:
+    """A form posted from ``?t=D1`` comes back to D1 with its flash; a new event's form goes
+    to the new one (the newest open)."""
+    csrf = await login(client)
+    web.domino.create("Dominó de marzo", actor="director")
+    page = (await client.get("/director/domino?t=D1")).text
+    assert 'name="next" value="/director/domino"' in page
+    r = await client.post("/director/domino/actions/create",
+                          data={"name": "Parejas novatos", "csrf": csrf, "t": "D1",
+                                "next": "/director/domino"},
+                          headers={"Referer": "http://mesa.test/director/domino?t=D1"},
+                          follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/director/domino"
+    page = (await client.get("/director/domino")).text
+    assert 'id="domino-event" data-event="D2"' in page and "Parejas novatos" in page
+    r = await client.post("/director/domino/actions/start_round", data={"t": "D1", "csrf": csrf},
+                          headers={"Referer": "http://mesa.test/director/domino?t=D1"},
+                          follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/director/domino?t=D1"
+    page = (await client.get("/director/domino?t=D1")).text
+    assert "Rechazado: too_few_pairs" in page and 'data-event="D1"' in page
