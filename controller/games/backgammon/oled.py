@@ -297,7 +297,7 @@ def _play(view: View, lang: str, banner: str, notice: str) -> Screen:
     tag_key = _tag(view)
     tag = text(lang, tag_key) if tag_key else ""
     game = view.game if view.state != "between_games" else view.game + 1
-    info = (
+    info: tuple[str, ...] = (
         text(lang, "info.match", game=max(game, 1), length=view.length),
         _cube_words(view, lang),
         tag,
