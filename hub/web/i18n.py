@@ -161,6 +161,9 @@ _WEB: dict[str, dict[str, Entry]] = {
     "badge.offline": {"es": "Desconectada", "en": "Offline"},
     "badge.lost": {"es": "¡Conexión perdida!", "en": "Connection lost!"},
     "badge.over": {"es": "Partido terminado", "en": "Match over"},
+    "badge.clock_next_on": {"es": "Reloj desde el próximo juego", "en": "Clock from the next game"},
+    "badge.clock_next_off": {"es": "Sin reloj desde el próximo juego",
+                             "en": "No clock from the next game"},
     # ── table states ──
     "state.idle": {"es": "libre", "en": "idle"},
     "state.assigned": {

@@ -424,12 +424,17 @@ async def test_on_the_table_page_the_clock_imposed_during_a_game_starts_with_the
     assert said["note"] == "clock_next_game"
     assert "el reloj empieza con el próximo juego" in said["message"]
     assert fake_table.table.state == "running" and not fake_table.table.s.timed
+    web.poller.poll()
+    card = (await client.get("/live.json")).json()["tables"][0]
+    assert card["clock_next"] == "on" and card["badges"][-1]["kind"] == "clock_next"
+    assert "Reloj desde el próximo juego" in (await client.get("/director")).text
     fake_table.apply("claim", {"side": "a", "winner": "a", "kind": 1})
     fake_table.apply("confirm", {"side": "b"})  # 1-0: the clock starts, 6 − 1 min
     assert fake_table.table.s.timed and fake_table.table.s.clock.reserve == {"a": 300, "b": 300}
     web.poller.poll()
     page = (await client.get("/director/tables/3")).text
     assert "Mesa 3: imponer reloj · confirmado · desde el próximo juego" in page
+    assert "Reloj desde el próximo juego" not in page  # applied: the badge is gone
     fake_table.apply("press", {"side": "b"})  # game 2, timed; the clock taken off waits too
     async with serving(fake_table):
         r = await act(client, csrf, "set_clock", table="3", preset="none")
