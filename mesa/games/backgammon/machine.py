@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -32,6 +33,8 @@ from mesa.engine.snapshot import state_from_dict
 from mesa.errors import ConfigError, RuleError
 from mesa.games.backgammon.inputs import INPUT_SPECS, RANGES
 from mesa.games.backgammon.transitions import STATES, TRANSITIONS
+
+log = logging.getLogger(__name__)
 
 GAME = "backgammon"  # this game's wire name (the registry's, a snapshot's ``game_name``)
 
@@ -286,8 +289,17 @@ class Table(Machine[TableState]):
             order = self.s.clock_order
             if order is not None:
                 self.s.clock_order = None
-                self._set_clock(order["clock"])  # the clock ordered during the game starts now
+                self._apply_clock_order(order)
             self._go("between_games")
+
+    def _apply_clock_order(self, order: dict[str, Any]) -> None:
+        """The clock ordered during the game starts now. It was checked when it was given; one
+        that no longer builds (a snapshot from another version) is dropped, and never blocks
+        the game's result."""
+        try:
+            self._set_clock(order.get("clock"))
+        except Refused as e:
+            log.warning("table: the clock ordered for the next game is dropped: %s", e)
 
     def _turn(self, side: Side, now: float) -> None:
         last = self.s.last_press.get(side)

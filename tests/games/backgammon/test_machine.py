@@ -412,6 +412,13 @@ def test_a_snapshot_keeps_the_order_and_an_old_one_without_it_restores() -> None
     assert Table.restore(snap).s.clock_order == {"clock": {"preset": "singles"}}
     old = {k: v for k, v in snap.items() if k != "clock_order"}
     assert Table.restore(old).s.clock_order is None
+    # An order that no longer builds is dropped at the game's end: the result still counts.
+    broken = Table.restore({**snap, "clock_order": {"clock": {"preset": "blitz"}}})
+    d = Driver(broken, now=d.now)
+    d.do("claim", side="a", winner="a", kind=1)
+    out = d.do("confirm", side="b")
+    assert types(out) == ["turn.ended", "game.ended"] and d.state == "between_games"
+    assert broken.s.clock_order is None and not broken.s.timed
 
 
 # ── bad input ───────────────────────────────────────────────────────────────
