@@ -240,13 +240,16 @@ class Site:
                 params["t"] = event
             return path_for(route, **params)
 
-        def event_url(tid: str) -> str:
-            """This page for another event (a match's page: that event's tournament page)."""
+        def event_url(tid: str | None) -> str:
+            """This page for another event (a match's page: that event's tournament page);
+            None: this page for no event in particular (every open one)."""
             here = path if path.startswith("/director") or path in ROUTE_PATHS.values() else "/"
             if here.startswith("/director/matches/") or here.startswith("/director/tables/"):
                 here = path_for("director_tournament")
             rest = {k: v for k, v in query.items() if k not in ("t", "lang")}
-            return here + "?" + urllib.parse.urlencode({**rest, "t": tid})
+            if tid is not None:
+                rest["t"] = tid
+            return here + ("?" + urllib.parse.urlencode(rest) if rest else "")
 
         def lang_url(code: str) -> str:
             if static_site:
@@ -278,6 +281,8 @@ class Site:
             "event_url": event_url,
             "event_id": event,
             "events": [],
+            "switch_all": False,
+            "switch_all_here": False,
             "lang_url": lang_url,
             "static_url": static_url,
             "static_site": static_site,

@@ -72,7 +72,7 @@ def waiting_reason(
     evening, or the domino room). Empty when nobody does."""
     for pid in (m.a, m.b):
         seat = seats.get(pid or "")
-        if seat is None or seat.get("match") == m.id:
+        if seat is None or (seat.get("event"), seat.get("match")) == (t.id, m.id):
             continue
         where = tr(lang, "dir.domino") if seat["game"] == "domino" else seat["event_name"]
         return tr(lang, "dir.waits_for", name=t.name_of(pid or ""), table=seat["table"], where=where)
@@ -138,14 +138,19 @@ class Pages:
         return self.site.not_found_page(request, self.site.lang_of(request))
 
     # ── public pages ────────────────────────────────────────────────────
-    async def _switch(self, request: Request, data: dict[str, Any]) -> dict[str, Any]:
-        """The event switcher's entries (template only, not the JSON twin)."""
+    async def _switch(
+        self, request: Request, data: dict[str, Any], *, spans_all: bool = False
+    ) -> dict[str, Any]:
+        """The event switcher's entries (template only, not the JSON twin); ``spans_all``: the
+        page shows every open event without ``t`` (then "Todos" is offered, and is here)."""
         info = data.get("tournament") or {}
+        all_here = spans_all and event_param(request) is None
 
         def build(club: Club) -> list[dict[str, Any]]:
-            return switcher(club, club.tournaments.get(info.get("id", "")))
+            return switcher(club, None if all_here else club.tournaments.get(info.get("id", "")))
 
-        return {"events": await self.site.read(build)}
+        return {"events": await self.site.read(build), "switch_all": spans_all,
+                "switch_all_here": all_here}  # fmt: skip
 
     async def page_live(self, request: Request, lang: str) -> Page:
         tid = event_param(request)
@@ -372,7 +377,7 @@ class Pages:
         data["enrolment"] = await self._enrolment(lang)
         return Page(
             "director/home.html", data, "director", Translator(lang)("dir.title"), refresh="",
-            context=await self._switch(request, data),
+            context=await self._switch(request, data, spans_all=True),
         )  # fmt: skip
 
     async def page_director_tournament(self, request: Request, lang: str) -> Page:
