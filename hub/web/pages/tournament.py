@@ -381,6 +381,8 @@ class Pages:
         )  # fmt: skip
 
     async def page_director_tournament(self, request: Request, lang: str) -> Page:
+        venue = getattr(self.site.desk, "venue", None)
+
         def build(club: Club) -> dict[str, Any]:
             t = chosen_event(club, request)
             checkins = {} if t is None else self.site.store.checkins(t.id)
@@ -410,11 +412,13 @@ class Pages:
                     if p.id not in t.entrants
                 ]
             )
+            seats = seats_elsewhere(club, venue)
             matches = (
                 []
                 if t is None
                 else [
                     match_view(t, m, lang)
+                    | ({"waits": waiting_reason(t, m, seats, lang)} if m.status == "ready" else {})
                     for m in sorted(
                         t.matches.values(),
                         key=lambda m: (
@@ -528,14 +532,14 @@ class Pages:
             raise KeyError(table)
         commands = await asyncio.to_thread(self.site.hub.store.commands, table, 50)
 
-        def build(club: Club) -> tuple[Any, dict[str, Any] | None]:
+        def build(club: Club) -> tuple[Any, dict[str, Any] | None, dict[str, Any] | None]:
             label = table_events(club).get(table)
             # the event whose match the table holds (its forms act on that event)
             t = club.tournaments[label["id"]] if label else chosen_event(club, request)
-            return self.site.desk.stale_hold(table), tournament_info(t, lang)
+            return self.site.desk.stale_hold(table), tournament_info(t, lang), label
 
-        stale, info = await self.site.read(build)
-        card["event"] = self.site.event_labels.get(table) or card.get("event")
+        stale, info, label = await self.site.read(build)
+        label_cards([card], {table: label} if label else {})
         hold = None if stale is None else {"match_id": stale[0], "why": stale[1]}
         data = {"table": card, "commands": commands, "stale": hold, "tournament": info}
         return Page(
@@ -550,6 +554,7 @@ class Pages:
     async def page_director_match(self, request: Request, lang: str) -> Page:
         mid = request.path_params["id"].removesuffix(".json")
         cards = self.site.poller.current()
+        venue = getattr(self.site.desk, "venue", None)
 
         def build(club: Club) -> dict[str, Any]:
             t = chosen_event(club, request)
@@ -559,9 +564,10 @@ class Pages:
             if t is None:
                 raise KeyError(mid)
             m = t.match(mid)
+            waits = waiting_reason(t, m, seats_elsewhere(club, venue), lang)
             return {
                 "tournament": tournament_info(t, lang),
-                "match": match_view(t, m, lang),
+                "match": match_view(t, m, lang) | ({"waits": waits} if m.status == "ready" else {}),
                 "tables": [d["table"] for d in self.site.hub.tables()],
                 "conflicts": [conflict_view(t, c) for c in t.conflicts if c.match_id == mid],
                 # Tables still holding this match although it is not theirs to play.

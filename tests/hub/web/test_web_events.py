@@ -211,7 +211,7 @@ async def test_a_closed_event_keeps_its_final_list_and_exports(
 async def test_the_grid_labels_each_table_with_its_event_and_says_why_a_match_waits(
     client: httpx.AsyncClient, web: WebApp, hub: Any
 ) -> None:
-    ids_a, ids_b = two_events(web)
+    ids_a, _ = two_events(web)
     _tables(hub, "1", "2")
     csrf = await login(client)
     a_match = _ready_with(web, A, ids_a[0])  # ALBA's, in the open event
@@ -365,15 +365,6 @@ def test_the_switcher_and_the_labels_fit_a_phone(tmp_path: Path) -> None:
                 )
                 assert rights and max(rights) <= 390, (path, rights)
             phone.goto(url + "/director")
-            import os
-            if os.environ.get("SHOT_DIR"):
-                phone.screenshot(path=os.environ["SHOT_DIR"] + "/phone.png")
-                big = browser.new_page(viewport={"width": 1300, "height": 900})
-                big.context.add_cookies(phone.context.cookies())
-                big.goto(url + "/director")
-                big.screenshot(path=os.environ["SHOT_DIR"] + "/big.png", full_page=True)
-                big.goto(url + "/groups")
-                big.screenshot(path=os.environ["SHOT_DIR"] + "/groups.png")
             assert phone.locator("#event-switch a").count() == 6  # "Todos" and five events
             assert phone.locator("#table-1 .card-event").inner_text().strip() == "Marzo"
             assert not errors, errors
@@ -381,3 +372,33 @@ def test_the_switcher_and_the_labels_fit_a_phone(tmp_path: Path) -> None:
         server.stop()
         web.close()
         hub.close()
+
+
+async def test_the_rankings_offer_each_category(client: httpx.AsyncClient, web: WebApp) -> None:
+    two_events(web)
+    html = (await client.get("/rankings?kind=annual&year=2025&category=novatos")).text
+    toggles = html[html.index('id="rank-category"') :].split("</nav>")[0]
+    assert 'data-category="open"' in toggles and 'aria-current="page"' in toggles
+    assert (await client.get("/rankings.json?kind=historic&category=novatos")).json()["ranking"][
+        "category"
+    ] == "novatos"
+
+
+async def test_the_table_and_match_pages_name_their_event(
+    client: httpx.AsyncClient, web: WebApp, hub: Any
+) -> None:
+    ids_a, _ = two_events(web)
+    (table,) = _tables(hub, "1")
+    csrf = await login(client)
+    a_match = _ready_with(web, A, ids_a[0])
+    assert (await act(client, csrf, "assign", match_id=a_match, table="1", t=A)).status_code == 200
+    table.serve()  # the table takes the match
+    html = (await client.get("/director/tables/1")).text
+    assert f'id="table-event">Evento: <a href="/director/tournament?t={A}">Marzo</a>' in html
+    assert f'action="/director/actions/forfeit?t={A}"' in html  # its forms act on that event
+    b_match = _ready_with(web, B, ids_a[0])
+    html = (await client.get(f"/director/matches/{b_match}?t={B}")).text
+    assert B_NAME in html[html.index('id="match-event"') :].split("</p>")[0]
+    assert "espera: ALBA juega en la mesa 1, Marzo" in html
+    html = (await client.get(f"/director/tournament?t={B}")).text
+    assert "espera: ALBA juega en la mesa 1, Marzo" in html
