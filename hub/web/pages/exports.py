@@ -144,10 +144,16 @@ class Exports:
                     if year_text.isdigit()
                     else (t.held_on.year if t is not None else datetime.now().year)
                 )
-                ranking = (
-                    club.historic_ranking() if kind == "historic" else club.annual_ranking(year)
+                # the category asked for, else the event's (the novatos' ranking for theirs)
+                category = request.query_params.get("category") or (
+                    t.category if t is not None else "open"
                 )
-                return export_ranking(ranking, lang), f"ranking-{kind}-{year}.csv", "text/csv"
+                cat = "novatos" if category == "novatos" else "open"
+                ranking = (
+                    club.historic_ranking(cat) if kind == "historic" else club.annual_ranking(year, cat)
+                )
+                stem = f"ranking-{kind}-{year}" + ("-novatos" if cat == "novatos" else "")
+                return export_ranking(ranking, lang), f"{stem}.csv", "text/csv"
             if t is None:
                 return None
             stem = t.id

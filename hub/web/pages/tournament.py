@@ -170,8 +170,9 @@ class Pages:
             # one event's live view: the tables playing its matches
             live["tables"] = [c for c in live["tables"] if (c.get("event") or {}).get("id") == tid]
         data = {"tournament": got["tournament"], "open_events": got["open_events"], **live}
+        context = await self._switch(request, data) | {"request_event": tid}
         return Page("live.html", data, "live", Translator(lang)("live.title"), refresh="",
-                    context=await self._switch(request, data))  # fmt: skip
+                    context=context)  # fmt: skip
 
     async def page_groups(self, request: Request, lang: str) -> Page:
         def build(club: Club) -> dict[str, Any]:

@@ -115,6 +115,7 @@ async def test_every_link_and_form_keeps_the_event(
     kept = re.compile(r"^/(live|groups|draw|consolation|final|rankings|exports|players/[^/]+$)")
     for page in ("groups", "draw", "consolation", "final", "players", "exports", "live"):
         html = (await client.get(f"/{page}?t={B}")).text
+        html = re.sub(r'<nav class="event-links".*?</nav>', "", html, flags=re.S)  # the chooser
         hrefs = [h.replace("&amp;", "&") for h in re.findall(r'href="([^"]+)"', html)]
         event_links = [h for h in hrefs if kept.match(h.split("?")[0])]
         assert event_links, page
@@ -234,9 +235,12 @@ async def test_the_grid_labels_each_table_with_its_event_and_says_why_a_match_wa
     assert [c["id"] for c in only_b["tables"]][:1] == ["2"]
     assert only_b["tables"][0]["event"]["id"] == B
     assert {m["event"]["id"] for m in only_b["ready"]} <= {B}
-    # the public live view of one event: its tables only
+    # the public live view of one event: its tables only; the page offers each event
     live = (await client.get(f"/live.json?t={B}")).json()
     assert [c["id"] for c in live["tables"]] == ["2"]
+    chooser = (await client.get(f"/live?t={B}")).text
+    assert f'data-event="{B}" aria-live' in chooser
+    assert f'href="/live?t={A}"' in chooser and 'href="/live"' in chooser
     assert {c["id"] for c in (await client.get("/live.json")).json()["tables"]} == {"1", "2"}
     assert 'data-event="2025-03"' in (await client.get("/live")).text
 
@@ -333,7 +337,7 @@ def test_the_switcher_and_the_labels_fit_a_phone(tmp_path: Path) -> None:
                 club.create_tournament(f"x{i}", f"Campeonato social de otoño, jornada {i}", TODAY)
 
         web.desk.call(more)
-        _tables(hub, "1", "2")
+        tables = _tables(hub, "1", "2")
         a_match = _ready_with(web, A, ids_a[0])
 
         def assign(club: Any, now: Any) -> None:
@@ -367,6 +371,21 @@ def test_the_switcher_and_the_labels_fit_a_phone(tmp_path: Path) -> None:
             phone.goto(url + "/director")
             assert phone.locator("#event-switch a").count() == 6  # "Todos" and five events
             assert phone.locator("#table-1 .card-event").inner_text().strip() == "Marzo"
+            # one event's live view: a table that takes its match joins it, live
+            phone.goto(url + f"/live?t={B}")
+            assert phone.locator("#grid .card").count() == 0
+            b_match = _ready_with(web, B, None, without=ids_a[0])
+
+            def assign_b(club: Any, now: Any) -> None:
+                t = club.tournament(B)
+                a = web.desk.assign_match(t, b_match, "2", now, "d")
+                web.desk.publish_assignment(t, a, now)
+
+            web.desk.call(assign_b)
+            tables[1].serve()
+            phone.wait_for_selector("#table-2 .card-event", timeout=15000)
+            assert phone.locator("#grid .card").count() == 1
+            assert B_NAME in phone.locator("#table-2 .card-event").inner_text()
             assert not errors, errors
     finally:
         server.stop()
@@ -402,3 +421,22 @@ async def test_the_table_and_match_pages_name_their_event(
     assert "espera: ALBA juega en la mesa 1, Marzo" in html
     html = (await client.get(f"/director/tournament?t={B}")).text
     assert "espera: ALBA juega en la mesa 1, Marzo" in html
+
+
+async def test_the_draw_preview_and_the_ranking_export_keep_the_event(
+    client: httpx.AsyncClient, web: WebApp
+) -> None:
+    two_events(web)
+
+    def run(club: Any, now: Any) -> None:
+        club.create_tournament("2025-03-07-2", "Amistoso", TODAY)
+
+    web.desk.call(run)
+    await login(client)
+    html = (await client.get("/director/tournament?t=2025-03-07-2")).text
+    form = html[html.index('id="preview-form"') :].split("</form>")[0]
+    assert '<input type="hidden" name="t" value="2025-03-07-2">' in form  # a GET form's query
+    preview = (await client.get("/director/draw-preview.json?t=2025-03-07-2&seed=1")).json()
+    assert preview["tournament"]["id"] == "2025-03-07-2"
+    r = await client.get(f"/exports/ranking.csv?t={B}&kind=annual&year=2025")
+    assert 'filename="ranking-annual-2025-novatos.csv"' in r.headers["content-disposition"]
