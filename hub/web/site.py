@@ -297,10 +297,11 @@ class Site:
         if request.url.path.endswith(".json"):
             return JSONResponse(jsonable(page.data), status_code=page.status)
         info = page.data.get("tournament")
-        director = page.section.startswith("director")
+        # a director's page about one event keeps it even when the address named none; the
+        # grid of every event ("Todos") pins none
+        director = page.section.startswith("director") and not page.context.get("switch_all_here")
         ctx = self.base_context(
             request, lang, section=page.section, title=page.title, refresh=page.refresh,
-            # a director's page keeps the event it shows even when the address named none
             event=(info or {}).get("id") if director and isinstance(info, dict) else None,
         )  # fmt: skip
         ctx.update(page.context)

@@ -440,3 +440,16 @@ async def test_the_draw_preview_and_the_ranking_export_keep_the_event(
     assert preview["tournament"]["id"] == "2025-03-07-2"
     r = await client.get(f"/exports/ranking.csv?t={B}&kind=annual&year=2025")
     assert 'filename="ranking-annual-2025-novatos.csv"' in r.headers["content-disposition"]
+
+
+async def test_the_grid_of_every_event_pins_none_and_one_events_pages_pin_theirs(
+    client: httpx.AsyncClient, web: WebApp
+) -> None:
+    two_events(web)
+    await login(client)
+    html = (await client.get("/director")).text
+    bar = html[html.index('class="director-bar"') :].split("</div>")[0]
+    assert 'href="/director"' in bar and 'aria-current="page">Todos' in bar
+    html = (await client.get("/director/tournament")).text  # no t: the default, kept
+    bar = html[html.index('class="director-bar"') :].split("</div>")[0]
+    assert f'href="/director?t={B}"' in bar
