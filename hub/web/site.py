@@ -280,7 +280,7 @@ class Site:
             "url": url,
             "event_url": event_url,
             "event_id": event,
-            "events": [],
+            "event_switch": [],  # the director's switcher (a page's own "events" are its own)
             "switch_all": False,
             "switch_all_here": False,
             "lang_url": lang_url,

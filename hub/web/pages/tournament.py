@@ -149,7 +149,7 @@ class Pages:
         def build(club: Club) -> list[dict[str, Any]]:
             return switcher(club, None if all_here else club.tournaments.get(info.get("id", "")))
 
-        return {"events": await self.site.read(build), "switch_all": spans_all,
+        return {"event_switch": await self.site.read(build), "switch_all": spans_all,
                 "switch_all_here": all_here}  # fmt: skip
 
     async def page_live(self, request: Request, lang: str) -> Page:
