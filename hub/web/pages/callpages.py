@@ -17,7 +17,13 @@ from starlette.responses import Response
 from mesa.hub.web.events import chosen_event, default_event, open_events
 from mesa.hub.web.http.paths import path_for
 from mesa.hub.web.i18n import Translator
-from mesa.hub.web.pages.calls import call_board_all, next_match_all, players_for_qr, qr_svg
+from mesa.hub.web.pages.calls import (
+    call_board_all,
+    next_match_all,
+    other_games,
+    players_for_qr,
+    qr_svg,
+)
 from mesa.hub.web.pages.views import tournament_info
 from mesa.hub.web.site import Page, Site
 from mesa.tournament.club import Club
@@ -40,13 +46,21 @@ class CallPages:
     async def page_calls(self, request: Request, lang: str) -> Page:
         """Every open event's calls (the tables are shared); ``?t=``: that event's only."""
         cards = self.site.poller.current()
+        venue = getattr(self.site.desk, "venue", None)
+        seats = [] if venue is None else list(venue.busy(besides="backgammon").values())
 
         def build(club: Club) -> dict[str, Any]:
             t = chosen_event(club, request)
             named = request.query_params.get("t")
             events = [t] if named and t is not None else (open_events(club) or ([t] if t else []))
             board = call_board_all(events, cards, lang)
-            return {"tournament": tournament_info(t, lang), **board}
+            # the other games' tables (the domino room), as the venue knows them
+            names = club.names()
+            return {
+                "tournament": tournament_info(t, lang),
+                **board,
+                "other_games": [] if named else other_games(seats, names),
+            }
 
         return Page(
             "calls.html", await self.site.read(build), "calls", Translator(lang)("calls.title"),

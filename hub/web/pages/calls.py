@@ -143,6 +143,27 @@ def call_board_all(
     }
 
 
+def other_games(seats: list[Any], names: dict[str, str]) -> list[dict[str, Any]]:
+    """The other games' tables in play (a :class:`~mesa.hub.desk.venue.Seat` each player),
+    one entry a table: its event and who sits there, by table.
+
+    >>> from mesa.hub.desk.venue import Seat
+    >>> other_games([Seat("P1", "d1", "D1", "Dominó", "domino"),
+    ...              Seat("P2", "d1", "D1", "Dominó", "domino")], {"P1": "ANA"})
+    [{'table': 'd1', 'event': 'D1', 'event_name': 'Dominó', 'game': 'domino', 'players': ['ANA', 'P2']}]
+    """
+    tables: dict[str, dict[str, Any]] = {}
+    for seat in seats:
+        entry = tables.setdefault(seat.table, {
+            "table": seat.table, "event": seat.event, "event_name": seat.event_name,
+            "game": seat.game, "players": [],
+        })  # fmt: skip
+        entry["players"].append(names.get(seat.player, seat.player))
+    for entry in tables.values():
+        entry["players"].sort(key=name_key)
+    return [tables[k] for k in sorted(tables, key=lambda k: (len(k), k))]
+
+
 def next_match_all(
     events: list[Tournament],
     player_id: str,

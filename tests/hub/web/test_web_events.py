@@ -311,6 +311,10 @@ async def test_a_player_seated_in_another_game_holds_the_match_and_is_told_where
     assert waits == {"espera: ALBA juega en la mesa d1, dominó"}
     mine = (await client.get(f"/players/{ids_a[0]}/next")).text
     assert "Ahora juega en la mesa d1, dominó" in mine and 'href="/domino?t=D1"' in mine
+    board = (await client.get("/llamadas.json")).json()["other_games"]
+    assert board == [{"table": "d1", "event": "D1", "event_name": "Dominó de marzo",
+                      "game": "domino", "players": ["ALBA"]}]  # fmt: skip
+    assert 'href="/domino?t=D1"' in (await client.get("/llamadas")).text
     en = (await client.get(f"/director.json?t={A}&lang=en")).json()
     assert "waiting: ALBA is playing at table d1, domino" in {m["waits"] for m in en["ready"]}
 
