@@ -18,7 +18,7 @@ from typing import Any
 from mesa.errors import RuleError
 from mesa.hub.web.actions.registry import BadField, Context, Refused, refusal_from
 from mesa.hub.web.actions.tables import confirm_table, require_table, table_command
-from mesa.hub.web.events import UnknownEvent, chosen_event, default_id
+from mesa.hub.web.events import UnknownEvent, chosen_event, default_id, open_events
 from mesa.hub.web.i18n import text as t
 from mesa.tournament.club import Club
 from mesa.tournament.errors import TournamentError
@@ -39,12 +39,19 @@ async def on_desk(ctx: Context, fn: Callable[[Club, datetime], Any]) -> Any:
         ) from None
 
 
-def current_or_refuse(club: Club, lang: str, event: str | None = None) -> Tournament:
+def current_or_refuse(
+    club: Club, lang: str, event: str | None = None, *, match_id: str | None = None
+) -> Tournament:
     """The tournament ``event`` names (the form's ``t``), else the one a page without ``t``
-    shows (:func:`~mesa.hub.web.events.default_event`); :class:`Refused` when there is none
-    or ``event`` names no tournament (never another one)."""
+    shows (:func:`~mesa.hub.web.events.default_event`) or, for a ``match_id`` that one does
+    not have, the newest open event that has it (a script that names no event); :class:`Refused`
+    when there is none or ``event`` names no tournament (never another one)."""
     try:
         chosen: Tournament | None = chosen_event(club, event)
+        if event is None and match_id and (chosen is None or match_id not in chosen.matches):
+            chosen = next(
+                (x for x in reversed(open_events(club)) if match_id in x.matches), chosen
+            )
     except UnknownEvent:
         raise Refused(
             t(lang, "flash.refused", why=t(lang, "err.unknown_tournament") + f" ({event})"),
@@ -57,9 +64,11 @@ def current_or_refuse(club: Club, lang: str, event: str | None = None) -> Tourna
     return chosen
 
 
-def open_tournament(club: Club, lang: str, event: str | None = None) -> Tournament:
+def open_tournament(
+    club: Club, lang: str, event: str | None = None, *, match_id: str | None = None
+) -> Tournament:
     """:func:`current_or_refuse`, refused too when that tournament is closed."""
-    tt = current_or_refuse(club, lang, event)
+    tt = current_or_refuse(club, lang, event, match_id=match_id)
     if tt.phase == "closed":
         raise Refused(t(lang, "flash.refused", why=t(lang, "err.closed")), code="closed")
     return tt
@@ -167,7 +176,7 @@ async def assign(ctx: Context, v: dict[str, Any]) -> str:
     confirm_table(ctx, v["table"], bool(v["confirm_table"]))
 
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang, ctx.event)
+        tt = open_tournament(club, ctx.lang, ctx.event, match_id=v["match_id"])
         require_table(ctx, v["table"])
         a = desk.assign_match(tt, v["match_id"], v["table"], now, ctx.user)
         desk.publish_assignment(tt, a, now)
@@ -180,7 +189,7 @@ async def move(ctx: Context, v: dict[str, Any]) -> str:
     desk = ctx.web.desk
 
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang, ctx.event)
+        tt = open_tournament(club, ctx.lang, ctx.event, match_id=v["match_id"])
         require_table(ctx, v["table"])
         old = tt.match(v["match_id"]).table
         a = tt.move_match(v["match_id"], v["table"], actor=ctx.user, now=now)
@@ -196,7 +205,7 @@ async def unassign(ctx: Context, v: dict[str, Any]) -> str:
     desk = ctx.web.desk
 
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang, ctx.event)
+        tt = open_tournament(club, ctx.lang, ctx.event, match_id=v["match_id"])
         old = tt.match(v["match_id"]).table
         tt.unassign(v["match_id"], actor=ctx.user, now=now)
         if old:
@@ -209,7 +218,7 @@ async def unassign(ctx: Context, v: dict[str, Any]) -> str:
 
 async def record_result(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang, ctx.event)
+        tt = open_tournament(club, ctx.lang, ctx.event, match_id=v["match_id"])
         m = tt.match(v["match_id"])
         if m.status in ("assigned", "playing") and m.table:
             # The table is still running it: its result would arrive later and disagree.
@@ -241,7 +250,7 @@ async def correct_result(ctx: Context, v: dict[str, Any]) -> str:
     changed it in between, nothing is applied and both see why."""
 
     def run(club: Club, now: datetime) -> str:
-        tt = current_or_refuse(club, ctx.lang, ctx.event)
+        tt = current_or_refuse(club, ctx.lang, ctx.event, match_id=v["match_id"])
         m = tt.match(v["match_id"])
         if m.result is None:
             raise Refused(
@@ -295,7 +304,7 @@ async def forfeit(ctx: Context, v: dict[str, Any]) -> str:
     desk = ctx.web.desk
 
     def where(club: Club) -> tuple[str | None, str | None]:
-        tt = open_tournament(club, ctx.lang, ctx.event)
+        tt = open_tournament(club, ctx.lang, ctx.event, match_id=v["match_id"])
         m = tt.match(v["match_id"])
         if m.status == "done":
             raise Refused(
@@ -312,7 +321,7 @@ async def forfeit(ctx: Context, v: dict[str, Any]) -> str:
         return f"{v['match_id']} @ {table}"
 
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang, ctx.event)
+        tt = open_tournament(club, ctx.lang, ctx.event, match_id=v["match_id"])
         m = tt.match(v["match_id"])
         score = (m.length, 0) if v["winner"] == "a" else (0, m.length)
         tt.record_result(m.id, *score, forfeit=True, source="director", actor=ctx.user, now=now)

@@ -457,3 +457,18 @@ async def test_the_grid_of_every_event_pins_none_and_one_events_pages_pin_theirs
     html = (await client.get("/director/tournament")).text  # no t: the default, kept
     bar = html[html.index('class="director-bar"') :].split("</div>")[0]
     assert f'href="/director?t={B}"' in bar
+
+
+async def test_a_match_action_naming_no_event_finds_the_open_event_that_has_the_match(
+    client: httpx.AsyncClient, web: WebApp
+) -> None:
+    make_tournament(web, 6)
+
+    def run(club: Any, now: Any) -> None:  # a newer open event, still at its door
+        club.create_tournament(B, B_NAME, TODAY, category="novatos")
+
+    web.desk.call(run)
+    csrf = await login(client)
+    r = await act(client, csrf, "record_result", match_id="G2-1", score_a=3, score_b=1)
+    assert r.status_code == 200, r.text
+    assert web.desk.read(lambda club: club.tournament(A).match("G2-1").status) == "done"
