@@ -750,7 +750,6 @@ _WEB: dict[str, dict[str, Entry]] = {
     "ev.all": {"es": "Todos", "en": "All"},
     "ev.category.open": {"es": "open", "en": "open"},
     "ev.category.novatos": {"es": "novatos", "en": "novatos"},
-    "ev.only_this": {"es": "Solo este evento", "en": "This event only"},
     "ev.showing": {
         "es": "Primero las mesas de {name}; las demás mesas se comparten.",
         "en": "{name}'s tables first; the other tables are shared.",
