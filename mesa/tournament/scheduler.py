@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from mesa.tournament.matches import ClockPreset, Match, iso
 
@@ -74,19 +74,15 @@ class EventAsk:
 class Event(Protocol):
     """What :func:`plan_evening` needs of a tournament (:class:`~mesa.tournament.Tournament`)."""
 
-    @property
-    def id(self) -> str: ...
-
     def table_ask(self) -> EventAsk: ...
 
 
-E = TypeVar("E", bound=Event)
-# A sort key for one event's ready match (smaller first): the order every event's ready
-# matches are merged in, on the tables they share.
-Priority = Callable[[E, Match], tuple[Any, ...]]
+# A sort key for one event's ready match (smaller first), given the event (the tournament
+# handed to plan_evening) and the match: the order every event's ready matches are merged in.
+Priority = Callable[[Any, Match], tuple[Any, ...]]
 
 
-def calendar_priority(event: Event, m: Match) -> tuple[Any, ...]:
+def calendar_priority(event: Any, m: Match) -> tuple[Any, ...]:
     """Today's order: each event's calendar (:func:`priority`), the events interleaved by it."""
     return priority(m)
 
@@ -115,12 +111,12 @@ def plan_assignments(
 
 
 def plan_evening(
-    events: Sequence[E],
+    events: Sequence[Event],
     free_tables: Sequence[str],
     now: datetime,
     *,
     busy_elsewhere: Collection[str] = (),
-    priority: Priority[E] = calendar_priority,
+    priority: Priority = calendar_priority,
 ) -> dict[str, list[Assignment]]:
     """Every open event's ready matches on the tables they share, by event id; nothing changes.
 
@@ -129,8 +125,11 @@ def plan_evening(
     never two tables at once (RULES §4). A table busy in any event is not free; a table one
     event reserves is given to that event's matches only (and first to them).
     """
-    asks = {e.id: e.table_ask() for e in events}
-    by_id = {e.id: e for e in events}
+    asks: dict[str, EventAsk] = {}
+    by_id: dict[str, Event] = {}
+    for e in events:
+        ask = e.table_ask()
+        asks[ask.event], by_id[ask.event] = ask, e
     ready = [(ask, m) for ask in asks.values() for m in ask.matches if m.status == "ready"]
     ready.sort(key=lambda am: (priority(by_id[am[0].event], am[1]), am[0].event, am[1].id))
     return _plan(ready, list(asks.values()), free_tables, now, frozenset(busy_elsewhere))

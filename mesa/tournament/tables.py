@@ -1,5 +1,5 @@
 """Matches on tables: the calendar's assignments, the director's own (assign, move, take off),
-and one match's format before it starts.
+and one match's format before it starts (its clock also while it is played).
 
 A part of :class:`~mesa.tournament.tournament.Tournament` (the facade documents the actions);
 it works on the shared :class:`~mesa.tournament.state.TournamentState`. Which match goes to
@@ -162,10 +162,25 @@ class Tables:
         old, m.table, m.assigned_at, m.scheduled_start = m.table, None, None, None
         self.state.log(now, actor, "unassign", match_id=match_id, table=old)
 
+    def reserve_tables(self, tables: Sequence[str], *, actor: str, now: datetime) -> tuple[str, ...]:
+        """The tables given to this event's matches only (RULES §4: the evening's other events
+        share the rest); an empty list frees them. A match already at a table stays there."""
+        cleaned = tuple(dict.fromkeys(str(t).strip() for t in tables if str(t).strip()))
+        for t in cleaned:
+            if len(t) > 32 or not all(c.isalnum() or c in "-_." for c in t):
+                raise TournamentError(f"{t[:40]!r} is not a table id", code="bad_setting",
+                                      reason="table_id", table=t[:40])
+        s = self.state
+        s.settings = s.settings.with_changes(reserved_tables=cleaned)
+        s.log(now, actor, "reserve_tables", tables=list(cleaned))
+        return cleaned
+
     def set_match_format(self, match_id: str, *, length: int | None,
                          clock: ClockPreset | None, actor: str, now: datetime) -> Match:
         m = self.state.match(match_id)
-        if m.status in ("playing", "done"):
+        # A match being played keeps its length, but its clock may still change: the director
+        # imposes the clock on it (HGV 2.4), and the table applies it from the next game.
+        if m.status == "done" or (m.status == "playing" and length is not None):
             raise PhaseError(f"{match_id} is {m.status}: its format can no longer change",
                              reason="format_fixed", match=match_id, status=m.status)
         if length is not None:

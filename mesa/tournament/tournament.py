@@ -406,6 +406,11 @@ class Tournament:
         fits is skipped): the assignments given."""
         return self._parts.tables.give_tables(plan, now=now, actor=actor)
 
+    def reserve_tables(self, tables: Sequence[str], *, actor: str = "director",
+                       now: datetime) -> tuple[str, ...]:
+        """Reserve ``tables`` for this event's matches (empty: none); the ids kept."""
+        return self._parts.tables.reserve_tables(tables, actor=actor, now=now)
+
     def assign_match(self, match_id: str, table: str, *, now: datetime,
                      actor: str = "director") -> Assignment:
         """The director puts one ready match on a chosen table instead of the calendar's."""
@@ -426,7 +431,9 @@ class Tournament:
     def set_match_format(self, match_id: str, *, length: int | None = None,
                          clock: ClockPreset | None = None, actor: str = "director",
                          now: datetime) -> Match:
-        """Change one match's length or clock before it starts (RULES: every default)."""
+        """Change one match's length or clock before it starts (RULES: every default); its
+        clock also while it is played (the director imposes the clock, HGV 2.4: the hub tells
+        the table, which applies it from the match's next game, HGV 9.1.1)."""
         return self._parts.tables.set_match_format(match_id, length=length, clock=clock,
                                                    actor=actor, now=now)
 

@@ -81,7 +81,7 @@ class TournamentDesk(OnDeskLoop):
         auto_assign: bool = True,
         language: str = "es",
         venue: Venue | None = None,
-        priority: Priority[Tournament] = calendar_priority,
+        priority: Priority = calendar_priority,
     ) -> None:
         self.path = str(path)
         self.rate = rate
@@ -96,7 +96,7 @@ class TournamentDesk(OnDeskLoop):
         self.club: Club = self._loop.call(self.store.load_club)
         self._meta = self._loop.call(self._load_meta)
         self._loop.call(self._publish_seats)
-        self.venue.listen(GAME.name, self.wake)
+        self.venue.listen(GAME.name, self._on_venue_change)
 
     # ── running things on the desk's thread ──────────────────────────────
     def submit(self, fn: Callable[[Club, datetime], T]) -> concurrent.futures.Future[T]:
@@ -141,6 +141,10 @@ class TournamentDesk(OnDeskLoop):
             if m.table is not None and m.status in ("assigned", "playing")
             for p in m.players
         ]
+
+    def _on_venue_change(self) -> None:
+        """Another game's seats changed (a domino game recorded): a waiting match may start."""
+        self.wake()
 
     def _publish_seats(self) -> None:
         self.venue.publish(GAME.name, self.seats())

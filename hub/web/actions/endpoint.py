@@ -35,7 +35,7 @@ from mesa.hub.web.http.guard import director_post
 from mesa.hub.web.http.paths import path_for
 from mesa.hub.web.http.request import address, safe_next, wants_json
 from mesa.hub.web.http.response import refuse, set_flash
-from mesa.hub.web.i18n import Translator
+from mesa.hub.web.i18n import STRINGS, Translator
 from mesa.hub.web.site import Site
 from mesa.tournament.errors import TournamentError
 
@@ -84,9 +84,11 @@ class ActionEndpoint:
             field = str(e)
             key = "flash.reason_required" if field == "reason" else "flash.bad_value"
             return refuse(request, lang, "bad_value", tr(key, field=field_label(field, lang)), 400)
+        event = form.get("t") or request.query_params.get("t") or None  # the form's event
         ctx = Context(
-            self.site, session.user, lang, address(request), publish_static=self.publish_static
-        )
+            self.site, session.user, lang, address(request), publish_static=self.publish_static,
+            event=event if isinstance(event, str) else None,
+        )  # fmt: skip
         audit = _Audit(self.site, session.user, self.prefix + name, spec.target(values), values,
                        ctx.address)  # fmt: skip
         try:
@@ -141,6 +143,11 @@ class ActionEndpoint:
         message = tr("flash.done", what=what)
         if extra.get("released"):
             message += " " + tr("flash.released", tables=", ".join(extra["released"]))
+        note = extra.get("note")
+        if note:
+            # What the table added to its yes (a key the catalog may lack reads as "other").
+            key = f"note.{note}"
+            message += " " + (tr(key) if key in STRINGS else tr("note.other", code=note[:64]))
         if extra.get("conflict"):
             message = tr("flash.conflict_opened", match=values.get("match_id", ""))
         if extra.get("pending"):
