@@ -192,7 +192,7 @@ class Evening:
     room: DominoRoom | None
 
 
-def play(sc: Scenario, seed: int, priority: Priority[Tournament],
+def play(sc: Scenario, seed: int, priority: Priority,
          until: datetime | None = None) -> Evening:
     events = build(sc, seed)
     room = domino_room(sc, seed, events)
@@ -246,7 +246,7 @@ class Figures:
         return self.length_min / self.bound_min
 
 
-def measure(sc: Scenario, seed: int, priority: Priority[Tournament]) -> Figures:
+def measure(sc: Scenario, seed: int, priority: Priority) -> Figures:
     ev = play(sc, seed, priority)
     sim = ev.sim
     ends = list(sim.ends.values())
@@ -305,7 +305,8 @@ def measure(sc: Scenario, seed: int, priority: Priority[Tournament]) -> Figures:
 
 
 def hm(minutes: float) -> str:
-    return f"{int(minutes // 60)}:{int(round(minutes % 60)):02d}"
+    whole = round(minutes)
+    return f"{whole // 60}:{whole % 60:02d}"
 
 
 def errs(values: Sequence[float]) -> str:
@@ -315,7 +316,7 @@ def errs(values: Sequence[float]) -> str:
     return f"{statistics.mean(abs(v) for v in ok):5.1f} / {max(ok, key=abs):+6.1f}"
 
 
-POLICIES: tuple[tuple[str, Priority[Tournament]], ...] = (
+POLICIES: tuple[tuple[str, Priority], ...] = (
     ("calendar", calendar_priority), ("critical", critical_priority))
 
 

@@ -168,7 +168,7 @@ class Simulation:
 
     def __init__(self, events: Sequence[Tournament], tables: Sequence[str], now: datetime, *,
                  duration: DurationOf, outcome: OutcomeOf = better_seed_wins,
-                 priority: Priority[Tournament] = critical_priority,
+                 priority: Priority = critical_priority,
                  elsewhere: Elsewhere | None = None) -> None:
         self.events = {t.id: t for t in events}
         self.tables = list(tables)
@@ -294,7 +294,7 @@ def expected_durations(live: Mapping[str, LiveMatch], *,
 def forecast(tournaments: Sequence[Tournament], tables: Sequence[str], now: datetime, *,
              live: Mapping[str, LiveMatch] | None = None,
              minutes_per_point: float | None = None,
-             priority: Priority[Tournament] = critical_priority,
+             priority: Priority = critical_priority,
              busy: Sequence[BusyWindow] = ()) -> Forecast:
     """Every match left its expected start and end; every event its final and finish.
 
@@ -360,7 +360,7 @@ def _precedence_starts(original: Tournament, t: Tournament, sim: Simulation,
             preds[m.id] += first_ko
     duration: dict[str, Moments] = {}
     fixed: dict[str, Moments] = {}
-    for mid, m in left.items():
+    for mid in left:
         key = (t.id, mid)
         seconds = (sim.ends[key] - sim.starts.get(key, now)).total_seconds() if (
             key in sim.ends) else 0.0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from datetime import date, datetime, timedelta
+from itertools import pairwise
 
 from mesa.tournament.forecast import (
     BusyWindow,
@@ -102,4 +103,4 @@ def test_the_simulation_plays_each_policy_to_the_end() -> None:
                 spans.setdefault(p, []).append((start, sim.ends[(tid, mid)]))
         for p, mine in spans.items():  # nobody at two tables at once
             mine.sort()
-            assert all(a[1] <= b[0] for a, b in zip(mine, mine[1:])), p
+            assert all(a[1] <= b[0] for a, b in pairwise(mine)), p
