@@ -30,13 +30,13 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
 
 from mesa.tournament.chains import chains_of, critical_priority
 from mesa.tournament.durations import SIGMA, drawn_s, moves_left, running_clock, spread
-from mesa.tournament.forecast import BusyWindow, LiveMatch, Simulation, forecast
+from mesa.tournament.forecast import LiveMatch, RoomRounds, Rounds, Simulation, forecast
 from mesa.tournament.matches import Match
 from mesa.tournament.pace import ClockState
 from mesa.tournament.players import PlayerRegistry
@@ -110,75 +110,17 @@ def outcome(seed: int) -> object:
     return result
 
 
-@dataclass
-class DominoRoom:
-    """The domino room's rounds: each due after the last (and a break), started once its
-    players have left their backgammon tables, about 35 minutes long."""
-
-    players: frozenset[str]
-    durations: list[timedelta]
-    due: datetime
-    round: int = 0
-    started: datetime | None = None
-    log: list[tuple[datetime, datetime]] = field(default_factory=list)
-
-    def _end(self) -> datetime | None:
-        return None if self.started is None else self.started + self.durations[self.round]
-
-    def _advance(self, now: datetime) -> None:
-        end = self._end()
-        while end is not None and end <= now:
-            assert self.started is not None
-            self.log.append((self.started, end))
-            self.round += 1
-            self.started = None
-            self.due = end + timedelta(minutes=DOMINO_BREAK_MIN)
-            end = None
-
-    def busy(self, now: datetime) -> Collection[str]:
-        self._advance(now)
-        if self.round >= len(self.durations) or now < self.due:
-            return ()
-        return self.players
-
-    def next_change(self, now: datetime) -> datetime | None:
-        self._advance(now)
-        if self.round >= len(self.durations):
-            return None
-        if now < self.due:
-            return self.due
-        return self._end()  # None while the round waits for its players (a table's end wakes)
-
-    def seated(self, now: datetime, players: Collection[str]) -> None:
-        self._advance(now)
-        if (self.round < len(self.durations) and self.started is None and now >= self.due
-                and not self.players & set(players)):
-            self.started = now
-
-    def windows(self, now: datetime) -> list[BusyWindow]:
-        """What the domino desk can tell the forecast: the round under way (or due) and the
-        rounds left, each expected to last 35 minutes after a 5-minute break."""
-        self._advance(now)
-        out = []
-        start = max(now, self.due) if self.started is None else self.started
-        for _ in range(self.round, len(self.durations)):
-            end = start + timedelta(minutes=DOMINO_ROUND_MIN)
-            out.append(BusyWindow(self.players, start, end))
-            start = end + timedelta(minutes=DOMINO_BREAK_MIN)
-        return out
-
-    def rounds_s(self) -> float:
-        return sum(d.total_seconds() for d in self.durations)
-
-
-def domino_room(sc: Scenario, seed: int, events: Sequence[Tournament]) -> DominoRoom | None:
+def domino_room(sc: Scenario, seed: int, events: Sequence[Tournament]) -> Rounds | None:
+    """The domino room: the shared open players in every round, each round's length drawn
+    (35 minutes, half the backgammon spread)."""
     if not sc.domino_rounds:
         return None
     pool = sorted(events[0].entrants)
     shared = frozenset(_rng("domino", seed).sample(pool, sc.domino_shared))
-    rounds = [timedelta(minutes=DOMINO_ROUND_MIN * spread(f"{seed}|domino", str(r), SIGMA / 2))
-              for r in range(sc.domino_rounds)]
-    return DominoRoom(shared, rounds, T0)
+    rounds = tuple(60 * DOMINO_ROUND_MIN * spread(f"{seed}|domino", str(r), SIGMA / 2)
+                   for r in range(sc.domino_rounds))
+    return Rounds(RoomRounds(shared, sc.domino_rounds, T0, round_s=60 * DOMINO_ROUND_MIN,
+                             break_s=60 * DOMINO_BREAK_MIN, durations_s=rounds))
 
 
 def tables(sc: Scenario) -> list[str]:
@@ -189,7 +131,7 @@ def tables(sc: Scenario) -> list[str]:
 class Evening:
     sim: Simulation
     events: list[Tournament]
-    room: DominoRoom | None
+    room: Rounds | None
 
 
 def play(sc: Scenario, seed: int, priority: Priority,
@@ -267,10 +209,10 @@ def measure(sc: Scenario, seed: int, priority: Priority) -> Figures:
             tail = max((c.chain_s[m.id] for m in t.matches.values() if m.phase == "knockout"
                         and m.sources and any(x.kind == "seed" for x in m.sources)),
                        default=0.0)
-            for p in ev.room.players:
+            for p in ev.room.plan.players:
                 mine = sum(seconds[m.id] for m in t.matches.values()
                            if m.phase == "group" and p in m.players)
-                chain_s = max(chain_s, ev.room.rounds_s() + mine + tail)
+                chain_s = max(chain_s, sum(ev.room.plan.durations_s or ()) + mine + tail)
     bound = max(chain_s, total_s / sc.tables) / 60
     idle = sc.tables * length - total_s / 60
     finals = {t.id: sim.starts[(t.id, t.knockout.final_id)] for t in ev.events
@@ -278,9 +220,9 @@ def measure(sc: Scenario, seed: int, priority: Priority) -> Figures:
     timings: list[float] = []
 
     def errors(events: Sequence[Tournament], now: datetime, live: dict[str, LiveMatch],
-               busy: list[BusyWindow]) -> dict[str, float]:
+               rooms: list[RoomRounds]) -> dict[str, float]:
         t0 = time.perf_counter()
-        f = forecast(events, tables(sc), now, live=live, priority=priority, busy=busy)
+        f = forecast(events, tables(sc), now, live=live, priority=priority, rooms=rooms)
         timings.append((time.perf_counter() - t0) * 1000)
         for t in events:
             done = {mid for mid, m in t.matches.items() if m.result is not None}
@@ -296,11 +238,11 @@ def measure(sc: Scenario, seed: int, priority: Priority) -> Figures:
 
     at_draw = build(sc, seed)
     room0 = domino_room(sc, seed, at_draw)
-    err_draw = errors(at_draw, T0, {}, room0.windows(T0) if room0 else [])
+    err_draw = errors(at_draw, T0, {}, [room0.now_plan(T0)] if room0 else [])
     half = T0 + (end - T0) / 2
     mid = play(sc, seed, priority, until=half)
     err_half = errors(mid.events, mid.sim.now, live_reports(mid, seed),
-                      mid.room.windows(mid.sim.now) if mid.room else [])
+                      [mid.room.now_plan(mid.sim.now)] if mid.room else [])
     return Figures(length, bound, idle, finals, err_draw, err_half, timings)
 
 

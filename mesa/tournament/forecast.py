@@ -141,6 +141,97 @@ class BusyWindows:
         return None
 
 
+@dataclass(frozen=True)
+class RoomRounds:
+    """Another game's rounds that hold the same players each time (a domino pairs event):
+    ``left`` rounds, the next due at ``due`` (or under way since ``started``), each about
+    ``round_s`` long (or ``durations_s``, one a round), ``break_s`` between them. A round
+    starts once none of its players sits at a table here; while it is due its players are
+    held (they are not called to a new match)."""
+
+    players: frozenset[str]
+    left: int
+    due: datetime
+    started: datetime | None = None
+    round_s: float = 35 * 60
+    break_s: float = 5 * 60
+    durations_s: tuple[float, ...] | None = None
+
+
+class Rounds:
+    """:class:`RoomRounds` played out beside the tables (an :class:`Elsewhere`); ``log`` the
+    rounds played, (start, end)."""
+
+    def __init__(self, plan: RoomRounds) -> None:
+        self.plan = plan
+        self.round = 0
+        self.due = plan.due
+        self.started = plan.started
+        self.log: list[tuple[datetime, datetime]] = []
+
+    def _length(self) -> timedelta:
+        d = self.plan.durations_s
+        return timedelta(seconds=d[self.round] if d is not None else self.plan.round_s)
+
+    def _end(self) -> datetime | None:
+        return None if self.started is None else self.started + self._length()
+
+    def _advance(self, now: datetime) -> None:
+        end = self._end()
+        while end is not None and end <= now:
+            assert self.started is not None
+            self.log.append((self.started, end))
+            self.round += 1
+            self.started = None
+            self.due = end + timedelta(seconds=self.plan.break_s)
+            end = None
+
+    def busy(self, now: datetime) -> Collection[str]:
+        self._advance(now)
+        if self.round >= self.plan.left or now < self.due:
+            return ()
+        return self.plan.players
+
+    def next_change(self, now: datetime) -> datetime | None:
+        self._advance(now)
+        if self.round >= self.plan.left:
+            return None
+        if now < self.due:
+            return self.due
+        return self._end()  # None while the round waits for its players (a table's end wakes)
+
+    def seated(self, now: datetime, players: Collection[str]) -> None:
+        self._advance(now)
+        if (self.round < self.plan.left and self.started is None and now >= self.due
+                and not self.plan.players & set(players)):
+            self.started = now
+
+    def now_plan(self, now: datetime) -> RoomRounds:
+        """What is left at ``now``, at the expected round length (what a desk can tell the
+        forecast)."""
+        self._advance(now)
+        return RoomRounds(self.plan.players, self.plan.left - self.round, self.due,
+                          self.started, self.plan.round_s, self.plan.break_s)
+
+
+class _Together:
+    """Several other rooms as one :class:`Elsewhere`."""
+
+    def __init__(self, rooms: Sequence[Elsewhere]) -> None:
+        self.rooms = list(rooms)
+
+    def busy(self, now: datetime) -> Collection[str]:
+        return {p for r in self.rooms for p in r.busy(now)}
+
+    def next_change(self, now: datetime) -> datetime | None:
+        return min((t for r in self.rooms if (t := r.next_change(now)) is not None),
+                   default=None)
+
+    def seated(self, now: datetime, players: Collection[str]) -> None:
+        for r in self.rooms:
+            r.seated(now, players)
+
+
 def better_seed_wins(t: Tournament, m: Match) -> tuple[int, int]:
     """The forecast's results: the better seed wins, the loser on half the length."""
     ranks = t.seeding_rank()
@@ -295,20 +386,22 @@ def forecast(tournaments: Sequence[Tournament], tables: Sequence[str], now: date
              live: Mapping[str, LiveMatch] | None = None,
              minutes_per_point: float | None = None,
              priority: Priority = critical_priority,
-             busy: Sequence[BusyWindow] = ()) -> Forecast:
+             busy: Sequence[BusyWindow] = (),
+             rooms: Sequence[RoomRounds] = ()) -> Forecast:
     """Every match left its expected start and end; every event its final and finish.
 
     ``tables`` are the game's tables (those in use are seen from the matches); ``live`` what
     each table reports of its match under way, by table id (a match code repeats across
     events, a table does not); ``minutes_per_point`` overrides each event's own norm;
     ``busy`` the windows another game expects to hold some players (the domino room's
-    rounds left, the one under way first). Only matches not finished yet
+    rounds left, the one under way first) or ``rooms`` the rounds another game has left,
+    each waiting for its players. Only matches not finished yet
     are named.
     """
     copies = [copy_event(t) for t in tournaments]
     sim = Simulation(copies, tables, now,
                      duration=expected_durations(live or {}, minutes_per_point=minutes_per_point),
-                     priority=priority, elsewhere=BusyWindows(busy) if busy else None)
+                     priority=priority, elsewhere=_elsewhere(busy, rooms))
     sim.run()
     matches: dict[str, dict[str, MatchForecast]] = {}
     events: dict[str, EventForecast] = {}
@@ -333,6 +426,13 @@ def forecast(tournaments: Sequence[Tournament], tables: Sequence[str], now: date
             None if final is None else final.end,
             max((f.end for f in mine.values()), default=None))
     return Forecast(now, matches, events)
+
+
+def _elsewhere(busy: Sequence[BusyWindow], rooms: Sequence[RoomRounds]) -> Elsewhere | None:
+    parts: list[Elsewhere] = [Rounds(r) for r in rooms]
+    if busy:
+        parts.append(BusyWindows(busy))
+    return None if not parts else parts[0] if len(parts) == 1 else _Together(parts)
 
 
 def _first(m: Match) -> bool:
