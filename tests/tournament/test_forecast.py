@@ -9,6 +9,8 @@ from itertools import pairwise
 from mesa.tournament.forecast import (
     BusyWindow,
     LiveMatch,
+    RoomRounds,
+    Rounds,
     Simulation,
     expected_durations,
     forecast,
@@ -104,3 +106,26 @@ def test_the_simulation_plays_each_policy_to_the_end() -> None:
         for p, mine in spans.items():  # nobody at two tables at once
             mine.sort()
             assert all(a[1] <= b[0] for a, b in pairwise(mine)), p
+
+
+def test_a_room_round_waits_for_its_players_and_holds_them_while_due() -> None:
+    [t] = evening({"open": 3})
+    t.assign_tables(["1"], now=NOW)
+    t.match_started("G1-1", now=NOW)
+    a = t.match("G1-1").players[0]
+    room = RoomRounds(frozenset({a}), left=2, due=NOW + timedelta(minutes=5))
+    f = forecast([t], ["1", "2"], NOW, rooms=[room])
+    g11 = f.match("open", "G1-1")
+    assert g11 is not None
+    # the round waited for a to end G1-1, then held them 35 minutes; in the break a may be
+    # called (nobody is at two tables, and the second round waits in turn)
+    nxt = min((f.matches["open"][m.id] for m in t.matches.values()
+               if a in m.players and m.id != "G1-1"), key=lambda x: x.start)
+    assert nxt.start == g11.end + timedelta(minutes=35)
+    r = Rounds(room)
+    assert r.busy(NOW) == () and r.next_change(NOW) == room.due
+    assert r.busy(room.due) == room.players   # due: held, though not started
+    r.seated(room.due, {a})
+    assert r.next_change(room.due) is None     # waits for a table's end
+    r.seated(room.due + timedelta(minutes=9), set())
+    assert r.now_plan(room.due + timedelta(minutes=50)).left == 1 and len(r.log) == 1
