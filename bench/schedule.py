@@ -49,6 +49,15 @@ DOMINO_ROUND_MIN = 35
 DOMINO_BREAK_MIN = 5
 
 
+@dataclass
+class _Spread:
+    sigma: float = SIGMA
+
+
+# The spread the evenings are drawn with (and the forecast told): --sigma.
+SPREAD = _Spread()
+
+
 @dataclass(frozen=True)
 class Scenario:
     name: str
@@ -95,7 +104,8 @@ def build(sc: Scenario, seed: int) -> list[Tournament]:
 
 def drawn(seed: int) -> object:
     def duration(t: Tournament, m: Match, now: datetime) -> float:
-        total = drawn_s(m.id, m.length, seed=f"{seed}|{t.id}", clock=running_clock(m))
+        total = drawn_s(m.id, m.length, seed=f"{seed}|{t.id}", clock=running_clock(m),
+                        sigma=SPREAD.sigma)
         if m.status == "playing" and m.started_at is not None:
             return max(0.0, total - (now - m.started_at).total_seconds())
         return total
@@ -117,7 +127,7 @@ def domino_room(sc: Scenario, seed: int, events: Sequence[Tournament]) -> Rounds
         return None
     pool = sorted(events[0].entrants)
     shared = frozenset(_rng("domino", seed).sample(pool, sc.domino_shared))
-    rounds = tuple(60 * DOMINO_ROUND_MIN * spread(f"{seed}|domino", str(r), SIGMA / 2)
+    rounds = tuple(60 * DOMINO_ROUND_MIN * spread(f"{seed}|domino", str(r), SPREAD.sigma / 2)
                    for r in range(sc.domino_rounds))
     return Rounds(RoomRounds(shared, sc.domino_rounds, T0, round_s=60 * DOMINO_ROUND_MIN,
                              break_s=60 * DOMINO_BREAK_MIN, durations_s=rounds))
@@ -222,7 +232,8 @@ def measure(sc: Scenario, seed: int, priority: Priority) -> Figures:
     def errors(events: Sequence[Tournament], now: datetime, live: dict[str, LiveMatch],
                rooms: list[RoomRounds]) -> dict[str, float]:
         t0 = time.perf_counter()
-        f = forecast(events, tables(sc), now, live=live, priority=priority, rooms=rooms)
+        f = forecast(events, tables(sc), now, live=live, priority=priority, rooms=rooms,
+                     sigma=SPREAD.sigma)
         timings.append((time.perf_counter() - t0) * 1000)
         for t in events:
             done = {mid for mid, m in t.matches.items() if m.result is not None}
@@ -271,7 +282,8 @@ def run(scenarios: Sequence[Scenario], seeds: Sequence[int]) -> dict[str, dict[s
 def report(scenarios: Sequence[Scenario], seeds: Sequence[int]) -> int:
     t_start = time.perf_counter()
     results = run(scenarios, seeds)
-    print(f"seeds {seeds[0]}…{seeds[-1]} ({len(seeds)} evenings per scenario); lengths h:mm "
+    print(f"seeds {seeds[0]}…{seeds[-1]} ({len(seeds)} evenings per scenario), spread σ = "
+          f"{SPREAD.sigma}; lengths h:mm "
           "(mean over the seeds); forecast error = forecast − actual start of the final, "
           "minutes: mean |error| / worst")
     print(f"{'scenario':38} {'policy':9} {'length':>6} {'bound':>6} {'ratio':>5} "
@@ -316,7 +328,10 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--seeds", type=int, default=5, help="evenings per scenario")
     p.add_argument("--first-seed", type=int, default=1)
+    p.add_argument("--sigma", type=float, default=SIGMA,
+                   help=f"the spread of the match durations (default {SIGMA})")
     a = p.parse_args(argv)
+    SPREAD.sigma = a.sigma
     seeds = list(range(a.first_seed, a.first_seed + a.seeds))
     return report(SCENARIOS, seeds)
 

@@ -46,12 +46,12 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from mesa.tournament.chains import critical_priority
-from mesa.tournament.durations import match_expected_s, running_clock
+from mesa.tournament.durations import SIGMA, match_expected_s, running_clock
 from mesa.tournament.errors import TournamentError
 from mesa.tournament.matches import Match
 from mesa.tournament.pace import ClockState, pace_of
 from mesa.tournament.scheduler import Priority, plan_evening
-from mesa.tournament.slowest import CV, Moments, expected_starts
+from mesa.tournament.slowest import Moments, cv_of, expected_starts
 from mesa.tournament.tournament import Tournament
 
 # Seconds from now a match takes: (event, match, now) -> seconds (a match under way: the rest).
@@ -387,7 +387,7 @@ def forecast(tournaments: Sequence[Tournament], tables: Sequence[str], now: date
              minutes_per_point: float | None = None,
              priority: Priority = critical_priority,
              busy: Sequence[BusyWindow] = (),
-             rooms: Sequence[RoomRounds] = ()) -> Forecast:
+             rooms: Sequence[RoomRounds] = (), sigma: float = SIGMA) -> Forecast:
     """Every match left its expected start and end; every event its final and finish.
 
     ``tables`` are the game's tables (those in use are seen from the matches); ``live`` what
@@ -395,7 +395,8 @@ def forecast(tournaments: Sequence[Tournament], tables: Sequence[str], now: date
     events, a table does not); ``minutes_per_point`` overrides each event's own norm;
     ``busy`` the windows another game expects to hold some players (the domino room's
     rounds left, the one under way first) or ``rooms`` the rounds another game has left,
-    each waiting for its players. Only matches not finished yet
+    each waiting for its players; ``sigma`` the spread of the durations (the expected
+    slowest of parallel matches grows with it). Only matches not finished yet
     are named.
     """
     copies = [copy_event(t) for t in tournaments]
@@ -407,7 +408,7 @@ def forecast(tournaments: Sequence[Tournament], tables: Sequence[str], now: date
     events: dict[str, EventForecast] = {}
     for original, t in zip(tournaments, copies, strict=True):
         done = {mid for mid, m in original.matches.items() if m.result is not None}
-        waits = _precedence_starts(original, t, sim, done, now)
+        waits = _precedence_starts(original, t, sim, done, now, cv_of(sigma))
         mine: dict[str, MatchForecast] = {}
         for mid, m in t.matches.items():
             end = sim.ends.get((t.id, mid))
@@ -440,7 +441,7 @@ def _first(m: Match) -> bool:
 
 
 def _precedence_starts(original: Tournament, t: Tournament, sim: Simulation,
-                       done: set[str], now: datetime) -> dict[str, float]:
+                       done: set[str], now: datetime, cv: float) -> dict[str, float]:
     """Each match's expected start in seconds from now by its precedences alone (the
     slowest of what it follows, :mod:`mesa.tournament.slowest`), over the simulated draw."""
     left = {mid: m for mid, m in t.matches.items() if mid not in done}
@@ -464,9 +465,9 @@ def _precedence_starts(original: Tournament, t: Tournament, sim: Simulation,
         key = (t.id, mid)
         seconds = (sim.ends[key] - sim.starts.get(key, now)).total_seconds() if (
             key in sim.ends) else 0.0
-        duration[mid] = (seconds, (CV * seconds) ** 2)
+        duration[mid] = (seconds, (cv * seconds) ** 2)
         om = original.matches.get(mid)
         if om is not None and om.status in ("assigned", "playing") and key in sim.ends:
             rest = (sim.ends[key] - now).total_seconds()
-            fixed[mid] = (rest, (CV * rest) ** 2)
+            fixed[mid] = (rest, (cv * rest) ** 2)
     return {mid: mv[0] for mid, mv in expected_starts(preds, duration, fixed).items()}

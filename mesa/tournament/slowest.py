@@ -26,7 +26,17 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from mesa.tournament.durations import SIGMA
 
-CV = math.sqrt(math.exp(SIGMA * SIGMA) - 1)
+
+def cv_of(sigma: float) -> float:
+    """The coefficient of variation of a lognormal spread of ``sigma``.
+
+    >>> round(cv_of(0.30), 3), cv_of(0.0)
+    (0.307, 0.0)
+    """
+    return math.sqrt(math.exp(sigma * sigma) - 1)
+
+
+CV = cv_of(SIGMA)
 
 # (mean, variance), in seconds and seconds squared.
 Moments = tuple[float, float]
