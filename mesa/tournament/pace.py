@@ -35,10 +35,11 @@ remaining time. The rules (``docs/schedule.md``):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from mesa.tournament.durations import MINUTES_PER_POINT, clock_bound_s, norm_s
-from mesa.tournament.matches import ClockPreset
+from mesa.tournament.matches import ClockPreset, Match
 
 # The least a match under way is still expected to take, per point the leader needs, as a
 # share of a point's norm.
@@ -98,7 +99,7 @@ def remaining_bound_s(length: int, leader: int, elapsed_s: float,
                       clock: ClockState) -> float:
     """The most the rest of the match can last on a running clock.
 
-    >>> from mesa.tournament.matches import ClockPreset
+    >>> from mesa.tournament.matches import ClockPreset, Match
     >>> remaining_bound_s(7, 6, 0, ClockState(ClockPreset(840, 10), 100, 200))   # one game left
     800.0
     """
@@ -114,7 +115,7 @@ def pace_of(length: int, score_a: int, score_b: int, elapsed_s: float, *,
     """The pace of a match to ``length`` at ``score_a``–``score_b`` after ``elapsed_s``
     seconds (see the module docstring for the rules); ``clock`` when one runs.
 
-    >>> from mesa.tournament.matches import ClockPreset
+    >>> from mesa.tournament.matches import ClockPreset, Match
     >>> p = pace_of(7, 3, 1, 50 * 60, clock=ClockState(ClockPreset(840, 10, True), 60, 90))
     >>> p.flagged, p.behind_s / 60, p.bound_s, p.expected_remaining_s   # bounded by the clock
     (False, 10.0, 2150.0, 2150.0)
@@ -145,3 +146,26 @@ def pace_of(length: int, score_a: int, score_b: int, elapsed_s: float, *,
                 expected_total_s=elapsed + remaining, expected_remaining_s=remaining,
                 behind_s=behind, flagged=clock is None and behind >= FLAG_POINTS * per_point,
                 bound_s=bound)
+
+
+def pace_of_match(m: Match, now: datetime, *, score: tuple[int, int] = (0, 0),
+                  reserves_s: tuple[float, float] | None = None,
+                  minutes_per_point: float = MINUTES_PER_POINT) -> Pace | None:
+    """:func:`pace_of` for a match of the draw at ``now`` (None unless it is being played):
+    its length, its start, its clock when one runs (mandatory or imposed), the score and
+    reserves its table reports.
+
+    >>> from datetime import datetime, timedelta
+    >>> from mesa.tournament.matches import ClockPreset, Match
+    >>> t0 = datetime(2026, 12, 4, 21, 0)
+    >>> m = Match("G1-1", "group", "1", 1, 1, 3, ClockPreset.for_length(3), "A", "B",
+    ...           started_at=t0)
+    >>> p = pace_of_match(m, t0 + timedelta(minutes=25), score=(1, 0))
+    >>> p.flagged, p.behind_s / 60
+    (False, 5.0)
+    """
+    if m.status != "playing" or m.started_at is None:
+        return None
+    clock = ClockState(m.clock, *(reserves_s or (None, None))) if m.clock.mandatory else None
+    return pace_of(m.length, *score, (now - m.started_at).total_seconds(),
+                   minutes_per_point=minutes_per_point, clock=clock)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 import pytest
 
-from mesa.tournament.matches import ClockPreset
-from mesa.tournament.pace import ClockState, pace_of
+from mesa.tournament.matches import ClockPreset, Match
+from mesa.tournament.pace import ClockState, pace_of, pace_of_match
 
 
 def test_at_the_start_the_norm() -> None:
@@ -56,3 +58,12 @@ def test_what_the_page_reads() -> None:
     d = pace_of(3, 1, 0, 600, minutes_per_point=12).to_dict()
     assert d["norm_minutes_per_point"] == 12
     assert set(d) >= {"minutes_per_point", "expected_end_offset_s", "behind_s", "flagged"}
+
+
+def test_a_match_of_the_draw_its_clock_when_mandatory() -> None:
+    t0 = datetime(2026, 12, 4, 21, 0)
+    m = Match("KO-F-1", "knockout", "F", 5, 1, 7, ClockPreset(840, 10, True), "A", "B")
+    assert pace_of_match(m, t0) is None            # not started
+    m.started_at = t0
+    p = pace_of_match(m, t0 + timedelta(minutes=30), score=(2, 1), reserves_s=(500.0, 400.0))
+    assert p is not None and p.bound_s == 900 + 10 * 50 * 5 and not p.flagged
