@@ -25,13 +25,13 @@ club) and is cached there (:meth:`TournamentDesk.evening_time
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from mesa.tournament.forecast import BusyWindow, Forecast, LiveMatch, forecast
-from mesa.tournament.matches import iso
+from mesa.tournament.matches import Match, iso
 from mesa.tournament.pace import ClockState, Pace, pace_of
 from mesa.tournament.tournament import Tournament
 
@@ -83,12 +83,15 @@ def evening_time(
     *,
     tables: Sequence[str],
     elsewhere: Sequence[str] = (),
+    timed: Callable[[Match], bool] | None = None,
 ) -> EveningTime:
     """The pace of the matches under way and the forecast of the rest, at ``now``.
 
     ``live_tables`` are the hub's table projections (score and reserves of the match a table
     plays), ``tables`` the backgammon tables the rest may use, ``elsewhere`` the players
-    another game holds now. Without tables there is no forecast, only the paces.
+    another game holds now, ``timed`` whether a match was given a clock (the desk knows; by
+    default: its table reports reserves that are not both zero, as an untimed table does).
+    Without tables there is no forecast, only the paces.
     """
     by_table = {str(x.get("table")): x for x in live_tables}
     paces: dict[str, dict[str, Pace]] = {}
@@ -103,7 +106,11 @@ def evening_time(
                 report = {}  # the table reports another match: its score is not this one's
             score = _score(report)
             reserves = _reserves(report)
-            clock = None if reserves is None else ClockState(m.clock, *reserves)
+            on_clock = (timed(m) if timed is not None
+                        else reserves is not None and any(reserves))  # fmt: skip
+            clock = ClockState(m.clock, *reserves) if on_clock and reserves else None
+            if on_clock and clock is None:
+                clock = ClockState(m.clock)  # timed, its reserves not reported yet
             elapsed = max(0.0, (now - m.started_at).total_seconds())
             paces.setdefault(t.id, {})[m.id] = pace_of(
                 m.length, *score, elapsed, minutes_per_point=mpp, clock=clock
