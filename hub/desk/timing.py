@@ -24,6 +24,7 @@ club) and is cached there (:meth:`TournamentDesk.evening_time
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -84,6 +85,7 @@ def evening_time(
     tables: Sequence[str],
     elsewhere: Sequence[str] = (),
     timed: Callable[[Match], bool] | None = None,
+    rate: float = 1.0,
 ) -> EveningTime:
     """The pace of the matches under way and the forecast of the rest, at ``now``.
 
@@ -91,6 +93,8 @@ def evening_time(
     plays), ``tables`` the backgammon tables the rest may use, ``elsewhere`` the players
     another game holds now, ``timed`` whether a match was given a clock (the desk knows; by
     default: its table reports reserves that are not both zero, as an untimed table does).
+    ``rate`` is the tables' time scale (the demo's acceleration: table seconds per hub
+    second): a pace is measured in table time, and every time it gives is in the hub's.
     Without tables there is no forecast, only the paces.
     """
     by_table = {str(x.get("table")): x for x in live_tables}
@@ -111,9 +115,9 @@ def evening_time(
             clock = ClockState(m.clock, *reserves) if on_clock and reserves else None
             if on_clock and clock is None:
                 clock = ClockState(m.clock)  # timed, its reserves not reported yet
-            elapsed = max(0.0, (now - m.started_at).total_seconds())
-            paces.setdefault(t.id, {})[m.id] = pace_of(
-                m.length, *score, elapsed, minutes_per_point=mpp, clock=clock
+            elapsed = max(0.0, (now - m.started_at).total_seconds()) * rate
+            paces.setdefault(t.id, {})[m.id] = _in_hub_time(
+                pace_of(m.length, *score, elapsed, minutes_per_point=mpp, clock=clock), rate
             )
             live[m.table] = LiveMatch(*score, clock=clock)
     out = EveningTime(now, paces)
@@ -123,12 +127,26 @@ def evening_time(
     busy = (
         [BusyWindow(frozenset(elsewhere), now, now + OTHER_GAME_LEFT)] if elsewhere else []
     )
+    # Each event's own norm, in the hub's time (scaled only in the demo).
+    norm = None if rate == 1.0 else playing[0].settings.minutes_per_point / rate
     try:
-        f = forecast(playing, list(tables), now, live=live, busy=busy)
+        f = forecast(playing, list(tables), now, live=live, busy=busy, minutes_per_point=norm)
     except Exception:  # a forecast is advice: never the reason a page or the desk fails
         log.exception("the evening's forecast could not be made")
         return out
     return EveningTime(now, paces, _matches(f), _events(f))
+
+
+def _in_hub_time(p: Pace, rate: float) -> Pace:
+    """A pace measured in table time with its durations said in the hub's (rate ≠ 1: the
+    demo); the minutes per point stay the table's."""
+    if rate == 1.0:
+        return p
+    return dataclasses.replace(
+        p,
+        expected_remaining_s=p.expected_remaining_s / rate,
+        bound_s=None if p.bound_s is None else p.bound_s / rate,
+    )
 
 
 def _matches(f: Forecast) -> dict[str, dict[str, dict[str, str | None]]]:
