@@ -90,7 +90,7 @@ async def test_a_slow_match_is_flagged_and_its_page_says_so(
     assert 'id="slow-hint"' in html and "empieza con el próximo juego" in html
     # The public card shows the pace, never the flag.
     public = (await timed_client.get("/")).text
-    assert "min sin puntos" in public and "va lenta" not in public
+    assert "min sin puntos" in public and "va lenta" not in public and "fin hacia las" in public
 
 
 async def test_every_header_and_the_call_board_carry_the_forecast(
