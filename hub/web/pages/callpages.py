@@ -54,6 +54,12 @@ class CallPages:
             named = request.query_params.get("t")
             events = [t] if named and t is not None else (open_events(club) or ([t] if t else []))
             board = call_board_all(events, cards, lang)
+            evening = getattr(self.site.desk, "evening_time", None)
+            if evening is not None:
+                et = evening()
+                for c in board["next"]:  # when each should start, by the forecast
+                    fc = et.match(c["event"]["id"], c["id"])
+                    c["expected"] = None if fc is None else fc["start"]
             # the other games' tables (the domino room), as the venue knows them
             names = club.names()
             return {

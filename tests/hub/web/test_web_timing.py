@@ -105,6 +105,8 @@ async def test_every_header_and_the_call_board_carry_the_forecast(
     assert "la final, hacia las" in html and "fin hacia las" in html
     calls = (await timed_client.get("/llamadas")).text
     assert 'id="forecast"' in calls and "la final, hacia las" in calls
+    board = (await timed_client.get("/llamadas.json")).json()
+    assert board["next"] and all(c["expected"] >= NOW.isoformat() for c in board["next"])
     await timed_client.get("/lang/en?next=/groups")
     en = (await timed_client.get("/groups")).text
     assert "the final at about" in en and "ends at about" in en
