@@ -4,6 +4,11 @@ kill -9 of a table and of the hub, hostile tables; invariants checked after ever
 
     .venv/bin/python bench/evening.py                       # a handful of evenings
     .venv/bin/python bench/evening.py --evenings 200 --seed 1   # the issue's check
+    .venv/bin/python bench/evening.py --events 2                # every evening two events
+
+An evening holds one event (the open tournament) or two (the open and the novatos categories on
+the same tables, some players in both); by default (``--events mix``) about half the seeded
+evenings hold two.
 
 Prints, per evening: seed, players, tables, steps, wall time, violations by kind; then the
 totals, the violations by kind with a seed that reproduces each, and the director actions tried
@@ -34,7 +39,7 @@ def report(args: argparse.Namespace, cfg: EveningConfig, r: EveningResult) -> No
     seed = cfg.seed
     kinds = ", ".join(f"{k}×{n}" for k, n in sorted(r.by_kind().items())) or "none"
     print(
-        f"evening seed={seed} players={cfg.players} tables={cfg.tables} "
+        f"evening seed={seed} events={cfg.events} players={cfg.players} tables={cfg.tables} "
         f"steps={r.steps} matches={r.matches} pages={r.pages} wall={r.wall:.1f}s "
         f"final={'yes' if r.finished else 'NO'} digest={r.decisions_digest}/"
         f"{r.results_digest} violations={len(r.violations)}: {kinds}",
@@ -46,6 +51,13 @@ def report(args: argparse.Namespace, cfg: EveningConfig, r: EveningResult) -> No
         )
 
 
+def events_of(choice: str, sizes: random.Random) -> int:
+    """How many events an evening holds: ``--events`` as given, or (mix) drawn per seed."""
+    if choice == "mix":
+        return 2 if sizes.random() < 0.5 else 1
+    return int(choice)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--evenings", type=int, default=4)
@@ -55,6 +67,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tables-min", type=int, default=4)
     p.add_argument("--tables-max", type=int, default=8)
     p.add_argument("--speed", type=float, default=60.0, help="table seconds per wall second")
+    p.add_argument(
+        "--events",
+        default="mix",
+        choices=("1", "2", "mix"),
+        help="events an evening holds: 1 the open, 2 open + novatos sharing tables and "
+        "players, mix (default) about half of the evenings two",
+    )
     p.add_argument(
         "--chaos",
         type=int,
@@ -83,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=seed,
             players=sizes.randint(args.players_min, args.players_max),
             tables=sizes.randint(args.tables_min, args.tables_max),
+            events=events_of(args.events, sizes),
             speed=args.speed,
             chaos=args.chaos,
             max_wall=args.max_wall,

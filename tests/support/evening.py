@@ -81,6 +81,7 @@ import httpx
 
 from mesa.hub.broker.mosquitto import free_port
 from mesa.protocol import new_id
+from support.evening_events import double_seats, event_ids, stored_views, with_event
 from support.evening_pages import Form, PageParser, crawlable, fill, parse_page, route_of, twin
 from support.evening_tables import (
     Genuine,
@@ -105,6 +106,10 @@ NAMES = (
     "ALBA", "BRUNO", "CARMEN", "DIEGO", "ELENA", "FÉLIX", "GLORIA", "HUGO", "INÉS", "JORGE",
     "LUCÍA", "MANUEL", "NURIA", "ÓSCAR", "PAULA", "RAMÓN", "SARA", "TOMÁS", "ÚRSULA", "VÍCTOR",
     "WANDA", "XAVI", "YOLANDA", "ZOE", "ALEX", "BEA", "CÉSAR", "DORA", "EMILIO", "FÁTIMA",
+)  # fmt: skip
+NOVATOS = (
+    "ADRIÁN", "BELÉN", "CLARA", "DAVID", "EVA", "FERNANDO", "GABRIEL", "HELENA", "IVÁN", "JULIA",
+    "KEVIN", "LAURA", "MARIO", "NOELIA", "OLGA", "PEDRO", "QUIQUE", "ROSA", "SERGIO", "TERESA",
 )  # fmt: skip
 
 # What a director can do from the dashboard, by where the form lives. Every one is tried.
@@ -169,6 +174,9 @@ class EveningConfig:
     grace: float = 5.0  # a transient state must persist this long to be a violation
     crawl_per_step: int = 3
     workdir: Path = Path("/tmp/mesa-evening")
+    # 1: the open tournament alone; 2: the open and the novatos categories on the same tables,
+    # some players in both (RULES §4: a club evening holds several events).
+    events: int = 1
 
     def table_ids(self) -> list[str]:
         return [f"t{i}" for i in range(1, self.tables + 1)]
@@ -261,6 +269,12 @@ class Evening:
         # Tables whose retained state a hostile forged: their card shows the forgery until the
         # real table publishes again (its outbox grows past this seq); not the hub's fault.
         self.forged: dict[str, int] = {}
+        # The evening's events; the director's pages and forms name one (``t``): the focus.
+        self.events = event_ids(config.seed, config.events)
+        self.focus = self.events[0]
+        self.Ts: dict[str, dict[str, Any]] = {}  # every event's director view
+        self.stored: dict[str, dict[str, Any]] = {}  # every event as the store holds it
+        self.event_pages = False  # the hub answered a page for a non-default event
 
     # ── reporting ────────────────────────────────────────────────────────
     def say(self, text: str) -> None:
@@ -454,6 +468,8 @@ class Evening:
         """POST a director form as the dashboard's script does (JSON answer)."""
         assert self.http is not None
         headers = {"Accept": "application/json"}
+        if len(self.events) > 1 and "t" not in fields:
+            fields = {**fields, "t": self.focus}  # the event the director's page is about
         rec = ActionRecord(self.step, kind, name, None, "")
         self.result.actions.append(rec)
         if self.hub_down:
@@ -505,6 +521,12 @@ class Evening:
                 return "[" + line.strip()[:160] + "]"
         return ""
 
+    def at(self, path: str, event: str | None = None) -> str:
+        """``path`` naming the focus event (or ``event``) when the evening holds several."""
+        if len(self.events) == 1:
+            return path
+        return with_event(path, event or self.focus)
+
     def csrf(self) -> str:
         r = self.get("/director")
         if r is None:
@@ -515,6 +537,8 @@ class Evening:
         return m.group(1) if m else ""
 
     def forms_on(self, path: str, name: str) -> list[Form]:
+        """The forms called ``name`` on ``path`` (the focus event's page)."""
+        path = self.at(path)
         r = self.get(path)
         if r is None or r.status_code != 200:
             return []
@@ -546,7 +570,7 @@ class Evening:
 
         must(
             "create_tournament",
-            {"name": f"Velada {cfg.seed}", "date": today.isoformat(), "id": f"velada-{cfg.seed}",
+            {"name": f"Velada {cfg.seed}", "date": today.isoformat(), "id": self.events[0],
              "category": "open", "official": "1", "consolation": "1"},
         )  # fmt: skip
         ranked = names[: max(2, len(names) * 2 // 3)]
@@ -561,22 +585,54 @@ class Evening:
         )  # fmt: skip
         for n in [*names, f"INVITADO {cfg.seed}"]:
             must("register_player", {"player_id": "", "new_name": n})
-        page = self.get_json("/director/tournament.json") or {}
+        opened = self._door(must, rng)
+        draws = [self._drawn()]
+        novatos: list[str] = []
+        if len(self.events) > 1:
+            # The novatos category the same evening, on the same tables (RULES §4): its own
+            # players, and some of the open's in both (their category needs the override).
+            self.focus = self.events[1]
+            must(
+                "create_tournament",
+                {"name": f"Novatos {cfg.seed}", "date": today.isoformat(), "id": self.focus,
+                 "category": "novatos", "official": "1", "consolation": "1"},
+            )  # fmt: skip
+            n = max(4, cfg.players // 2)
+            novatos = [NOVATOS[i] if i < len(NOVATOS) else f"NOVATO {i + 1}" for i in range(n)]
+            for name in novatos:
+                must("register_player", {"player_id": "", "new_name": name})
+            for pid in rng.sample(opened, max(1, min(len(opened) // 4, 4))):
+                must("register_player", {"player_id": pid, "new_name": "", "override": "1"})
+            self._door(must, rng)
+            draws.append(self._drawn())
+            self.focus = self.events[0]
+        self.setup_digest = json.dumps(
+            {"names": names, "novatos": novatos, "draw": draws}, sort_keys=True
+        )
+
+    def _door(self, must: Any, rng: random.Random) -> list[str]:
+        """The focus event's door: the one registered by mistake taken off, the check-ins, the
+        groups drawn with the evening's seed. Returns who plays."""
+        page = self.get_json(self.at("/director/tournament.json")) or {}
+        playing = []
         for e in page.get("entrants", []):
             if e["name"].startswith("INVITADO"):  # registered by mistake: taken off again
                 must("unregister_player", {"player_id": e["id"]})
                 continue
+            playing.append(str(e["id"]))
             must("check_in", {"player_id": e["id"], "present": "1"})
             if rng.random() < 0.2:  # marked absent, then present after all
                 must("check_in", {"player_id": e["id"], "present": "0"})
                 must("check_in", {"player_id": e["id"], "present": "1"})
-        must("start_groups", {"seed": str(cfg.seed), "groups": ""})
-        groups = self.get_json("/groups.json") or {}
-        draw = [
+        must("start_groups", {"seed": str(self.cfg.seed), "groups": ""})
+        return playing
+
+    def _drawn(self) -> list[list[str]]:
+        groups = self.get_json(self.at("/groups.json")) or {}
+        return [
             sorted(str(row.get("name")) for row in g.get("rows", g.get("standings", [])))
             for g in groups.get("groups", [])
         ]
-        self.setup_digest = json.dumps({"names": names, "draw": draw}, sort_keys=True)
 
     # ── the loop ─────────────────────────────────────────────────────────
     def _loop(self) -> None:
@@ -589,15 +645,14 @@ class Evening:
             sub = random.Random(self.rng.getrandbits(64))
             self._tend_faults()
             self._observe()
-            if self.T.get("tournament", {}).get("phase") == "closed":
-                return
-            if self.T.get("tournament", {}).get("finished"):
+            if all(self._done(e) for e in self.events):
                 return
             self._housekeeping(sub)
             for u, pick in draws:
                 if not kinds or u >= self.cfg.intervention_chance:
                     continue
                 kind = kinds[int(pick * len(kinds))]
+                self._focus_on(sub.choice(self.events) if len(self.events) > 1 else None)
                 self.decisions.append((self.step, kind))
                 self.result.interventions[kind] += 1
                 try:
@@ -625,13 +680,30 @@ class Evening:
                 return
             time.sleep(self.cfg.step)
 
+    def _done(self, event: str) -> bool:
+        info = self.Ts.get(event, {}).get("tournament") or {}
+        return bool(info.get("phase") == "closed" or info.get("finished"))
+
+    def _focus_on(self, event: str | None) -> None:
+        """The director turns to ``event``'s pages (None: stays)."""
+        if event is not None:
+            self.focus = event
+        self.T = self.Ts.get(self.focus, {})
+
     def _unfinished(self) -> str:
         """The undecided matches, and what their tables show (why the evening is stuck)."""
-        ms = [m for m in self.T.get("matches", []) if m.get("status") != "done"]
+        ms = [
+            (e, m)
+            for e in self.events
+            for m in self.Ts.get(e, {}).get("matches", [])
+            if m.get("status") != "done"
+        ]
         cards = {str(c.get("id")): c for c in self.cards}
         out = []
-        for m in ms[:8]:
+        for e, m in ms[:8]:
             text = f"{m['id']}:{m['status']}@{m.get('table')}"
+            if len(self.events) > 1:
+                text = f"{e}/{text}"
             c = cards.get(str(m.get("table")))
             if c is not None:
                 text += f"[{c.get('link')} {c.get('state')} {c.get('match_id')}]"
@@ -640,19 +712,56 @@ class Evening:
 
     # ── observing and checking ──────────────────────────────────────────
     def _observe(self) -> None:
-        T = self.get_json("/director/tournament.json")
+        views: dict[str, dict[str, Any]] = {}
+        for e in self.events:
+            T = self.get_json(self.at("/director/tournament.json", e))
+            if T is None:
+                return
+            views[e] = T
         live = self.get_json("/live.json")
-        if T is None or live is None:
+        if live is None:
             return
-        self.T = T
+        if len(self.events) > 1:
+            views = self._per_event(views)
+        self.Ts = views
+        self._focus_on(None)
         self.cards = live.get("tables", [])
-        matches = T.get("matches", [])
         self._check_genuine()
-        decided = sum(1 for m in matches if m.get("status") == "done")
+        decided = sum(
+            1 for v in views.values() for m in v.get("matches", []) if m.get("status") == "done"
+        )
         if decided != self.decided:
             self.decided = decided
             self.last_progress = time.monotonic()
-        self._check(matches)
+        self._check()
+
+    def _per_event(self, views: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """Each event's view: its own page when the hub answers one per event (``t``), else
+        the store's (a hub whose pages show only the newest open event). Then the invariant
+        across the events: no player seated at two tables (one snapshot of the store)."""
+        self.stored = stored_views(self.cfg.workdir / "hub.sqlite3")
+        out = {}
+        for e, page in views.items():
+            shown = (page.get("tournament") or {}).get("id")
+            if shown == e and e != self.events[-1]:
+                self.event_pages = True  # a page named an event that is not the default
+            if shown != e and self.event_pages:
+                self.violation(
+                    "page_of_other_event",
+                    f"/director/tournament.json?t={e} shows {shown}",
+                    key=f"other_event|{e}|{shown}",
+                )
+            out[e] = page if shown == e else self.stored.get(e, page)
+        for pid, seats in double_seats(
+            {e: self.stored[e] for e in self.events if e in self.stored}
+        ).items():
+            where = ", ".join(f"{e} {m} at {t}" for e, t, m in seats)
+            self.violation(
+                "player_on_two_tables",
+                f"{pid}: {where}",
+                key=f"double_seat|{pid}|{'|'.join(sorted(t for _, t, _ in seats))}",
+            )
+        return out
 
     def _down(self, tid: str) -> bool:
         if tid in self.offline_until:
@@ -663,20 +772,43 @@ class Evening:
             del self.forged[tid]
         return tid == self.proc_table and self.proc_down_until is not None
 
-    def _check(self, matches: list[dict[str, Any]]) -> None:
+    def _check(self) -> None:
         self.touched = set()
-        self._check_now(matches)
+        self._check_now()
         for key in [k for k in self.pending if k not in self.touched]:
             del self.pending[key]  # it stopped holding: it was a transient
 
-    def _check_now(self, matches: list[dict[str, Any]]) -> None:
+    def _held_by(
+        self, tid: str, mid: str, card: dict[str, Any]
+    ) -> tuple[str, dict[str, Any] | None]:
+        """The event and match a table's card plays: the card's own event label when the hub
+        gives one, else the event that has ``mid`` at that table (match codes repeat across
+        events: G1-1 in the open and in novatos), else the first event that has ``mid``."""
+        label = card.get("event")
+        if isinstance(label, dict) and label.get("id") in self.Ts:
+            e = str(label["id"])
+            return e, self._by_id(e).get(mid)
+        found = [(e, self._by_id(e).get(mid)) for e in self.events if mid in self._by_id(e)]
+        for wanted in (("assigned", "playing"), ("done",)):
+            for e, m in found:
+                if m is not None and m.get("table") == tid and m.get("status") in wanted:
+                    return e, m
+        return found[0] if found else ("?", None)
+
+    def _by_id(self, event: str) -> dict[str, dict[str, Any]]:
+        return {m["id"]: m for m in self.Ts.get(event, {}).get("matches", [])}
+
+    def _check_now(self) -> None:
         g = self.cfg.grace
-        by_id = {m["id"]: m for m in matches}
         holders: dict[str, list[str]] = {}
+        held: dict[str, tuple[str, dict[str, Any] | None]] = {}
         for c in self.cards:
-            mid, state = c.get("match_id"), c.get("state")
-            if mid and state not in FREE_STATES and c.get("link") == "online":
-                holders.setdefault(str(mid), []).append(str(c.get("id")))
+            tid, mid, state = str(c.get("id")), c.get("match_id"), c.get("state")
+            if not mid or state in FREE_STATES or c.get("link") != "online":
+                continue
+            held[tid] = self._held_by(tid, str(mid), c)
+            key = str(mid) if len(self.events) == 1 else f"{held[tid][0]}/{mid}"
+            holders.setdefault(key, []).append(tid)
         for mid, tids in holders.items():
             self.persistent(
                 f"double|{mid}",
@@ -685,49 +817,52 @@ class Evening:
                 f"{mid} on {tids}",
                 g,
             )
-        for m in matches:
-            mid = m["id"]
-            self.persistent(
-                f"notable|{mid}",
-                m.get("status") in ("assigned", "playing") and not m.get("table"),
-                "played_without_table",
-                f"{mid} ({m.get('phase')}) is {m.get('status')} with table null",
-                g,
-            )
+        for e in self.events:
+            for m in self.Ts.get(e, {}).get("matches", []):
+                mid = m["id"] if len(self.events) == 1 else f"{e}/{m['id']}"
+                self.persistent(
+                    f"notable|{mid}",
+                    m.get("status") in ("assigned", "playing") and not m.get("table"),
+                    "played_without_table",
+                    f"{mid} ({m.get('phase')}) is {m.get('status')} with table null",
+                    g,
+                )
         for c in self.cards:
-            tid, mid, state = str(c.get("id")), c.get("match_id"), c.get("state")
-            if not mid or state in FREE_STATES or c.get("link") != "online" or self._down(tid):
+            tid, mid = str(c.get("id")), c.get("match_id")
+            if tid not in held or self._down(tid):
                 continue
-            held = by_id.get(str(mid))
-            stale = held is not None and (
-                held.get("status") == "done" or (held.get("table") not in (None, tid))
+            _, m = held[tid]
+            stale = m is not None and (
+                m.get("status") == "done" or (m.get("table") not in (None, tid))
             )
             self.persistent(
                 f"stale|{tid}|{mid}",
                 stale,
                 "table_holds_decided_or_moved_match",
-                f"table {tid} plays {mid} which is {held and held.get('status')} at "
-                f"{held and held.get('table')}",
+                f"table {tid} plays {mid} which is {m and m.get('status')} at "
+                f"{m and m.get('table')}",
                 3 * g,
             )
-        for m in matches:
-            by = str(m.get("recorded_by") or "")
-            if (
-                m.get("score")
-                and by.startswith("table ")
-                and m.get("table")
-                and by[6:] != m["table"]
-            ):
-                self.violation(
-                    "result_from_other_table",
-                    f"{m['id']} held by {m['table']}, result {m['score']} by {by}",
-                    key=f"other|{m['id']}|{by}",
-                )
+        for e in self.events:
+            for m in self.Ts.get(e, {}).get("matches", []):
+                by = str(m.get("recorded_by") or "")
+                if (
+                    m.get("score")
+                    and by.startswith("table ")
+                    and m.get("table")
+                    and by[6:] != m["table"]
+                ):
+                    self.violation(
+                        "result_from_other_table",
+                        f"{m['id']} held by {m['table']}, result {m['score']} by {by}",
+                        key=f"other|{e}|{m['id']}|{by}",
+                    )
 
     def _check_genuine(self) -> None:
         for tid in self.cfg.table_ids():
             self.genuine.read(tid, self._outbox(tid))
-        for m in self.T.get("matches", []):
+        every = [m for e in self.events for m in self.Ts.get(e, {}).get("matches", [])]
+        for m in every:
             by = str(m.get("recorded_by") or "")
             if not m.get("score") or not by.startswith("table "):
                 continue
@@ -778,7 +913,13 @@ class Evening:
         base = ["/", "/live", "/groups", "/draw", "/consolation", "/rankings", "/players",
                 "/final", "/exports", "/director", "/director/tournament", "/director/audit",
                 "/draw/print", "/rankings?kind=rating", "/rankings?kind=annual"]  # fmt: skip
-        base += [f"/director/matches/{m['id']}" for m in self.T.get("matches", [])]
+        if len(self.events) > 1:  # every event's pages, and all together (no ``t``)
+            base += [with_event(p, e) for e in self.events for p in base]
+        for e in self.events:
+            base += [
+                self.at(f"/director/matches/{m['id']}", e)
+                for m in self.Ts.get(e, {}).get("matches", [])
+            ]
         base += [f"/director/tables/{tid}" for tid in self.cfg.table_ids()]
         self.page_pool = base
         self.pages_seen.update(base)
@@ -787,9 +928,11 @@ class Evening:
     def _housekeeping(self, rng: random.Random) -> None:
         if self.hub_down:
             return
-        if self.T.get("pending_dice"):
-            for f in self.forms_on("/director", "roll_dice")[:1]:
-                self._submit("housekeeping", f, rng)
+        focus = self.focus
+        for e in self.events:
+            self._focus_on(e)
+            self._tend_event(rng)
+        self._focus_on(focus)
         for c in self.cards:
             tid = str(c.get("id"))
             paused = c.get("paused") or {}
@@ -802,6 +945,12 @@ class Evening:
                     self.director_paused.pop(tid, None)
             else:
                 self.director_paused.pop(tid, None)
+
+    def _tend_event(self, rng: random.Random) -> None:
+        """The focus event's routine: dice for ties, now and then a correction conflict."""
+        if self.T.get("pending_dice"):
+            for f in self.forms_on("/director", "roll_dice")[:1]:
+                self._submit("housekeeping", f, rng)
         if (
             any(c.get("status") == "open" for c in self.T.get("conflicts", []))
             and rng.random() < 0.3
@@ -935,7 +1084,7 @@ class Evening:
         """Forms the harness has no recipe for (new ones, e.g. "free table"): filled generically."""
         pages = ["/director", "/director/tournament"]
         pages += [f"/director/tables/{t}" for t in self.cfg.table_ids()]
-        path = rng.choice(pages)
+        path = self.at(rng.choice(pages))
         r = self.get(path)
         if r is None or r.status_code != 200:
             return
@@ -1057,23 +1206,15 @@ class Evening:
         if self.hub_down or (self.hub is not None and not self.hub.alive):
             self._restart_hub()
         self._observe()
-        info = self.T.get("tournament") or {}
-        closed = info.get("phase") == "closed"
-        if info.get("finished") and not closed:
-            for f in self.forms_on("/director/tournament", "close"):
-                rec = self._submit("close", f, random.Random(0))
-                closed = rec.status == 200
-                if not closed:
-                    self.violation("close_refused", f"{rec.status} {rec.code}")
-            self._observe()
-        final = self.get_json("/final.json") or {}
-        rows = final.get("rows") or []
-        self.result.finished = bool(closed and rows)
-        if closed and not rows:
-            self.violation("no_final_list", "closed but /final.json has no rows")
-        self.result.matches = len(self.T.get("matches", []))
+        # The newest event first: a hub whose forms act on the newest open event closes
+        # them in that order too.
+        finished = []
+        for e in reversed(self.events):
+            self._focus_on(e)
+            finished.append(self._close_and_check(e))
+        self.result.finished = all(finished)
+        self.result.matches = sum(len(v.get("matches", [])) for v in self.Ts.values())
         self._check_genuine()
-        self._check_final(rows)
         self._check_audit()
         self._check_events()
         self._seed_pages()
@@ -1081,12 +1222,43 @@ class Evening:
             self._crawl(len(self.page_pool))
         self._digests()
 
-    def _check_final(self, rows: list[dict[str, Any]]) -> None:
+    def _close_and_check(self, event: str) -> bool:
+        """Close the focus event once finished, and check its final list: True when it has
+        one (an event that did not finish is a violation)."""
+        info = self.T.get("tournament") or {}
+        closed = info.get("phase") == "closed"
+        if info.get("finished") and not closed:
+            for f in self.forms_on("/director/tournament", "close"):
+                rec = self._submit("close", f, random.Random(0))
+                closed = rec.status == 200
+                if not closed:
+                    self.violation("close_refused", f"{event}: {rec.status} {rec.code}")
+            self._observe()
+            self._focus_on(event)
+            closed = (self.T.get("tournament") or {}).get("phase") == "closed"
+        final = self.get_json(self.at("/final.json")) or {}
+        rows = final.get("rows") or []
+        shown = (final.get("tournament") or {}).get("id")
+        if len(self.events) > 1 and final and shown != event:
+            self.violation("final_list_of_other_event", f"/final.json?t={event} shows {shown}")
+            rows = []
+        elif closed and not rows:
+            self.violation("no_final_list", f"{event}: closed but /final.json has no rows")
+        if not closed and len(self.events) > 1:
+            self.violation(
+                "event_unfinished", f"{event} ({info.get('phase')}): {self._unfinished()}"
+            )
+        self._check_final(event, rows)
+        return bool(closed and rows)
+
+    def _check_final(self, event: str, rows: list[dict[str, Any]]) -> None:
+        """The focus event's final list (``rows``) against its results and its engine."""
         if not rows:
             return
         from mesa.tournament.tournament import Tournament
 
         matches = self.T.get("matches", [])
+        of = f"{event} " if len(self.events) > 1 else ""  # which event's list, when several
         wins: Counter[tuple[str, str]] = Counter()
         for m in matches:
             if m.get("score") and m.get("winner"):
@@ -1096,7 +1268,7 @@ class Evening:
             total = b["place_points"] + b["participation"] + b["consolation_finalist"]
             total += b["wins"] * b["per_win"]
             if total != b["total"] or r["points_hundredths"] != b["total"]:
-                self.violation("points_do_not_add_up", f"{r['name']}: {b}")
+                self.violation("points_do_not_add_up", f"{of}{r['name']}: {b}")
             removed = Counter(
                 "group" if x["rule"] == "HGV 2.3.3" else "knockout" for x in b.get("removed", [])
             )
@@ -1108,21 +1280,19 @@ class Evening:
                 if b[key] + removed[phase] != wins[(r["player_id"], phase)]:
                     self.violation(
                         "points_disagree_with_results",
-                        f"{r['name']}: {key}={b[key]} (+{removed[phase]} removed) but "
+                        f"{of}{r['name']}: {key}={b[key]} (+{removed[phase]} removed) but "
                         f"{wins[(r['player_id'], phase)]} {phase} wins in the results",
-                        key=f"pwins|{r['player_id']}|{phase}",
+                        key=f"pwins|{event}|{r['player_id']}|{phase}",
                     )
         # The engine, fed the stored tournament, must give every player the same points.
         db = self.cfg.workdir / "hub.sqlite3"
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
         try:
-            row = conn.execute(
-                "SELECT state FROM t_tournaments WHERE id = ?", (f"velada-{self.cfg.seed}",)
-            ).fetchone()
+            row = conn.execute("SELECT state FROM t_tournaments WHERE id = ?", (event,)).fetchone()
         finally:
             conn.close()
         if row is None:
-            self.violation("points_unverifiable", "tournament not in the store")
+            self.violation("points_unverifiable", f"{event} not in the store")
             return
         state = json.loads(row[0])
         state.setdefault("audit", [])  # kept in t_audit; the points do not need it
@@ -1132,7 +1302,8 @@ class Evening:
             if engine.get(r["player_id"]) != r["points_hundredths"]:
                 self.violation(
                     "final_list_disagrees_with_engine",
-                    f"{r['name']}: page {r['points_hundredths']}, engine {engine.get(r['player_id'])}",
+                    f"{of}{r['name']}: page {r['points_hundredths']}, "
+                    f"engine {engine.get(r['player_id'])}",
                 )
         stored = {
             m.id: (m.result.score_a, m.result.score_b) if m.result else None
@@ -1142,7 +1313,7 @@ class Evening:
             if stored.get(m["id"]) != (tuple(m["score"]) if m.get("score") else None):
                 self.violation(
                     "page_disagrees_with_store",
-                    f"{m['id']}: page {m.get('score')}, store {stored.get(m['id'])}",
+                    f"{of}{m['id']}: page {m.get('score')}, store {stored.get(m['id'])}",
                 )
 
     def _check_audit(self) -> None:
@@ -1204,13 +1375,14 @@ class Evening:
         self.result.decisions_digest = hashlib.sha256(decisions.encode()).hexdigest()[:16]
         results = sorted(
             (
-                m["id"],
+                m["id"] if len(self.events) == 1 else f"{e}/{m['id']}",
                 (m.get("a") or {}).get("name"),
                 (m.get("b") or {}).get("name"),
                 m.get("score"),
                 m.get("forfeit"),
             )
-            for m in self.T.get("matches", [])
+            for e in self.events
+            for m in self.Ts.get(e, {}).get("matches", [])
         )
         self.result.results_digest = hashlib.sha256(json.dumps(results).encode()).hexdigest()[:16]
 
@@ -1235,7 +1407,7 @@ def _tail(path: Path) -> str:
 def _config_dict(cfg: EveningConfig) -> dict[str, Any]:
     return {
         "seed": cfg.seed, "players": cfg.players, "tables": cfg.tables, "speed": cfg.speed,
-        "chaos": cfg.chaos,
+        "chaos": cfg.chaos, "events": cfg.events,
     }  # fmt: skip
 
 

@@ -363,7 +363,38 @@ class TournamentDesk(OnDeskLoop):
     def assign_match(
         self, t: Tournament, match_id: str, table: str, now: datetime, actor: str
     ) -> Assignment:
-        """Give one ready match to one table (the director's choice, not the calendar's)."""
+        """Give one ready match to one table (the director's choice, not the calendar's).
+
+        The tournament knows only its own matches; the evening's other events and games
+        share the tables and some players: a table another event holds, or a player seated
+        at another table, is refused here (RULES §4: never two tables at once)."""
+        for other in self.open_tournaments():
+            held = next(
+                (
+                    o
+                    for o in other.matches.values()
+                    if other.id != t.id and o.table == table and o.status in ("assigned", "playing")
+                ),
+                None,
+            )
+            if held is not None:
+                raise TableError(
+                    f"table {table} is busy with {held.id} ({other.name})",
+                    reason="table_busy",
+                    table=table,
+                    match=f"{held.id} ({other.name})",
+                )
+        seated = {s.player for s in self.seats() if s.event != t.id}
+        seated |= set(self.venue.busy(besides=GAME.name))
+        busy = [p for p in t.match(match_id).players if p in seated]
+        if busy:
+            names = ", ".join(t.name_of(p) for p in busy)
+            raise TableError(
+                f"{match_id} cannot start now: {names} seated at another table",
+                code="players_busy",
+                reason="players_busy",
+                players=names,
+            )
         return t.assign_match(match_id, table, now=now, actor=actor)
 
     # ── following the tables (the loop's DeskGame) ───────────────────────
@@ -418,14 +449,14 @@ class TournamentDesk(OnDeskLoop):
         evening) and tell each table its match."""
         if not self.auto_assign:
             return False
+        # Every running event goes into the plan, not only those with a ready match: an event
+        # whose matches are all at tables still seats its players (a player in both
+        # categories, playing a novatos match, is not called to the open's next one).
         playing = [
-            tid
-            for tid in tids
-            if self.club.tournaments[tid].phase in ("groups", "knockout")
-            and self.club.tournaments[tid].ready_matches()
+            tid for tid in tids if self.club.tournaments[tid].phase in ("groups", "knockout")
         ]
         free = self.free_tables()
-        if not free or not playing:
+        if not free or not any(self.club.tournaments[tid].ready_matches() for tid in playing):
             return False
         now = self._now()
         elsewhere = set(self.venue.busy(besides=GAME.name))

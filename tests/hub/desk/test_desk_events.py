@@ -153,3 +153,72 @@ def test_a_result_reaches_its_own_event_when_match_codes_repeat(hub: Hub) -> Non
     other = next(x for x in results if x != tid)
     assert results[other] == [], "the same code in the other event is untouched"
     desk.close()
+
+
+def test_a_player_seated_in_an_event_with_nothing_ready_is_not_called_by_another(
+    hub: Hub,
+) -> None:
+    # The novatos event's only match is playing (nothing of it is ready): its players are
+    # still seated, and the open event's match with the same player waits for them.
+    _online(hub, ["1", "2", "3"])
+    desk = _desk(hub)
+    ids: dict[str, str] = {}
+
+    def run(club: Any, now: datetime) -> None:
+        club.create_tournament("open", "Open", TODAY)
+        club.create_tournament("nov", "Novatos", TODAY, category="novatos")
+        for name in ("ANA", "BEA"):
+            ids[name] = club.registry.add_new(name).id
+        ids["LUZ"] = club.registry.add_new("LUZ", category="novatos").id
+        club.register("nov", ids["ANA"], now=now, override=True)
+        club.register("nov", ids["LUZ"], now=now)
+        club.start("nov", seed=5, now=now)
+
+    desk.call(run)
+    desk.sync()
+    assert {p for _, _, p in _seated(desk)} == {ids["ANA"], ids["LUZ"]}
+
+    def later(club: Any, now: datetime) -> None:
+        for name in ("ANA", "BEA"):
+            club.register("open", ids[name], now=now)
+        club.start("open", seed=5, now=now)
+
+    desk.call(later)
+    desk.sync()
+    seated = _seated(desk)
+    players = [p for _, _, p in seated]
+    assert len(players) == len(set(players)), seated
+    assert all(tid == "nov" for tid, _, _ in seated), "ANA is at the novatos' table"
+    desk.close()
+
+
+def test_the_directors_assign_refuses_a_player_or_table_of_another_event(hub: Hub) -> None:
+    import pytest
+
+    from mesa.tournament.errors import TableError
+
+    _online(hub, ["1", "2", "3", "4"])
+    desk = _desk(hub, auto_assign=False)
+    ids = _two_events(desk)
+
+    def first(club: Any, now: datetime) -> tuple[str, str]:
+        m = next(m for m in club.tournaments["nov"].ready_matches() if ids["ANA"] in m.players)
+        desk.assign_match(club.tournaments["nov"], m.id, "1", now, "director")
+        o = next(m for m in club.tournaments["open"].ready_matches() if ids["ANA"] in m.players)
+        free = next(m for m in club.tournaments["open"].ready_matches() if ids["ANA"] not in m.players)
+        return o.id, free.id
+
+    with_ana, without = desk.call(first)
+    with pytest.raises(TableError) as busy:
+        desk.call(lambda club, now: desk.assign_match(
+            club.tournaments["open"], with_ana, "2", now, "director"))
+    assert busy.value.reason == "players_busy"
+    with pytest.raises(TableError) as table:
+        desk.call(lambda club, now: desk.assign_match(
+            club.tournaments["open"], without, "1", now, "director"))
+    assert table.value.reason == "table_busy"
+    desk.call(lambda club, now: desk.assign_match(
+        club.tournaments["open"], without, "2", now, "director"))
+    players = [p for _, _, p in _seated(desk)]
+    assert len(players) == len(set(players)) == 4
+    desk.close()
