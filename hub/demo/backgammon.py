@@ -2,14 +2,18 @@
 
 ``mesa demo`` (``--game backgammon``, the default, or ``both``) starts ``tables`` table runtimes
 (:class:`~mesa.controller.sim.SimTable`, robot players, each with its real hub link and durable
-outbox). A 24-player tournament is created from an imported ranking (with last season already
-played, so every ranking and the rating chart have something to show), the groups are drawn,
-and the hub hands matches to the tables as they free up. When a tournament is over it is closed
-and, after a short pause, the next one of the season starts with the same players (a week later
-on the calendar), so the demo is alive whenever someone looks.
+outbox). An evening is a 24-player open tournament created from an imported ranking (with last season
+already played, so every ranking and the rating chart have something to show) and, beside it on
+the same tables, a novatos one (RULES §4; ``novatos`` players, two of them also in the open);
+the groups are drawn, and the hub hands both events' matches to the tables as they free up.
+When every event of the evening is over they are closed and, after a short pause, the next
+evening of the season starts with the same players (a week later on the calendar), so the demo
+is alive whenever someone looks.
 
 >>> len(demo_names(24)), demo_names(24)[0]
 (24, 'ALBA')
+>>> novato_names(3)
+['NOVATO 1', 'NOVATO 2', 'NOVATO 3']
 """
 
 from __future__ import annotations
@@ -37,6 +41,11 @@ NAMES = (
 def demo_names(n: int) -> list[str]:
     """``n`` distinct player names (numbered beyond the list)."""
     return [NAMES[i] if i < len(NAMES) else f"JUGADOR {i + 1}" for i in range(n)]
+
+
+def novato_names(n: int) -> list[str]:
+    """``n`` distinct names for the novatos category."""
+    return [f"NOVATO {i + 1}" for i in range(n)]
 
 
 def _ranking_csv(names: list[str], rng: random.Random) -> str:
@@ -104,6 +113,9 @@ class BackgammonRoom(Room):
             for name in names:
                 if club.registry.find_name(name) is None:
                     club.registry.add_new(name)
+            for name in novato_names(cfg.novatos):
+                if club.registry.find_name(name) is None:
+                    club.registry.add_new(name, category="novatos")
             if cfg.history:
                 past = today - timedelta(days=28)
                 pid = f"{past.isoformat()}"
@@ -112,20 +124,20 @@ class BackgammonRoom(Room):
                     club.register(pid, p.id, now=now - timedelta(days=28))
                 club.start(pid, seed=cfg.seed, now=now - timedelta(days=28))
                 play_out(club, pid, rng, now - timedelta(days=28))
-            _start_tournament(club, today, "Torneo de demostración", names, cfg.seed, now)
+            _start_evening(club, today, 1, names, cfg.novatos, cfg.seed, now)
 
         self.ctx.web.desk.call(prepare)
 
     def _direct(self) -> None:
-        """Watch the current tournament; once it is over (and has been on show for
-        ``pause`` seconds) close it and start the next one, until the demo stops."""
+        """Watch the current evening; once every event of it is over (and has been on show
+        for ``pause`` seconds) close them and start the next evening, until the demo stops."""
         cfg = self.ctx.config
         desk = self.ctx.web.desk
         names = demo_names(cfg.players)
         finished_at: float | None = None
         while not self._stopping.wait(0.5):
             try:
-                over = desk.read(_current_is_over)
+                over = desk.read(_evening_is_over)
             except Exception:
                 log.exception("demo: cannot read the current tournament")
                 continue
@@ -138,7 +150,8 @@ class BackgammonRoom(Room):
                 continue
             number = self.played + 2
             next_one = functools.partial(
-                _next_tournament, names=names, seed=cfg.seed + number, number=number
+                _next_evening, names=names, novatos=cfg.novatos, seed=cfg.seed + number,
+                number=number,
             )
             try:
                 tid = desk.call(next_one)
@@ -195,34 +208,59 @@ class BackgammonRoom(Room):
 
 
 def _start_tournament(
-    club: Any, held_on: date, name: str, names: list[str], seed: int, now: datetime
+    club: Any, tid: str, held_on: date, name: str, names: list[str], seed: int, now: datetime,
+    *, category: str = "open",
 ) -> str:
-    """Create, fill and draw a demo tournament; its id is its date."""
-    tid = held_on.isoformat()
-    club.create_tournament(tid, name, held_on)
+    """Create, fill and draw a demo tournament."""
+    club.create_tournament(tid, name, held_on, category=category)
     for player_name in names:
         player = club.registry.find_name(player_name)
-        club.register(tid, player.id, now=now)
+        # An open player who also plays the novatos event needs the director's override.
+        club.register(tid, player.id, now=now, override=player.category != category)
     club.start(tid, seed=seed, now=now)
     return tid
 
 
-def _current_is_over(club: Any) -> bool:
-    """Whether the newest tournament has nothing left to play (closed, or finished)."""
-    ts = sorted(club.tournaments.values(), key=lambda x: (x.held_on, x.id))
-    if not ts:
-        return False
-    newest = ts[-1]
-    return bool(newest.phase == "closed" or newest.is_finished())
-
-
-def _next_tournament(
-    club: Any, now: datetime, *, names: list[str], seed: int, number: int
+def _start_evening(
+    club: Any, held_on: date, number: int, names: list[str], novatos: int, seed: int,
+    now: datetime,
 ) -> str:
-    """Close the newest tournament if it is still open and start the next, a week later."""
-    ts = sorted(club.tournaments.values(), key=lambda x: (x.held_on, x.id))
-    newest = ts[-1]
-    if newest.phase != "closed":
-        club.close(newest.id, actor="demo", now=now)
-    held_on = max(newest.held_on, date.today()) + timedelta(days=7)
-    return _start_tournament(club, held_on, f"Torneo de demostración nº {number}", names, seed, now)
+    """The evening's events: the open tournament (its id is its date) and, with ``novatos``
+    players, the novatos one beside it on the same tables (two open players play both, so a
+    player busy in one event waits for the other). Returns the open tournament's id."""
+    suffix = "" if number == 1 else f" nº {number}"
+    tid = _start_tournament(
+        club, held_on.isoformat(), held_on, f"Torneo de demostración{suffix}", names, seed, now
+    )
+    if novatos:
+        _start_tournament(
+            club, f"{held_on.isoformat()}-novatos", held_on, f"Novatos{suffix}",
+            novato_names(novatos) + names[-2:], seed + 1, now, category="novatos",
+        )
+    return tid
+
+
+def _evening_is_over(club: Any) -> bool:
+    """Whether every event of the newest evening has nothing left to play (closed, or
+    finished)."""
+    if not club.tournaments:
+        return False
+    last = max(t.held_on for t in club.tournaments.values())
+    return all(
+        t.phase == "closed" or t.is_finished()
+        for t in club.tournaments.values()
+        if t.held_on == last
+    )
+
+
+def _next_evening(
+    club: Any, now: datetime, *, names: list[str], novatos: int, seed: int, number: int
+) -> str:
+    """Close the newest evening's events still open and start the next evening, a week
+    later."""
+    last = max(t.held_on for t in club.tournaments.values())
+    for t in sorted(club.tournaments.values(), key=lambda x: x.id):
+        if t.held_on == last and t.phase != "closed":
+            club.close(t.id, actor="demo", now=now)
+    held_on = max(last, date.today()) + timedelta(days=7)
+    return _start_evening(club, held_on, number, names, novatos, seed, now)

@@ -23,6 +23,8 @@ ALL_GAMES = "both"  # ``--game both``: a room for every registered game
 class DemoConfig:
     tables: int = 8
     players: int = 24
+    # A second category on the same evening and tables (RULES §4, "novatos"); 0: none.
+    novatos: int = 8
     # Table seconds per real second: a 3-point group match takes a few real seconds.
     speed: float = 30.0
     host: str = "127.0.0.1"

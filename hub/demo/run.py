@@ -193,6 +193,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tables", type=int, default=d.tables, help="simulated tables")
     p.add_argument("--players", type=int, default=d.players, help="players in the tournament")
     p.add_argument(
+        "--novatos",
+        type=int,
+        default=d.novatos,
+        help=f"players in the novatos category, on the same evening and tables (default "
+        f"{d.novatos}; 0: none)",
+    )
+    p.add_argument(
         "--speed",
         type=float,
         default=d.speed,
@@ -233,6 +240,7 @@ def config_from(args: argparse.Namespace) -> DemoConfig:
     return DemoConfig(
         tables=args.tables,
         players=args.players,
+        novatos=args.novatos,
         speed=args.speed,
         pause=args.pause,
         host=args.host,

@@ -310,6 +310,8 @@ _REFUSALS: dict[str, dict[str, Entry]] = {
                         "en": "a bracket needs at least 2 players, got {n}"},
     "setting_min": {"es": "el ajuste {setting} debe ser al menos 1",
                     "en": "setting {setting} must be at least 1"},
+    "table_id": {"es": "{table} no es un número de mesa",
+                 "en": "{table} is not a table id"},
     "dice_by": {"es": "los dados los tira el hub o el director",
                 "en": "dice are rolled by the hub or the director"},
     "score_whole": {"es": "los tantos son números enteros ≥ 0 (llegó {value})",

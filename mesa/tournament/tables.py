@@ -162,6 +162,19 @@ class Tables:
         old, m.table, m.assigned_at, m.scheduled_start = m.table, None, None, None
         self.state.log(now, actor, "unassign", match_id=match_id, table=old)
 
+    def reserve_tables(self, tables: Sequence[str], *, actor: str, now: datetime) -> tuple[str, ...]:
+        """The tables given to this event's matches only (RULES §4: the evening's other events
+        share the rest); an empty list frees them. A match already at a table stays there."""
+        cleaned = tuple(dict.fromkeys(str(t).strip() for t in tables if str(t).strip()))
+        for t in cleaned:
+            if len(t) > 32 or not all(c.isalnum() or c in "-_." for c in t):
+                raise TournamentError(f"{t[:40]!r} is not a table id", code="bad_setting",
+                                      reason="table_id", table=t[:40])
+        s = self.state
+        s.settings = s.settings.with_changes(reserved_tables=cleaned)
+        s.log(now, actor, "reserve_tables", tables=list(cleaned))
+        return cleaned
+
     def set_match_format(self, match_id: str, *, length: int | None,
                          clock: ClockPreset | None, actor: str, now: datetime) -> Match:
         m = self.state.match(match_id)

@@ -406,6 +406,11 @@ class Tournament:
         fits is skipped): the assignments given."""
         return self._parts.tables.give_tables(plan, now=now, actor=actor)
 
+    def reserve_tables(self, tables: Sequence[str], *, actor: str = "director",
+                       now: datetime) -> tuple[str, ...]:
+        """Reserve ``tables`` for this event's matches (empty: none); the ids kept."""
+        return self._parts.tables.reserve_tables(tables, actor=actor, now=now)
+
     def assign_match(self, match_id: str, table: str, *, now: datetime,
                      actor: str = "director") -> Assignment:
         """The director puts one ready match on a chosen table instead of the calendar's."""

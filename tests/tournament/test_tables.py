@@ -14,6 +14,7 @@ from mesa.tournament.errors import (
     MatchNotReadyError,
     PhaseError,
     TableError,
+    TournamentError,
 )
 from mesa.tournament.matches import ClockPreset
 from mesa.tournament.settings import TournamentSettings
@@ -89,3 +90,19 @@ class TestTables:
         t.record_result("G1-1", 3, 0, now=clock())
         assert t.assign_tables(["T2"], now=clock()) == []
         assert [a.table for a in t.assign_tables(["T2", "MESA 1"], now=clock())] == ["MESA 1"]
+
+
+class TestReservedTables:
+    def test_reserve_and_free_with_an_audit_line(self, h, clock) -> None:
+        t, _ = h.build(9)
+        assert t.reserve_tables([" 4", "5", "4", ""], now=clock()) == ("4", "5")
+        assert t.settings.reserved_tables == ("4", "5")
+        assert t.audit[-1].action == "reserve_tables"
+        assert t.reserve_tables([], now=clock()) == ()
+
+    def test_a_bad_table_id_is_refused_and_changes_nothing(self, h, clock) -> None:
+        t, _ = h.build(9)
+        with pytest.raises(TournamentError) as err:
+            t.reserve_tables(["4", "<script>"], now=clock())
+        assert err.value.reason == "table_id"
+        assert t.settings.reserved_tables == ()

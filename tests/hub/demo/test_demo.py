@@ -85,7 +85,8 @@ def test_make_demo_plays_a_tournament_within_30_s_and_stops_on_ctrl_c(tmp_path: 
             )
         elapsed = time.monotonic() - started
         assert all(seen.values()), (seen, elapsed, "".join(lines))
-        assert live["tournament"]["entrants"] == 24
+        # The evening's two events: the open (24) and the novatos (8 and two open players).
+        assert live["tournament"]["entrants"] in (24, 10)
         page = urllib.request.urlopen(base + "/live", timeout=5).read().decode()
         assert "Mesa 8" in page and 'data-stream="/events' in page
         broker_pid = int((workdir / "broker" / "mosquitto.pid").read_text().strip())
@@ -171,7 +172,8 @@ def test_the_director_password_command_stores_a_hash(tmp_path: Path) -> None:
 
 @pytest.mark.broker
 def test_the_demo_starts_the_next_tournament_when_one_ends(tmp_path: Path) -> None:
-    """A tiny tournament at high speed ends, is closed, and the season goes on with another."""
+    """A tiny evening at high speed (an open and a novatos tournament on the same two tables,
+    two players in both) ends, is closed, and the season goes on with the next evening."""
     if not have_mosquitto():
         pytest.skip("mosquitto not installed")
     from mesa.hub.demo.run import Demo, DemoConfig
@@ -179,6 +181,7 @@ def test_the_demo_starts_the_next_tournament_when_one_ends(tmp_path: Path) -> No
     cfg = DemoConfig(
         tables=2,
         players=4,
+        novatos=2,
         speed=400.0,
         port=0,
         workdir=tmp_path / "demo",
@@ -196,9 +199,13 @@ def test_the_demo_starts_the_next_tournament_when_one_ends(tmp_path: Path) -> No
             return sorted((t.id, t.phase) for t in club.tournaments.values())
 
         phases = demo.web.desk.read(season)
-        assert len(phases) == 2 and phases[0][1] == "closed" and phases[1][1] != "closed"
+        assert len(phases) == 4, phases  # two evenings of two events each
+        assert [p for _, p in phases[:2]] == ["closed", "closed"]
+        assert all(p != "closed" for _, p in phases[2:])
+        first, novatos = phases[0][0], phases[1][0]
+        assert novatos == f"{first}-novatos"
         live = _get(demo.url.rstrip("/") + "/live.json")
-        assert live["tournament"]["id"] == phases[1][0]
+        assert live["tournament"]["id"] in {tid for tid, _ in phases[2:]}
     finally:
         demo.stop()
 
@@ -226,7 +233,7 @@ def test_both_rooms_run_side_by_side_and_stop(tmp_path: Path) -> None:
     from mesa.hub.demo.run import Demo, DemoConfig
 
     cfg = DemoConfig(
-        game="both", tables=2, players=4, domino_tables=1, domino_rounds=1, speed=200.0,
+        game="both", tables=2, players=4, novatos=0, domino_tables=1, domino_rounds=1, speed=200.0,
         port=0, workdir=tmp_path / "demo", history=False,
     )
     demo = Demo(cfg).start()
