@@ -81,7 +81,14 @@ import httpx
 
 from mesa.hub.broker.mosquitto import free_port
 from mesa.protocol import new_id
-from support.evening_events import double_seats, event_ids, stored_views, with_event
+from support.evening_events import (
+    default_event,
+    double_seats,
+    double_tables,
+    event_ids,
+    stored_views,
+    with_event,
+)
 from support.evening_pages import Form, PageParser, crawlable, fill, parse_page, route_of, twin
 from support.evening_tables import (
     Genuine,
@@ -743,7 +750,7 @@ class Evening:
         out = {}
         for e, page in views.items():
             shown = (page.get("tournament") or {}).get("id")
-            if shown == e and e != self.events[-1]:
+            if shown == e and e != default_event(self.stored):
                 self.event_pages = True  # a page named an event that is not the default
             if shown != e and self.event_pages:
                 self.violation(
@@ -752,6 +759,12 @@ class Evening:
                     key=f"other_event|{e}|{shown}",
                 )
             out[e] = page if shown == e else self.stored.get(e, page)
+        for table, held in double_tables(self.stored).items():
+            self.violation(
+                "table_given_twice",
+                f"{table}: " + ", ".join(f"{e} {m}" for e, m in held),
+                key=f"table_twice|{table}|{held}",
+            )
         for pid, seats in double_seats(
             {e: self.stored[e] for e in self.events if e in self.stored}
         ).items():

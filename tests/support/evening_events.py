@@ -19,6 +19,11 @@ moment of the desk (it saves the whole club in one transaction after every step)
 ...     "status": "assigned", "table": "t2", "a": {"id": "P1"}, "b": {"id": "P9"}}]}}
 >>> double_seats(views)
 {'P1': [('A', 't1', 'G1-1'), ('B', 't2', 'G1-1')]}
+>>> double_tables({"A": views["A"], "B": {"matches": [dict(views["B"]["matches"][0], table="t1")]}})
+{'t1': [('A', 'G1-1'), ('B', 'G1-1')]}
+>>> default_event({"x": {"tournament": {"id": "x", "held_on": "2026-12-02", "phase": "closed"}},
+...                "y": {"tournament": {"id": "y", "held_on": "2026-12-01", "phase": "groups"}}})
+'y'
 >>> double_seats(views, [("P9", "D1", "d1", "R1")])
 {'P1': [('A', 't1', 'G1-1'), ('B', 't2', 'G1-1')], 'P9': [('B', 't2', 'G1-1'), ('D1', 'd1', 'R1')]}
 """
@@ -104,3 +109,24 @@ def double_seats(
     for pid, eid, table, mid in others:
         seats.setdefault(pid, []).append((eid, table, mid))
     return {p: s for p, s in sorted(seats.items()) if len({x[1] for x in s}) > 1}
+
+
+def double_tables(views: dict[str, dict[str, Any]]) -> dict[str, list[tuple[str, str]]]:
+    """Tables holding matches of more than one event now: ``table → [(event, match)]``."""
+    held: dict[str, list[tuple[str, str]]] = {}
+    for eid, view in sorted(views.items()):
+        for m in view.get("matches", []):
+            if m.get("status") in AT_TABLE and m.get("table"):
+                held.setdefault(str(m["table"]), []).append((eid, str(m["id"])))
+    return {t: h for t, h in sorted(held.items()) if len(h) > 1}
+
+
+def default_event(views: dict[str, dict[str, Any]]) -> str | None:
+    """The event a page without ``t`` shows: the newest open, else the newest closed."""
+    infos = sorted(
+        (v.get("tournament") or {} for v in views.values()),
+        key=lambda i: (str(i.get("held_on")), str(i.get("id"))),
+    )
+    open_ = [i for i in infos if i.get("phase") != "closed"]
+    pick = open_[-1] if open_ else (infos[-1] if infos else None)
+    return None if pick is None else str(pick.get("id"))
