@@ -249,6 +249,9 @@ class TournamentDesk(OnDeskLoop):
             # The club was reloaded after the plan was made (an action refused meanwhile):
             # publishing it would give a table a match the tournament does not know it has.
             raise TableError(f"{a.match_id} is not assigned to table {a.table}: not published")
+        # The tournament checks its own tables only: a match moved onto a table another
+        # event holds is refused here (the desk rolls the move back), never two on one table.
+        self._refuse_held_elsewhere(t, a.table)
         for other, held in list(self._meta["tables"].items()):
             if other != a.table and held == [t.id, a.match_id]:
                 log.warning("table %s: %s moves to table %s", other, a.match_id, a.table)
@@ -360,6 +363,20 @@ class TournamentDesk(OnDeskLoop):
         }
         return [tid for tid in free_tables_of(self.hub, GAME, FREE_STATES) if tid not in busy]
 
+    def _refuse_held_elsewhere(self, t: Tournament, table: str) -> None:
+        """:class:`TableError` when another open event has a match at ``table``."""
+        for other in self.open_tournaments():
+            if other.id == t.id:
+                continue
+            for o in other.matches.values():
+                if o.table == table and o.status in ("assigned", "playing"):
+                    raise TableError(
+                        f"table {table} is busy with {o.id} ({other.name})",
+                        reason="table_busy",
+                        table=table,
+                        match=f"{o.id} ({other.name})",
+                    )
+
     def assign_match(
         self, t: Tournament, match_id: str, table: str, now: datetime, actor: str
     ) -> Assignment:
@@ -368,22 +385,7 @@ class TournamentDesk(OnDeskLoop):
         The tournament knows only its own matches; the evening's other events and games
         share the tables and some players: a table another event holds, or a player seated
         at another table, is refused here (RULES §4: never two tables at once)."""
-        for other in self.open_tournaments():
-            held = next(
-                (
-                    o
-                    for o in other.matches.values()
-                    if other.id != t.id and o.table == table and o.status in ("assigned", "playing")
-                ),
-                None,
-            )
-            if held is not None:
-                raise TableError(
-                    f"table {table} is busy with {held.id} ({other.name})",
-                    reason="table_busy",
-                    table=table,
-                    match=f"{held.id} ({other.name})",
-                )
+        self._refuse_held_elsewhere(t, table)
         seated = {s.player for s in self.seats() if s.event != t.id}
         seated |= set(self.venue.busy(besides=GAME.name))
         busy = [p for p in t.match(match_id).players if p in seated]

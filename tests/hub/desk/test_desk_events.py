@@ -222,3 +222,29 @@ def test_the_directors_assign_refuses_a_player_or_table_of_another_event(hub: Hu
     players = [p for _, _, p in _seated(desk)]
     assert len(players) == len(set(players)) == 4
     desk.close()
+
+
+def test_a_match_moved_onto_a_table_another_event_holds_is_refused(hub: Hub) -> None:
+    import pytest
+
+    from mesa.tournament.errors import TableError
+
+    _online(hub, ["1", "2", "3", "4"])
+    desk = _desk(hub)
+    _two_events(desk)
+    desk.sync()
+    held = {table: (tid, mid) for tid, table, mid in desk.read(lambda club: [
+        (t.id, m.table, m.id) for t in club.tournaments.values() for m in t.matches.values()
+        if m.status == "assigned"])}  # fmt: skip
+    nov_table = next(table for table, (tid, _) in held.items() if tid == "nov")
+    open_table, (_, open_match) = next((x, h) for x, h in held.items() if h[0] == "open")
+
+    def move(club: Any, now: datetime) -> None:
+        a = club.tournaments["open"].move_match(open_match, nov_table, actor="director", now=now)
+        desk.publish_assignment(club.tournaments["open"], a, now)
+
+    with pytest.raises(TableError) as refused:
+        desk.call(move)
+    assert refused.value.reason == "table_busy"
+    assert desk.read(lambda club: club.tournaments["open"].match(open_match).table) == open_table
+    desk.close()
