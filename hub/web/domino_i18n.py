@@ -84,6 +84,32 @@ _OWN: dict[str, dict[str, Entry]] = {
     "act.domino_absence": {"es": "Ausencia (dominó)", "en": "Absence (domino)"},
     "dom.absence": {"es": "Ausentes al empezar", "en": "Absent at the start"},
     "act.domino_close": {"es": "Cerrar torneo de dominó", "en": "Close domino tournament"},
+    # Several domino events at once: the switcher, who sits elsewhere, the refusals said.
+    "dom.events": {"es": "Eventos de dominó", "en": "Domino events"},
+    "dom.all_open": {"es": "Todos los abiertos", "en": "All open"},
+    "dom.event_open": {"es": "abierto", "en": "open"},
+    "dom.elsewhere": {"es": "{name} juega en la mesa {table} ({event})",
+                      "en": "{name} plays at table {table} ({event})"},
+    "dom.busy_now": {"es": "Ocupados en otra mesa ahora:", "en": "At another table now:"},
+    "dom.late": {"es": "llegarán tarde: {who}", "en": "they will be late: {who}"},
+    "dom.late_now": {"es": "Llegarán tarde (juegan en otra mesa):",
+                     "en": "Will be late (playing at another table):"},
+    "dom.confirm_late": {
+        "es": "Empezar igualmente: quien llegue tarde será penalizado",
+        "en": "Start anyway: whoever arrives late is fined",
+    },
+    "dom.err.players_busy": {
+        "es": "{who}. Para empezar la ronda igualmente, marque «Empezar igualmente».",
+        "en": "{who}. To start the round anyway, tick «Start anyway».",
+    },
+    "dom.err.unknown_tournament": {"es": "no hay ningún torneo de dominó «{t}»",
+                                   "en": "there is no domino tournament «{t}»"},
+    "dom.err.closed": {"es": "el torneo de dominó {t} está cerrado",
+                       "en": "the domino tournament {t} is closed"},
+    "dom.err.which_tournament": {
+        "es": "hay varios torneos de dominó abiertos: elija uno",
+        "en": "several domino tournaments are open: choose one",
+    },
     "dom.done": {"es": "Hecho: {what}", "en": "Done: {what}"},
     "dom.refused": {"es": "Rechazado: {why}", "en": "Refused: {why}"},
 }

@@ -1,21 +1,44 @@
-"""Domino's desk: the hub's side of the domino pairs tournament, between tables and director.
+"""Domino's desk: the hub's side of the domino pairs tournaments, between tables and director.
 
 It runs on the one desk loop (:class:`~mesa.hub.desk.loop.DeskLoop`: its thread, wakes, cursor
 and sync) beside backgammon's :class:`~mesa.hub.desk.games.backgammon.TournamentDesk`, and is
 domino's :class:`~mesa.hub.desk.loop.DeskGame` there. It keeps its state in the hub's
-SQLite file (:class:`~mesa.games.domino.store.PairsStore`, one thread owns the connection) and:
+SQLite file (:class:`~mesa.games.domino.store.PairsStore`, one thread owns the connection).
 
-- applies the director's actions (pairs, rounds, "TIEMPO", the judge's penalties, closing),
-  saving after each with its audit line and reloading from the store on an error;
-- publishes each game to its table as the retained ``DominoAssignment``, and "TIEMPO" as the
-  same message with ``tiempo`` set, for every table of the round at once;
-- folds the hub's committed events (the loop hands them over): a ``domino.game.ended`` from the table that holds the
-  game's current assignment (its last ``domino.table.assigned`` names that game) records it.
+A club evening may hold several domino events at once (RULES §4: the domino room beside the
+backgammon categories, a second pairs event), so the desk runs every open domino tournament,
+each named by its id (``D1``, ``D2``…; the pages' ``t``), on the domino tables they share:
+
+- the open tournaments are held in memory by id; a closed one is read from the store for its
+  final list and exports (and kept: it no longer changes); a restart reloads them all;
+- the director's actions (pairs, rounds, "TIEMPO", the judge's penalties, closing) name the
+  tournament; an unknown or closed one is refused with the reason. Each is saved with its audit
+  line, and a failure reloads the open tournaments from the store;
+- a round's games go to domino tables that are free and not held by another domino event's
+  game not yet recorded (a table is free on the grid a moment before it has taken its game);
+- each game is published to its table as the retained ``DominoAssignment``, "TIEMPO" as the
+  same message with ``tiempo`` set, for every table of that round at once;
+- the hub's committed events (the loop hands them over) are routed by the game the table was
+  last assigned (``game_key``, ``"<tournament id>:<game id>"``): a ``domino.game.ended`` from
+  the table that holds the game's current assignment records it in that tournament;
+- the players: with a :class:`~mesa.hub.desk.venue.Venue` the desk publishes, at start and
+  after every change, who it has seated (every player of a game not yet recorded). A round is
+  not started while one of its players sits at another table (another game's event, or another
+  domino event's game) unless the director confirms: a domino round's games start together and
+  a late arrival is fined, so the director must know who will be late.
 
 >>> import tempfile, os
 >>> desk = DominoDesk(os.path.join(tempfile.mkdtemp(), "hub.sqlite3"))
->>> desk.create("Dominó de marzo", actor="director").id
-'D1'
+>>> desk.create("Dominó de marzo", actor="director").id, desk.create("Parejas", actor="d").id
+('D1', 'D2')
+>>> [(e["id"], e["phase"], e["open"]) for e in desk.events()]
+[('D1', 'registration', True), ('D2', 'registration', True)]
+>>> desk.register_pair("a", "b", ("A", "B"), actor="director")
+Traceback (most recent call last):
+  ...
+mesa.games.domino.pairs.PairsError: which_tournament: 2 domino tournaments are open: name one
+>>> desk.register_pair("a", "b", ("A", "B"), actor="director", t="D2").name
+'A / B'
 >>> desk.close()
 """
 
@@ -24,7 +47,8 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,22 +60,58 @@ from mesa.games.registry import game_named
 from mesa.hub.desk.loop import OnDeskLoop
 from mesa.hub.desk.ports import CommittedEvent, DeskHub
 from mesa.hub.desk.tables import free_tables_of
+from mesa.hub.desk.venue import Seat, Venue
+
+__all__ = ["DominoDesk", "Elsewhere", "PlayersBusy", "game_key"]
 
 log = logging.getLogger("mesa.web.domino")
 T = TypeVar("T")
 
 GAME = game_named("domino")
+Assignments = dict[str, dict[str, Any] | None]  # table → what it is given (the hub's port)
 # A domino table can take the next game in these states.
 FREE_STATES = ("idle", "game_over")
 
 
 def game_key(t: PairsTournament, g: PairsGame) -> str:
-    """The ``game_id`` a table receives: unique across tournaments (a table compares it)."""
+    """The ``game_id`` a table receives: unique across tournaments (a table compares it), and
+    what routes the table's events back to the tournament (:func:`split_key`)."""
     return f"{t.id}:{g.id}"
 
 
+def split_key(key: str) -> tuple[str, str]:
+    """``"D2:R1-M3"`` → ``("D2", "R1-M3")`` (a key without a tournament names none).
+
+    >>> split_key("D2:R1-M3"), split_key("R1-M3")
+    (('D2', 'R1-M3'), ('', 'R1-M3'))
+    """
+    tid, sep, gid = key.partition(":")
+    return (tid, gid) if sep else ("", key)
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    """A player of a domino round seated at another table now: ``name`` as the pair says it,
+    ``seat`` where (another game's event or another domino event)."""
+
+    name: str
+    seat: Seat
+
+
+class PlayersBusy(PairsError):
+    """A round refused because some of its players sit elsewhere (``elsewhere``); the director
+    may start it anyway (``confirm``)."""
+
+    def __init__(self, elsewhere: list[Elsewhere]) -> None:
+        said = "; ".join(f"{e.name} plays at table {e.seat.table} ({e.seat.event_name})"
+                         for e in elsewhere)
+        super().__init__("players_busy", f"{said}: confirm to start the round anyway")
+        self.elsewhere = elsewhere
+
+
 class DominoDesk(OnDeskLoop):
-    """See the module docstring. ``hub`` may be None (no tables: tests, a desk without MQTT)."""
+    """See the module docstring. ``hub`` may be None (no tables: tests, a desk without MQTT);
+    ``venue`` None: no other game's seats to respect, none published."""
 
     log = log
     refusals: tuple[type[Exception], ...] = (PairsError,)
@@ -65,47 +125,169 @@ class DominoDesk(OnDeskLoop):
         now: Callable[[], datetime] = datetime.now,
         language: str = "es",
         command_wait: float = 5.0,
+        venue: Venue | None = None,
     ) -> None:
         self.command_wait = command_wait
+        self.venue = venue
         self._open_loop(hub, now=now, wall=wall, language=language, thread="mesa-domino")
         self.store: PairsStore = self._loop.call(lambda: PairsStore(path))
-        self.t: PairsTournament | None = self._loop.call(self._load_current)
+        self.open: dict[str, PairsTournament] = {}  # the open tournaments by id (desk thread)
+        self._closed: dict[str, PairsTournament] = {}  # closed ones read so far (they stay so)
+        # What other threads read without waiting for the desk: replaced whole after a change.
+        self._events: tuple[dict[str, Any], ...] = ()
+        self._seats: tuple[Seat, ...] = ()
+        self._loop.call(self._load_open)
         # The cursor and which game each table holds (its last domino.table.assigned), as
         # stored with the cursor: the events fold into these, one write per batch.
         self._cursor: int = self._loop.call(lambda: int(self.store.get_meta("cursor", 0)))
         self._playing: dict[str, str] = self._loop.call(lambda: self.store.get_meta("playing", {}))
 
     # ── the desk's thread ──
-    def _load_current(self) -> PairsTournament | None:
-        ids = self.store.ids()
-        return self.store.load(ids[-1]) if ids else None
+    def _load_open(self) -> None:
+        self.open = {}
+        for tid, _name, phase, _rounds in self.store.summaries():
+            if phase != "closed":
+                t = self.store.load(tid)
+                assert t is not None  # listed by the store just now
+                self.open[tid] = t
+        self._refresh()
 
     def reload(self) -> None:
-        self.t = self._load_current()  # a half-applied action must not survive
+        self._closed = {}  # a half-applied action must not survive, nor a close half done
+        self._load_open()
 
-    def read(self, fn: Callable[[PairsTournament | None], T]) -> T:
-        """A read-only look at the current tournament, on the desk's thread."""
-        return self._loop.call(lambda: fn(self.t))
+    def _find(self, tid: str) -> PairsTournament | None:
+        """An open tournament, or a closed one from the store (kept: it no longer changes)."""
+        if tid in self.open:
+            return self.open[tid]
+        if tid not in self._closed:
+            t = self.store.load(tid)
+            if t is None:
+                return None
+            self._closed[tid] = t
+        return self._closed[tid]
 
-    def _apply(self, fn: Callable[[PairsTournament], T]) -> T:
-        return self._loop.apply(lambda: self._step(fn))
+    def _default(self) -> PairsTournament | None:
+        """What a reader that names no tournament sees: the newest open, else the newest."""
+        if self.open:
+            return list(self.open.values())[-1]
+        ids = self.store.ids()
+        return self._find(ids[-1]) if ids else None
 
-    def _step(self, fn: Callable[[PairsTournament], T]) -> T:
-        if self.t is None:
-            raise PairsError("no_tournament", "create a domino tournament first")
-        result = fn(self.t)
-        self.store.save(self.t)
+    def _open_one(self, tid: str | None) -> PairsTournament:
+        """The open tournament an action names; None: the only one open."""
+        if tid is None or tid == "":
+            if len(self.open) == 1:
+                return next(iter(self.open.values()))
+            if not self.open:
+                raise PairsError("no_tournament", "create a domino tournament first")
+            raise PairsError("which_tournament",
+                             f"{len(self.open)} domino tournaments are open: name one")
+        if tid in self.open:
+            return self.open[tid]
+        if self._find(tid) is not None:
+            raise PairsError("closed", f"the domino tournament {tid} is closed")
+        raise PairsError("unknown_tournament", f"no domino tournament {tid[:40]!r}")
+
+    def read(self, fn: Callable[[PairsTournament | None], T], t: str | None = None) -> T:
+        """A read-only look at tournament ``t`` (open or closed), on the desk's thread; None:
+        the newest open, else the newest (None if there is none). An unknown ``t`` raises
+        :class:`PairsError` ``unknown_tournament``."""
+
+        def look() -> T:
+            if t is None:
+                return fn(self._default())
+            tour = self._find(t)
+            if tour is None:
+                raise PairsError("unknown_tournament", f"no domino tournament {t[:40]!r}")
+            return fn(tour)
+
+        return self._loop.call(look)
+
+    def read_open(self, fn: Callable[[PairsTournament], T]) -> list[T]:
+        """``fn`` over every open tournament, oldest first, on the desk's thread."""
+        return self._loop.call(lambda: [fn(t) for t in self.open.values()])
+
+    def _apply(self, tid: str | None, fn: Callable[[PairsTournament], T]) -> T:
+        return self._loop.apply(lambda: self._step(tid, fn))
+
+    def _step(self, tid: str | None, fn: Callable[[PairsTournament], T]) -> T:
+        t = self._open_one(tid)
+        result = fn(t)
+        self.store.save(t)
+        if t.phase == "closed":
+            del self.open[t.id]
+            self._closed[t.id] = t
+        self._refresh()
         return result
 
-    def call(self, fn: Callable[[PairsTournament], T]) -> T:
-        return self._loop.call(lambda: self._apply(fn))
+    def call(self, fn: Callable[[PairsTournament], T], t: str | None = None) -> T:
+        """Change open tournament ``t`` (None: the only one open) with ``fn``, saved."""
+        return self._loop.call(lambda: self._apply(t, fn))
 
     def _at(self) -> str:
         return self._now().isoformat(timespec="seconds")
 
+    # ── what the other pages and desks read ──
+    def events(self) -> list[dict[str, Any]]:
+        """Every domino event: the open ones first (oldest first), then the closed (newest
+        first); each ``{"id", "name", "phase", "open", "round", "game", "href"}``. Any thread,
+        without waiting for the desk."""
+        return [dict(e) for e in self._events]
+
+    def seats(self) -> list[Seat]:
+        """Who the domino events have seated now (every player of a game not yet recorded).
+        Any thread, without waiting for the desk."""
+        return list(self._seats)
+
+    def _refresh(self) -> None:
+        """After a change (desk thread): the events' list and the seats, published."""
+        open_: list[dict[str, Any]] = []
+        closed: list[dict[str, Any]] = []
+        for tid, name, phase, rounds in self.store.summaries():
+            t = self.open.get(tid)
+            e = {"id": tid, "name": name, "phase": t.phase if t else phase,
+                 "open": t is not None, "round": t.current_round if t else rounds,
+                 "game": GAME.name, "href": f"/domino?t={tid}"}
+            (open_ if t is not None else closed).append(e)
+        self._events = tuple(open_ + closed[::-1])
+        seats = tuple(s for t in self.open.values() for s in _seated(t))
+        self._seats = seats
+        if self.venue is not None:
+            self.venue.publish(GAME.name, seats)
+
+    def _elsewhere(self, t: PairsTournament, players: Iterable[str]) -> list[Elsewhere]:
+        """``players`` of ``t`` seated at another table now: by another game's desk (the
+        venue) or by another open domino event."""
+        busy: dict[str, Seat] = {}
+        if self.venue is not None:
+            busy.update(self.venue.busy(besides=GAME.name))
+        for other in self.open.values():
+            if other is not t:
+                busy.update({s.player: s for s in _seated(other)})
+        names = {pid: nm for p in t.pairs.values() for pid, nm in zip(p.players, p.names,
+                                                                        strict=True)}
+        return [Elsewhere(names.get(p, p), busy[p]) for p in dict.fromkeys(players) if p in busy]
+
+    def elsewhere(self, t: str | None = None) -> list[Elsewhere]:
+        """Who of tournament ``t``'s next round (in registration or between rounds) or of its
+        current round's games not yet begun is seated at another table now: who is, or will
+        be, late."""
+
+        def look() -> list[Elsewhere]:
+            tour = self._open_one(t)
+            assigned = [g for g in tour.round_games() if g.status == "assigned"]
+            if assigned:
+                return self._elsewhere(tour, [p for g in assigned
+                                              for p in tour.seating(g).values()])
+            return self._elsewhere(tour, _next_players(tour))
+
+        return self._loop.call(look)
+
     # ── the director's actions ──
     def create(self, name: str, *, actor: str, settings: dict[str, Any] | None = None
                ) -> PairsTournament:
+        """A new open domino tournament beside the others (``D<n>``)."""
         name = name.strip()
         if not 1 <= len(name) <= 80:
             raise PairsError("bad_name", "a name of 1 to 80 characters")
@@ -115,18 +297,22 @@ class DominoDesk(OnDeskLoop):
             t = PairsTournament(f"D{n}", name, settings=settings)
             t._log(actor, self._at(), "create", name=name)
             self.store.save(t)
-            self.t = t
-            self._loop.bump()
+            self.open[t.id] = t
+            self._refresh()
             return t
 
-        return self._loop.call(make)
+        return self._loop.call(lambda: self._loop.apply(make))
 
-    def register_pair(self, a: str, b: str, names: tuple[str, str], *, actor: str) -> Any:
-        return self.call(lambda t: t.register_pair(a, b, names, actor=actor, at=self._at()))
+    def register_pair(self, a: str, b: str, names: tuple[str, str], *, actor: str,
+                      t: str | None = None) -> Any:
+        return self.call(lambda x: x.register_pair(a, b, names, actor=actor, at=self._at()), t)
 
     def free_tables(self) -> list[str]:
-        """Domino tables online and free (idle or their game over), by table id."""
-        return sorted(free_tables_of(self.hub, GAME, FREE_STATES), key=_natural)
+        """Domino tables online and free (idle or their game over) and not held by a game of
+        an open domino event not yet recorded, by table id."""
+        held = {s.table for s in self._seats}
+        return sorted((x for x in free_tables_of(self.hub, GAME, FREE_STATES) if x not in held),
+                      key=_natural)
 
     def assign_args(self, t: PairsTournament, g: PairsGame) -> dict[str, Any]:
         args: dict[str, Any] = {
@@ -138,52 +324,67 @@ class DominoDesk(OnDeskLoop):
             args["settings"] = dict(t.settings)
         return args
 
-    def start_round(self, *, actor: str, tables: list[str] | None = None) -> list[PairsGame]:
-        """Pair the next round, give its games to free tables, publish the assignments."""
+    def start_round(self, *, actor: str, t: str | None = None, tables: list[str] | None = None,
+                    confirm: bool = False) -> list[PairsGame]:
+        """Pair tournament ``t``'s next round, give its games to free tables, publish the
+        assignments. Refused (:class:`PlayersBusy`) while one of its players sits at another
+        table, unless ``confirm``: then it starts and the audit says who will be late."""
         free = self.free_tables() if tables is None else list(tables)
-        games = self.call(lambda t: t.start_round(free, actor=actor, at=self._at()))
+
+        def start(x: PairsTournament) -> tuple[list[PairsGame], Assignments]:
+            away = self._elsewhere(x, _next_players(x))
+            if away and not confirm:
+                raise PlayersBusy(away)
+            # Held now, on the desk's thread: another event's round may have taken a table
+            # since the grid said it was free.
+            held = {s.table for s in self._seats}
+            games = x.start_round([f for f in free if f not in held], actor=actor, at=self._at())
+            if away:
+                x._log(actor, self._at(), "late", players=[
+                    {"player": e.seat.player, "name": e.name, "table": e.seat.table,
+                     "event": e.seat.event, "game": e.seat.game} for e in away])
+            return games, {g.table: self.assign_args(x, g) for g in games}
+
+        games, assignments = self.call(start, t)
         if self.hub is not None:
-            t = self.t
-            assert t is not None
             for g in games:
                 self.hub.register_table(g.table)
-            self.hub.domino_assign_many({g.table: self.assign_args(t, g) for g in games})
+            self.hub.domino_assign_many(assignments)
         return games
 
-    def call_tiempo(self, *, actor: str) -> float:
-        """"TIEMPO" for the whole room: one instant, one retained message per table."""
+    def call_tiempo(self, *, actor: str, t: str | None = None) -> float:
+        """"TIEMPO" for tournament ``t``'s round: one instant, one retained message per table."""
         start = self._wall()
 
-        def tiempo(t: PairsTournament) -> list[PairsGame]:
-            t.call_tiempo(start, actor=actor, at=self._at())
-            return [g for g in t.round_games() if g.status != "ended"]
+        def tiempo(x: PairsTournament) -> Assignments:
+            x.call_tiempo(start, actor=actor, at=self._at())
+            return {g.table: self.assign_args(x, g) for g in x.round_games()
+                    if g.status != "ended"}
 
-        games = self.call(tiempo)
-        if self.hub is not None and games:
-            t = self.t
-            assert t is not None
-            self.hub.domino_assign_many({g.table: self.assign_args(t, g) for g in games}, start)
+        assignments = self.call(tiempo, t)
+        if self.hub is not None and assignments:
+            self.hub.domino_assign_many(assignments, start)
         return start
 
     def penalty(
-        self, game_id: str, player: str, reason: str, points: int | None, *, actor: str
+        self, game_id: str, player: str, reason: str, points: int | None, *, actor: str,
+        t: str | None = None,
     ) -> Any:
         """The judge's penalty. While the game runs it is the table's: the command is sent and
         the table's answer awaited (``command_wait`` seconds) before the tournament records it,
         so the record never claims a penalty the table refused. After the game it is recorded
         here at once."""
 
-        def check(t: PairsTournament | None) -> tuple[str, str, bool]:
-            if t is None:
-                raise PairsError("no_tournament", "create a domino tournament first")
-            g = t.games.get(game_id)
+        def check() -> tuple[str, str, bool]:
+            tour = self._open_one(t)
+            g = tour.games.get(game_id)
             if g is None:
                 raise PairsError("no_game", f"no game {game_id[:40]}")
             if reason not in DIRECTOR_REASONS:
                 raise PairsError("bad_reason", f"{reason[:40]!r} is not a director's reason")
-            return g.table, t.seat_of(g, player), g.status != "ended"
+            return g.table, tour.seat_of(g, player), g.status != "ended"
 
-        table, seat, in_play = self.read(check)
+        table, seat, in_play = self._loop.call(check)
         if in_play and self.hub is not None:
             args: dict[str, Any] = {"seat": seat, "reason": reason}
             if points is not None:
@@ -191,31 +392,32 @@ class DominoDesk(OnDeskLoop):
             txn = self.hub.domino_command(table, "penalty", args)
             self._await_answer(table, txn)
         return self.call(
-            lambda t: t.penalty(game_id, player, reason, points=points, actor=actor,
-                                at=self._at())
+            lambda x: x.penalty(game_id, player, reason, points=points, actor=actor,
+                                at=self._at()), t,
         )
 
-    def absence(self, game_id: str, players: list[str], *, actor: str) -> list[str]:
+    def absence(self, game_id: str, players: list[str], *, actor: str,
+                t: str | None = None) -> list[str]:
         """Players absent at the start of a game: the table's ``absence`` command (its answer
         awaited), then the tournament's audit line; the result arrives as the table's
         ``domino.game.ended``."""
 
-        def check(t: PairsTournament | None) -> tuple[str, list[str]]:
-            if t is None:
-                raise PairsError("no_tournament", "create a domino tournament first")
-            g = t.games.get(game_id)
+        def check() -> tuple[str, list[str]]:
+            tour = self._open_one(t)
+            g = tour.games.get(game_id)
             if g is None:
                 raise PairsError("no_game", f"no game {game_id[:40]}")
             if g.status == "ended":
                 raise PairsError("game_ended", f"game {game_id} is already recorded")
-            return g.table, [t.seat_of(g, p) for p in dict.fromkeys(players)]
+            return g.table, [tour.seat_of(g, p) for p in dict.fromkeys(players)]
 
-        table, seats = self.read(check)
+        table, seats = self._loop.call(check)
         if not seats:
             raise PairsError("no_players", "name at least one absent player")
         if self.hub is not None:
             self._await_answer(table, self.hub.domino_command(table, "absence", {"seats": seats}))
-        return list(self.call(lambda t: t.absence(game_id, players, actor=actor, at=self._at())))
+        return list(self.call(lambda x: x.absence(game_id, players, actor=actor, at=self._at()),
+                              t))
 
     def _await_answer(self, table: str, txn: str) -> None:
         """The table's answer to a command (its row in the hub's store), polled: answers
@@ -233,8 +435,8 @@ class DominoDesk(OnDeskLoop):
             time.sleep(0.05)
         raise PairsError("table_timeout", f"table {table} did not answer")
 
-    def close_tournament(self, *, actor: str) -> None:
-        self.call(lambda t: t.close(actor=actor, at=self._at()))
+    def close_tournament(self, *, actor: str, t: str | None = None) -> None:
+        self.call(lambda x: x.close(actor=actor, at=self._at()), t)
 
     # ── following the tables (the loop's DeskGame) ──
     def cursor(self) -> int:
@@ -262,24 +464,47 @@ class DominoDesk(OnDeskLoop):
         return False  # rounds and "TIEMPO" are the director's, never the events'
 
     def _on_game(self, table: str, key: str | None, kind: str, e: CommittedEvent) -> bool:
-        t = self.t
-        if t is None or key is None:
+        if key is None:
             return False
-        g = t.game_at(table)
-        # Only the table that holds the game's current assignment, reporting that game.
-        if g is None or game_key(t, g) != key or g.status == "ended":
+        tid, gid = split_key(key)
+        t = self.open.get(tid)
+        g = None if t is None else t.games.get(gid)
+        # Only the table that holds the game's current assignment, reporting that game of its
+        # tournament's current round, not yet recorded.
+        if t is None or g is None or g.table != table or g.status == "ended" \
+                or g.round != t.current_round:
             return False
         if kind == "domino.game.started":
-            return self._apply(lambda t: t.game_started(g.id))
+            return self._apply(tid, lambda x: x.game_started(g.id))
         d = e["data"]
         self._apply(
-            lambda t: t.record_game(
+            tid,
+            lambda x: x.record_game(
                 g.id, winner=d["winner"], how=d["how"], score=dict(d["score"]),
                 games_won=dict(d["games_won"]), hands=int(d["hands"]),
                 actor=f"table {table}", at=self._at(),
-            )
+            ),
         )
         return True
+
+
+def _seated(t: PairsTournament) -> list[Seat]:
+    """Every player of ``t``'s games not yet recorded, at its table."""
+    return [
+        Seat(p, g.table, t.id, t.name, GAME.name)
+        for g in t.round_games() if g.status != "ended" for p in t.seating(g).values()
+    ]
+
+
+def _next_players(t: PairsTournament) -> list[str]:
+    """Who plays ``t``'s next round (its pairing, the bye left out); none while it cannot
+    start (closed, a round in play, too few pairs: its own refusal says why)."""
+    active = [p for p in t.pairs.values() if not p.withdrawn]
+    if t.phase == "closed" or len(active) < 2 or any(g.status != "ended"
+                                                     for g in t.round_games()):
+        return []
+    plan = t.next_pairing()
+    return [pid for pair in plan.games for p in pair for pid in t.pairs[p].players]
 
 
 def _natural(key: str) -> tuple[Any, ...]:

@@ -11,7 +11,9 @@ WAL journal and ``synchronous=FULL``: a recorded game survives a power cut.
 >>> with PairsStore(path) as store:
 ...     store.save(t)
 ...     [p.name for p in store.load("D1").pairs.values()], len(store.audit("D1"))
+...     store.summaries()
 (['A / B'], 1)
+[('D1', 'Dominó', 'registration', 0)]
 """
 
 from __future__ import annotations
@@ -112,6 +114,16 @@ class PairsStore:
             "INSERT INTO d_meta(key, value) VALUES (?, ?) "
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, json.dumps(value))
         )
+
+    def summaries(self) -> list[tuple[str, str, str, int]]:
+        """Every tournament's id, name, phase and rounds started, oldest first (without
+        reading their states into tournaments)."""
+        return [
+            (tid, name, phase, int(rounds or 0))
+            for tid, name, phase, rounds in self.db.execute(
+                "SELECT id, name, phase, json_array_length(state, '$.rounds') "
+                "FROM d_tournaments ORDER BY created, id")
+        ]
 
     def ids(self) -> list[str]:
         """Every tournament, oldest first."""

@@ -234,7 +234,7 @@ async def test_a_refused_csrf_token_is_logged_and_answered_like_backgammons(
     said = [rec.getMessage() for rec in caplog.records]
     assert any(m.startswith("CSRF refused for director on domino_create from ") for m in said)
     assert any(m.startswith("CSRF refused for director on close from ") for m in said)
-    assert web.domino.t is None and [e.action for e in web.store.audit_log()] == ["login"]
+    assert web.domino.events() == [] and [e.action for e in web.store.audit_log()] == ["login"]
 
 
 async def test_another_origin_and_no_session_are_refused(
@@ -248,7 +248,7 @@ async def test_another_origin_and_no_session_are_refused(
                           headers={"Accept": "application/json", "X-CSRF-Token": csrf,
                                    "Origin": "http://evil.example"})
     assert r.status_code == 403 and r.json()["error"] == "csrf"
-    assert web.domino.t is None
+    assert web.domino.events() == []
 
 
 async def test_the_actions_are_picked_and_checked_by_the_declared_registry(
@@ -265,7 +265,7 @@ async def test_the_actions_are_picked_and_checked_by_the_declared_registry(
     assert r.json()["message"] == "Dato no válido en «Nombre». No se ha cambiado nada."
     r = await _act(client, csrf, "create", name="x" * 81)
     assert r.status_code == 400 and r.json()["error"] == "bad_value"
-    assert web.domino.t is None
+    assert web.domino.events() == []
     assert (await _act(client, csrf, "create", name="Dominó")).json()["ok"]
     r = await _act(client, csrf, "penalty", gp="R1-M1|P0001", reason_code="chivo", points="x")
     assert r.status_code == 400 and r.json()["error"] == "bad_value"
@@ -310,7 +310,7 @@ async def test_a_form_without_a_page_to_go_back_to_returns_to_the_domino_directo
     assert r.status_code == 303 and r.headers["location"] == "/director/domino"
     page = (await client.get("/director/domino")).text
     assert "Rechazado: unknown_player" in page
-    assert web.domino.t is not None and web.domino.t.pairs == {}
+    assert web.domino.read(lambda x: x is not None and x.pairs == {})
 
 
 def test_the_pairs_tournament_phase_reads_in_the_directors_language() -> None:

@@ -1,4 +1,5 @@
-"""The director calls "TIEMPO" in a real browser and the domino tables' clocks start on the grid.
+"""The director calls "TIEMPO" in a real browser and the domino tables' clocks start on the grid;
+then opens a second domino event beside the first and switches between them.
 
 Headless Chromium (Playwright) against the dashboard served by uvicorn; the hub on a real
 Mosquitto; two real domino table runtimes (``SimTable``) with their real hub links.
@@ -125,4 +126,17 @@ def test_the_director_calls_tiempo_and_the_clocks_start_on_the_grid(
     # the audit line of the call
     page.goto(url + "/director/domino")
     assert page.query_selector("#domino-audit tr[data-action=tiempo]") is not None
+    # A second domino event opens beside the first: the page goes to it, the switcher lists
+    # both, and the first is one click away, its round still there.
+    page.fill("#domino-create input[name=name]", "Parejas novatos")
+    with page.expect_navigation():
+        page.click("#domino-create button[type=submit]")
+    assert page.get_attribute("#domino-event", "data-event") == "D2"
+    assert page.input_value("#domino-start_round input[name=t]") == "D2"
+    with page.expect_navigation():
+        page.click("#domino-events a[data-event=D1]")
+    assert page.get_attribute("#domino-event", "data-event") == "D1"
+    assert page.query_selector("#domino-audit tr[data-action=tiempo]") is not None
+    page.goto(url + "/domino")
+    assert len(page.query_selector_all("section.domino-event")) == 2
     page.close()
