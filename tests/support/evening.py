@@ -81,11 +81,19 @@ import httpx
 
 from mesa.hub.broker.mosquitto import free_port
 from mesa.protocol import new_id
+from support.evening_domino import (
+    ACTION_URL,
+    DOMINO_TABLES,
+    DominoRoom,
+    DominoTables,
+    stored_domino,
+)
 from support.evening_events import (
     default_event,
     double_seats,
     double_tables,
     event_ids,
+    read_store,
     stored_views,
     with_event,
 )
@@ -114,6 +122,7 @@ NAMES = (
     "LUCÍA", "MANUEL", "NURIA", "ÓSCAR", "PAULA", "RAMÓN", "SARA", "TOMÁS", "ÚRSULA", "VÍCTOR",
     "WANDA", "XAVI", "YOLANDA", "ZOE", "ALEX", "BEA", "CÉSAR", "DORA", "EMILIO", "FÁTIMA",
 )  # fmt: skip
+DOMINO_NAMES = ("DOMINGO", "ENCARNA", "FAUSTINO", "GRACIA", "HIGINIO", "INMA")
 NOVATOS = (
     "ADRIÁN", "BELÉN", "CLARA", "DAVID", "EVA", "FERNANDO", "GABRIEL", "HELENA", "IVÁN", "JULIA",
     "KEVIN", "LAURA", "MARIO", "NOELIA", "OLGA", "PEDRO", "QUIQUE", "ROSA", "SERGIO", "TERESA",
@@ -184,6 +193,9 @@ class EveningConfig:
     # 1: the open tournament alone; 2: the open and the novatos categories on the same tables,
     # some players in both (RULES §4: a club evening holds several events).
     events: int = 1
+    # The domino room beside them: a domino event on its own tables, some of its players in
+    # a backgammon event too (:mod:`support.evening_domino`).
+    domino: bool = False
 
     def table_ids(self) -> list[str]:
         return [f"t{i}" for i in range(1, self.tables + 1)]
@@ -205,6 +217,7 @@ class ActionRecord:
     code: str
     message: str = ""
     variant: str = ""  # the conflict choice, the sanction kind
+    detail: str = ""  # what the action made (a new domino event's id)
 
 
 @dataclass
@@ -282,6 +295,10 @@ class Evening:
         self.Ts: dict[str, dict[str, Any]] = {}  # every event's director view
         self.stored: dict[str, dict[str, Any]] = {}  # every event as the store holds it
         self.event_pages = False  # the hub answered a page for a non-default event
+        self.room: DominoRoom | None = None  # the domino room, once set up
+        self.domino_tables: DominoTables | None = None
+        self.dstates: dict[str, Any] = {}  # the domino events as the store holds them
+        self.domino_ended = 0
 
     # ── reporting ────────────────────────────────────────────────────────
     def say(self, text: str) -> None:
@@ -331,7 +348,8 @@ class Evening:
     def _start(self) -> None:
         wd = self.cfg.workdir
         wd.mkdir(parents=True, exist_ok=True)
-        self.broker = start_broker(wd / "broker", tables=tuple(self.cfg.table_ids()))
+        tables = tuple(self.cfg.table_ids()) + (DOMINO_TABLES if self.cfg.domino else ())
+        self.broker = start_broker(wd / "broker", tables=tables)
         self.hub_port = free_port()
         self._start_hub()
         self.http = httpx.Client(
@@ -381,6 +399,10 @@ class Evening:
             folder = self.cfg.workdir / "tables" / tid
             self.tables[tid] = RobotTable(tid, proxy.port, folder, self.cfg.speed, self.cfg.seed)
             self.tables[tid].start()
+        if self.cfg.domino:
+            wd = self.cfg.workdir / "tables" / "domino"
+            self.domino_tables = DominoTables(self.broker.port, wd, self.cfg.speed, self.cfg.seed)
+            self.domino_tables.start()
 
     def _start_proc_table(self) -> None:
         assert self.proc_table is not None
@@ -398,6 +420,8 @@ class Evening:
     def _stop(self) -> None:
         steps: list[Any] = [t.stop for t in self.tables.values()]
         steps += [p.stop for p in self.proxies.values()]
+        if self.domino_tables is not None:
+            steps.append(self.domino_tables.stop)
         if self.proc is not None:
             steps.append(self.proc.terminate)
         if self.http is not None:
@@ -470,12 +494,19 @@ class Evening:
             return None
 
     def post(
-        self, kind: str, name: str, fields: dict[str, str], *, csrf: bool = True
+        self,
+        kind: str,
+        name: str,
+        fields: dict[str, str],
+        *,
+        csrf: bool = True,
+        url: str | None = None,
     ) -> ActionRecord:
-        """POST a director form as the dashboard's script does (JSON answer)."""
+        """POST a director form as the dashboard's script does (JSON answer); ``url`` for
+        another game's actions (``name`` is then what the audit log calls it)."""
         assert self.http is not None
         headers = {"Accept": "application/json"}
-        if len(self.events) > 1 and "t" not in fields:
+        if len(self.events) > 1 and "t" not in fields and url is None:
             fields = {**fields, "t": self.focus}  # the event the director's page is about
         rec = ActionRecord(self.step, kind, name, None, "")
         self.result.actions.append(rec)
@@ -483,7 +514,7 @@ class Evening:
             rec.code = "hub_down"
             return rec
         try:
-            r = self.http.post(f"/director/actions/{name}", data=fields, headers=headers)
+            r = self.http.post(url or f"/director/actions/{name}", data=fields, headers=headers)
         except httpx.HTTPError as e:
             rec.code = f"no_answer:{type(e).__name__}"
             if self.hub is not None and not self.hub.alive:
@@ -494,6 +525,7 @@ class Evening:
             body = r.json()
             rec.code = "" if body.get("ok") else str(body.get("error", "?"))
             rec.message = str(body.get("message", ""))[:200]
+            rec.detail = str(body.get("detail", ""))[:200]
         except ValueError:
             rec.code = "not_json"
         if r.status_code >= 500:
@@ -581,6 +613,8 @@ class Evening:
              "category": "open", "official": "1", "consolation": "1"},
         )  # fmt: skip
         ranked = names[: max(2, len(names) * 2 // 3)]
+        if cfg.domino:  # the domino room's own players, in the registry from the ranking
+            ranked += list(DOMINO_NAMES)
         lines = ["nombre;puntos;torneos;ganados;finales"]
         for n in ranked:
             pts = rng.randint(10, 400)
@@ -613,9 +647,41 @@ class Evening:
             self._door(must, rng)
             draws.append(self._drawn())
             self.focus = self.events[0]
+        if cfg.domino:
+            self._setup_domino(token, opened, rng)
         self.setup_digest = json.dumps(
             {"names": names, "novatos": novatos, "draw": draws}, sort_keys=True
         )
+
+    def _setup_domino(self, token: str, opened: list[str], rng: random.Random) -> None:
+        """The domino room: its event and pairs, two of its players in a backgammon event
+        (an open player and, with two events, a novato)."""
+        view = self.get_json(self.at("/director/tournament.json", self.events[0])) or {}
+        others = {str(p["name"]): str(p["id"]) for p in view.get("others", [])}
+        own = [others[n] for n in DOMINO_NAMES if n in others]
+        shared = [opened[0]]
+        if len(self.events) > 1:
+            nov = self.get_json(self.at("/director/tournament.json", self.events[1])) or {}
+            novatos = [str(e["id"]) for e in nov.get("entrants", []) if e["id"] not in opened]
+            shared.append(novatos[0] if novatos else opened[1])
+        else:
+            shared.append(opened[1])
+        if len(own) < 6:
+            raise RuntimeError(f"domino players not in the registry: {sorted(others)}")
+        players = [shared[0], own[0], shared[1], own[1], *own[2:6]]
+        r = self._domino("setup", "create", {"csrf": token, "name": f"Dominó {self.cfg.seed}"})
+        if r.status != 200 or not r.detail:
+            raise RuntimeError(f"domino create: {r.status} {r.code} {r.detail}")
+        self.room = DominoRoom(self.cfg.seed, players, event=r.detail)
+        for a, b in self.room.pairs():
+            fields = {"csrf": token, "t": self.room.event, "a": a, "b": b}
+            r = self._domino("setup", "register_pair", fields)
+            if r.status != 200:
+                raise RuntimeError(f"domino register_pair {a} {b}: {r.status} {r.code}")
+
+    def _domino(self, kind: str, name: str, fields: dict[str, str]) -> ActionRecord:
+        """POST one of the domino director's forms."""
+        return self.post(kind, f"domino_{name}", fields, url=ACTION_URL.format(name=name))
 
     def _door(self, must: Any, rng: random.Random) -> list[str]:
         """The focus event's door: the one registered by mistake taken off, the check-ins, the
@@ -652,7 +718,7 @@ class Evening:
             sub = random.Random(self.rng.getrandbits(64))
             self._tend_faults()
             self._observe()
-            if all(self._done(e) for e in self.events):
+            if all(self._done(e) for e in self.events) and self._domino_done():
                 return
             self._housekeeping(sub)
             for u, pick in draws:
@@ -691,6 +757,12 @@ class Evening:
         info = self.Ts.get(event, {}).get("tournament") or {}
         return bool(info.get("phase") == "closed" or info.get("finished"))
 
+    def _domino_done(self) -> bool:
+        if self.room is None:
+            return True
+        d = self.dstates.get(self.room.event)
+        return d is not None and d.phase == "closed"
+
     def _focus_on(self, event: str | None) -> None:
         """The director turns to ``event``'s pages (None: stays)."""
         if event is not None:
@@ -728,7 +800,7 @@ class Evening:
         live = self.get_json("/live.json")
         if live is None:
             return
-        if len(self.events) > 1:
+        if len(self.events) > 1 or self.cfg.domino:
             views = self._per_event(views)
         self.Ts = views
         self._focus_on(None)
@@ -737,6 +809,7 @@ class Evening:
         decided = sum(
             1 for v in views.values() for m in v.get("matches", []) if m.get("status") == "done"
         )
+        decided += sum(d.ended for d in self.dstates.values())  # the domino games recorded
         if decided != self.decided:
             self.decided = decided
             self.last_progress = time.monotonic()
@@ -746,7 +819,9 @@ class Evening:
         """Each event's view: its own page when the hub answers one per event (``t``), else
         the store's (a hub whose pages show only the newest open event). Then the invariant
         across the events: no player seated at two tables (one snapshot of the store)."""
-        self.stored = stored_views(self.cfg.workdir / "hub.sqlite3")
+        snapshot = read_store(self.cfg.workdir / "hub.sqlite3")
+        self.stored = stored_views(snapshot)
+        self.dstates = stored_domino(snapshot)
         out = {}
         for e, page in views.items():
             shown = (page.get("tournament") or {}).get("id")
@@ -765,9 +840,12 @@ class Evening:
                 f"{table}: " + ", ".join(f"{e} {m}" for e, m in held),
                 key=f"table_twice|{table}|{held}",
             )
+        domino = [seat for d in self.dstates.values() for seat in d.seats]
         for pid, seats in double_seats(
-            {e: self.stored[e] for e in self.events if e in self.stored}
+            {e: self.stored[e] for e in self.events if e in self.stored}, domino
         ).items():
+            if self.room is not None and self.room.excused(pid, seats):
+                continue  # the director started the domino round knowing they would be late
             where = ", ".join(f"{e} {m} at {t}" for e, t, m in seats)
             self.violation(
                 "player_on_two_tables",
@@ -946,6 +1024,8 @@ class Evening:
             self._focus_on(e)
             self._tend_event(rng)
         self._focus_on(focus)
+        if self.room is not None:
+            self._tend_domino(rng)
         for c in self.cards:
             tid = str(c.get("id"))
             paused = c.get("paused") or {}
@@ -958,6 +1038,52 @@ class Evening:
                     self.director_paused.pop(tid, None)
             else:
                 self.director_paused.pop(tid, None)
+
+    def _tend_domino(self, rng: random.Random) -> None:
+        """The domino room's routine: the next round (refused while one of its players plays
+        backgammon: then confirmed now and then, else tried again once they are free),
+        "TIEMPO" for it, and closing after the last round."""
+        room = self.room
+        assert room is not None
+        state = self.dstates.get(room.event)
+        what = room.next_step(state, rng)
+        if what is None or state is None:
+            return
+        t = {"csrf": self.csrf(), "t": room.event}
+        if what == "tiempo":
+            if self._domino("domino", "tiempo", t).status == 200:
+                room.tiempo_called = state.rounds
+                room.count("tiempo")
+        elif what == "close":
+            r = self._domino("domino", "close", t)
+            room.closed = r.status == 200
+            if not room.closed:
+                self.violation("close_refused", f"{room.event}: {r.status} {r.code}")
+        else:
+            r = self._domino("domino", "start_round", {**t, "confirm": ""})
+            if r.status == 200:
+                room.count("round_started_free")
+            elif r.code == "players_busy" and rng.random() < 0.5:
+                r = self._domino("domino", "start_round", {**t, "confirm": "1"})
+                if r.status == 200:
+                    room.count("round_confirmed_late")
+                    self._note_late(room)
+            elif r.code == "players_busy":
+                room.count("round_refused_waiting")
+
+    def _note_late(self, room: DominoRoom) -> None:
+        """After a round confirmed with players at backgammon tables: each of them, and the
+        match they are playing (the only one they may hold while their domino game waits)."""
+        snapshot = read_store(self.cfg.workdir / "hub.sqlite3")
+        views = stored_views(snapshot)
+        for e, v in views.items():
+            for m in v.get("matches", []):
+                if m.get("status") not in ("assigned", "playing"):
+                    continue
+                for side in ("a", "b"):
+                    pid = (m.get(side) or {}).get("id")
+                    if pid in room.players:
+                        room.late[(str(pid), room.event)] = (e, str(m["id"]))
 
     def _tend_event(self, rng: random.Random) -> None:
         """The focus event's routine: dice for ties, now and then a correction conflict."""
@@ -1031,8 +1157,11 @@ class Evening:
             self._hostile(kind, rng)
 
     def _pick_table(self, rng: random.Random) -> str | None:
-        busy = [str(c["id"]) for c in self.cards if c.get("state") not in FREE_STATES]
-        pool = busy if busy and rng.random() < 0.8 else self.cfg.table_ids()
+        ids = self.cfg.table_ids()  # the backgammon tables (the domino room's are left alone)
+        busy = [
+            str(c["id"]) for c in self.cards if c.get("state") not in FREE_STATES and c["id"] in ids
+        ]
+        pool = busy if busy and rng.random() < 0.8 else ids
         return rng.choice(sorted(pool)) if pool else None
 
     def _table_form(self, kind: str, tid: str, name: str, rng: random.Random) -> None:
@@ -1225,6 +1354,8 @@ class Evening:
         for e in reversed(self.events):
             self._focus_on(e)
             finished.append(self._close_and_check(e))
+        if self.room is not None:
+            finished.append(self._check_domino_final())
         self.result.finished = all(finished)
         self.result.matches = sum(len(v.get("matches", [])) for v in self.Ts.values())
         self._check_genuine()
@@ -1263,6 +1394,31 @@ class Evening:
             )
         self._check_final(event, rows)
         return bool(closed and rows)
+
+    def _check_domino_final(self) -> bool:
+        """The domino event closed with its final list (its own)."""
+        assert self.room is not None
+        self._observe()
+        event = self.room.event
+        if not self._domino_done():
+            d = self.dstates.get(event)
+            self.violation(
+                "event_unfinished",
+                f"{event} ({d and d.phase}, round {d and d.rounds}, {self.room.said})",
+            )
+            return False
+        final = self.get_json(f"/domino/final.json?t={event}") or {}
+        shown = final.get("id") or (final.get("tournament") or {}).get("id")
+        rows = final.get("rows") or final.get("standings") or []
+        if shown is not None and shown != event:
+            self.violation(
+                "final_list_of_other_event", f"/domino/final.json?t={event} shows {shown}"
+            )
+            return False
+        if not rows:
+            self.violation("no_final_list", f"{event}: closed but /domino/final.json has no rows")
+            return False
+        return True
 
     def _check_final(self, event: str, rows: list[dict[str, Any]]) -> None:
         """The focus event's final list (``rows``) against its results and its engine."""
@@ -1420,7 +1576,7 @@ def _tail(path: Path) -> str:
 def _config_dict(cfg: EveningConfig) -> dict[str, Any]:
     return {
         "seed": cfg.seed, "players": cfg.players, "tables": cfg.tables, "speed": cfg.speed,
-        "chaos": cfg.chaos, "events": cfg.events,
+        "chaos": cfg.chaos, "events": cfg.events, "domino": cfg.domino,
     }  # fmt: skip
 
 

@@ -30,6 +30,7 @@ moment of the desk (it saves the whole club in one transaction after every step)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import urllib.parse
@@ -56,22 +57,37 @@ def with_event(path: str, event: str) -> str:
     return path + ("&" if parts.query else "?") + extra
 
 
-def stored_views(db: Path, lang: str = "es") -> dict[str, dict[str, Any]]:
-    """Every tournament in the hub's store, by id, shaped as ``/director/tournament.json``
-    shows one (``tournament``, ``matches``, ``conflicts``, ``pending_dice``): one read-only
-    snapshot, so the events agree with each other."""
+def read_store(db: Path) -> dict[str, list[tuple[str, str]]]:
+    """Every event's stored state, ``{"t": [(id, state)], "d": [...]}`` (backgammon's
+    tournaments, domino's): one read-only transaction, so the two desks' records are of one
+    moment (both desks write the same file)."""
+    out: dict[str, list[tuple[str, str]]] = {"t": [], "d": []}
+    if not db.exists():
+        return out
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10, isolation_level=None)
+    try:
+        conn.execute("BEGIN")
+        out["t"] = conn.execute("SELECT id, state FROM t_tournaments").fetchall()
+        with contextlib.suppress(sqlite3.OperationalError):  # no domino event yet
+            out["d"] = conn.execute("SELECT id, state FROM d_tournaments").fetchall()
+        conn.execute("COMMIT")
+    except sqlite3.Error:
+        return {"t": [], "d": []}
+    finally:
+        conn.close()
+    return out
+
+
+def stored_views(
+    snapshot: dict[str, list[tuple[str, str]]], lang: str = "es"
+) -> dict[str, dict[str, Any]]:
+    """Every tournament of a :func:`read_store` snapshot, by id, shaped as
+    ``/director/tournament.json`` shows one (``tournament``, ``matches``, ``conflicts``,
+    ``pending_dice``; and ``engine``, the tournament itself)."""
     from mesa.hub.web.pages.views import conflict_view, match_view, tournament_info
     from mesa.tournament.tournament import Tournament
 
-    if not db.exists():
-        return {}
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
-    try:
-        rows = conn.execute("SELECT id, state FROM t_tournaments").fetchall()
-    except sqlite3.Error:
-        return {}
-    finally:
-        conn.close()
+    rows = snapshot.get("t", [])
     out: dict[str, dict[str, Any]] = {}
     for tid, state in rows:
         data = json.loads(state)
