@@ -630,7 +630,8 @@ class TableLink:
             if p.input == outcome.input:
                 del self._pending[i]
                 r = outcome.refusal
-                code, reason = (r.code, r.message) if r else (None, None)
+                # Accepted, the code is the outcome's note (None, or e.g. clock_next_game).
+                code, reason = (r.code, r.message) if r else (outcome.note, None)
                 accepted = outcome.accepted
                 if p.input.name == "unassign" and code == "not_now":
                     accepted, code, reason = True, None, None  # already free: as asked

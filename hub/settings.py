@@ -114,7 +114,8 @@ SETTINGS: tuple[Setting, ...] = (
     _web(
         "timed_matches",
         "all",
-        "all: every match gets a clock; mandatory: only semifinals and final",
+        "all: every match gets a clock; mandatory: only where it is mandatory (from the "
+        "quarterfinals, HGV 3.1, and any match the director imposed it on)",
         choices=("all", "mandatory"),
     ),
     _web("auto_assign", True, "1: hand ready matches to free tables"),

@@ -255,6 +255,19 @@ class ClockSet(Event):
     reserve: dict[str, float]
 
 
+@_register("clock.pending", "clock")
+@dataclass(frozen=True)
+class ClockPending(Event):
+    """The director put a clock on the match (or took it off: ``clock`` is null) during a game:
+    it starts with game number ``game``, the match's next (HGV 9.1.1), with the HGV 7.6.2
+    reserve for the score then; the game in progress keeps its clock. ``clock`` is the order as
+    given (a preset, or settings). A ``clock.set`` follows when this game ends and the match
+    goes on; if the match ends first, the order lapses. A later order replaces this one."""
+
+    clock: dict[str, Any] | None
+    game: int
+
+
 # ── cube ────────────────────────────────────────────────────────────────────
 @_register("cube.offered", "cube")
 @dataclass(frozen=True)

@@ -684,7 +684,9 @@ class StateReport(Message, frozen=True):
 
 
 class Response(Message, frozen=True):
-    """A table's answer to an ``assign`` or a ``cmd`` with the same ``txn``."""
+    """A table's answer to an ``assign`` or a ``cmd`` with the same ``txn``. Refused, ``code``
+    says why; accepted, a ``code`` is a note the sender must hear (``clock_next_game``: a clock
+    ordered during a game starts with the match's next game)."""
 
     KIND: ClassVar[str] = "response"
     table: str

@@ -161,6 +161,9 @@ _WEB: dict[str, dict[str, Entry]] = {
     "badge.offline": {"es": "Desconectada", "en": "Offline"},
     "badge.lost": {"es": "¡Conexión perdida!", "en": "Connection lost!"},
     "badge.over": {"es": "Partido terminado", "en": "Match over"},
+    "badge.clock_next_on": {"es": "Reloj desde el próximo juego", "en": "Clock from the next game"},
+    "badge.clock_next_off": {"es": "Sin reloj desde el próximo juego",
+                             "en": "No clock from the next game"},
     # ── table states ──
     "state.idle": {"es": "libre", "en": "idle"},
     "state.assigned": {
@@ -381,7 +384,30 @@ _WEB: dict[str, dict[str, Entry]] = {
     "act.start_knockout": {"es": "sortear el cuadro", "en": "draw the knockout"},
     "act.assign": {"es": "asignar a mesa", "en": "assign to a table"},
     "act.unassign": {"es": "retirar de la mesa", "en": "take off the table"},
-    "act.set_clock": {"es": "poner reloj", "en": "put a clock on"},
+    "act.set_clock": {"es": "imponer reloj", "en": "impose the clock"},
+    "act.impose_clock": {"es": "imponer reloj", "en": "impose the clock"},
+    "note.clock_next_game": {
+        "es": "Hay un juego en marcha: el reloj empieza con el próximo juego (HGV 9.1.1).",
+        "en": "A game is in progress: the clock starts with the next game (HGV 9.1.1).",
+    },
+    "note.clock_off_next_game": {
+        "es": "Hay un juego en marcha: el reloj se quita al terminar este juego.",
+        "en": "A game is in progress: the clock comes off when this game ends.",
+    },
+    "note.other": {"es": "La mesa añade: {code}.", "en": "The table adds: {code}."},
+    "dir.impose_clock_hint": {
+        "es": "El reloj pasa a ser obligatorio en esta partida: la mesa lo pone antes de "
+              "empezar o, si ya se juega, con el próximo juego (reserva de HGV 7.6.2).",
+        "en": "The clock becomes mandatory for this match: the table puts it on before the "
+              "start or, if it is being played, with the next game (HGV 7.6.2 reserve).",
+    },
+    "dir.clock_next_game_hint": {
+        "es": "Si hay un juego en marcha, el cambio de reloj vale desde el próximo juego "
+              "(HGV 9.1.1).",
+        "en": "With a game in progress, the clock change applies from the next game "
+              "(HGV 9.1.1).",
+    },
+    "dir.clock_mandatory": {"es": "Reloj obligatorio: {clock}", "en": "Mandatory clock: {clock}"},
     "act.correct_result": {"es": "corregir resultado", "en": "correct result"},
     "act.record_result": {"es": "anotar resultado", "en": "record result"},
     "act.adjust_clock": {"es": "ajustar reloj", "en": "adjust clock"},
@@ -650,7 +676,7 @@ _WEB: dict[str, dict[str, Entry]] = {
     "cmd.director_score": {"es": "corregir marcador a {a}–{b}", "en": "correct the score to {a}–{b}"},
     "cmd.director_result": {"es": "anotar el juego al jugador {side} ({kind})",
                             "en": "record the game for player {side} ({kind})"},
-    "cmd.director_clock_on": {"es": "poner reloj", "en": "put a clock on"},
+    "cmd.director_clock_on": {"es": "imponer reloj", "en": "impose the clock"},
     "cmd.director_clock_off": {"es": "quitar el reloj", "en": "take the clock off"},
     "cmd.director_clear_call": {"es": "atender la llamada", "en": "answer the call"},
     "cmd.director_forfeit": {"es": "el jugador {side} gana por incomparecencia",
@@ -658,6 +684,7 @@ _WEB: dict[str, dict[str, Entry]] = {
     "cmd.other": {"es": "orden «{name}»", "en": "command “{name}”"},
     "cmd.line": {"es": "Mesa {table}: {what}", "en": "Table {table}: {what}"},
     "cmd.accepted": {"es": "confirmado", "en": "confirmed"},
+    "cmd.from_next_game": {"es": "desde el próximo juego", "en": "from the next game"},
     "cmd.refused": {"es": "rechazado: {why}", "en": "refused: {why}"},
     "cmd.waiting": {"es": "sin respuesta", "en": "no answer"},
     # ── who did something (a match's history, the audit log) ──
@@ -870,6 +897,8 @@ class Translator:
         if accepted is None:
             return f"{line} · {self('cmd.waiting')}"
         if accepted:
+            if cmd.get("code") == "clock_next_game":  # kept for the match's next game
+                return f"{line} · {self('cmd.accepted')} · {self('cmd.from_next_game')}"
             return f"{line} · {self('cmd.accepted')}"
         code = str(cmd.get("code") or "other")
         why = self(f"err.{code}") if f"err.{code}" in STRINGS else self("err.other")

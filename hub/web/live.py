@@ -379,6 +379,7 @@ def _from_snapshot(card: dict[str, Any], table: Table, t_now: float) -> None:
         flag=v.last_flag,
         winner=v.winner,
         ended_by=v.ended_by,
+        clock_next=v.clock_next,  # a clock ordered for the next game (on, off), or None
     )
     card["clocks"] = {
         side: {"reserve": float(c.reserve), "delay": float(c.delay), "running": c.running}
@@ -459,6 +460,9 @@ def badges(card: dict[str, Any], *, low_time: float = LOW_TIME_SECONDS) -> list[
                         "reserve": c["reserve"],
                     }
                 )
+    if card.get("clock_next") in ("on", "off") and state != "match_over":
+        # "Imponer reloj" during a game: the table starts (or takes off) the clock next game.
+        out.append({"kind": "clock_next", "level": "info", "what": card["clock_next"]})
     if state == "match_over":
         out.append(
             {

@@ -48,6 +48,9 @@ class Outcome:
     # The fencing token of the assignment the events belong to (the table's epoch after the
     # input); the link puts it on every event's envelope. None: no epoch was ever given.
     epoch: int | None = None
+    # Accepted, with something the sender must be told (a code, e.g. ``clock_next_game``: a
+    # clock ordered during a game waits for the next one); the link answers with it.
+    note: str | None = None
 
     @property
     def accepted(self) -> bool:
@@ -64,4 +67,6 @@ class Outcome:
         }
         if self.refusal:
             out["refused"] = {"code": self.refusal.code, "reason": self.refusal.message}
+        if self.note:
+            out["note"] = self.note
         return out

@@ -15,6 +15,7 @@ and the seeding of qualifiers are planned by :mod:`mesa.tournament.knockout`.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime
 
 from mesa.tournament.group_stage import GroupStage
@@ -34,14 +35,25 @@ from mesa.tournament.state import TournamentState
 
 
 def bracket_match(settings: TournamentSettings, spec: MatchSpec, phase: Phase) -> Match:
-    """A bracket's match with its length and clock: the final rounds' own, or by phase."""
+    """A bracket's match with its length and clock: the final rounds' own, or by phase; from
+    the quarterfinals (``clock_from``) the clock is mandatory (HGV 3.1).
+
+    >>> from mesa.tournament.knockout import plan_bracket
+    >>> qf = plan_bracket(8, "KO").matches[0]
+    >>> m = bracket_match(TournamentSettings(), qf, "knockout")
+    >>> m.id, m.length, m.clock
+    ('KO-QF-1', 5, ClockPreset(reserve_s=600, delay_s=10, mandatory=True))
+    """
     s = settings
-    if phase == "knockout" and not spec.playin and spec.size <= s.final_rounds_from:
+    main_round = phase == "knockout" and not spec.playin
+    if main_round and spec.size <= s.final_rounds_from:
         length = s.final_rounds_length
         clock = ClockPreset(s.final_rounds_reserve_s, s.final_rounds_delay_s, True)
     else:
         length = s.knockout_length if phase == "knockout" else s.consolation_length
         clock = ClockPreset.for_length(length, s.reserve_per_point_s, s.delay_s)
+        if main_round and spec.size <= s.clock_from:
+            clock = replace(clock, mandatory=True)
     return Match(spec.id, phase, spec.round, spec.round_no, spec.number, length, clock,
                  sources=spec.sources, loser_place=spec.loser_place)
 

@@ -81,9 +81,12 @@ class TournamentSettings:
     delay_s: int = 10
     final_rounds_reserve_s: int = 840
     final_rounds_delay_s: int = 10
-    # Rounds with at most this many players use the final-rounds length and a mandatory clock:
-    # 4 = semifinal (RULES §4). HGV 3.1 asks for the clock from the quarterfinals (8).
+    # Rounds with at most this many players use the final-rounds length and clock (mandatory):
+    # 4 = semifinal and final, 7 points with 14 min + 10 s (HGV 7.3.1, RULES §4).
     final_rounds_from: int = 4
+    # Rounds with at most this many players have a mandatory clock (HGV 3.1, RULES §4: from
+    # the quarterfinals, 8): a quarterfinal is played to knockout_length on its usual clock.
+    clock_from: int = 8
     consolation: bool = True
     separate_groups: bool = True
     # Calendar slot of one group round (HGV 2.4: about half an hour for a 3-point match).

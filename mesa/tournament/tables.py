@@ -1,5 +1,5 @@
 """Matches on tables: the calendar's assignments, the director's own (assign, move, take off),
-and one match's format before it starts.
+and one match's format before it starts (its clock also while it is played).
 
 A part of :class:`~mesa.tournament.tournament.Tournament` (the facade documents the actions);
 it works on the shared :class:`~mesa.tournament.state.TournamentState`. Which match goes to
@@ -178,7 +178,9 @@ class Tables:
     def set_match_format(self, match_id: str, *, length: int | None,
                          clock: ClockPreset | None, actor: str, now: datetime) -> Match:
         m = self.state.match(match_id)
-        if m.status in ("playing", "done"):
+        # A match being played keeps its length, but its clock may still change: the director
+        # imposes the clock on it (HGV 2.4), and the table applies it from the next game.
+        if m.status == "done" or (m.status == "playing" and length is not None):
             raise PhaseError(f"{match_id} is {m.status}: its format can no longer change",
                              reason="format_fixed", match=match_id, status=m.status)
         if length is not None:

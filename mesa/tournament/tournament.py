@@ -431,7 +431,9 @@ class Tournament:
     def set_match_format(self, match_id: str, *, length: int | None = None,
                          clock: ClockPreset | None = None, actor: str = "director",
                          now: datetime) -> Match:
-        """Change one match's length or clock before it starts (RULES: every default)."""
+        """Change one match's length or clock before it starts (RULES: every default); its
+        clock also while it is played (the director imposes the clock, HGV 2.4: the hub tells
+        the table, which applies it from the match's next game, HGV 9.1.1)."""
         return self._parts.tables.set_match_format(match_id, length=length, clock=clock,
                                                    actor=actor, now=now)
 

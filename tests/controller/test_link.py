@@ -177,6 +177,14 @@ def test_commands_become_inputs_and_are_answered(
         assert r.table.s.clock is not None and r.table.s.clock.reserve["a"] == 630.0
         # The hub's projection follows the committed events.
         assert wait_until(lambda: (hub.table(table_id) or {}).get("reserve", {}).get("a") == 630.0)
+        # A clock ordered during a game: accepted, and the answer says it waits for the next.
+        r.runtime.submit(parse_input("press", {"side": "a"}), 3.0)
+        assert wait_until(lambda: r.table.state == "running", 10)
+        later = hub.command(table_id, "director_clock", {"clock": {"preset": "usbgf"}})
+        assert wait_until(lambda: answered(hub, later), 10)
+        said = answered(hub, later)
+        assert said is not None and said["accepted"] and said["code"] == "clock_next_game"
+        assert r.table.state == "running" and r.table.s.clock_order is not None
         # Withdrawn: the table goes idle and says so.
         txn = hub.unassign(table_id)
         assert wait_until(lambda: answered(hub, txn), 10)

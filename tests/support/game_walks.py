@@ -87,6 +87,12 @@ class Walk:
         state = self.table.state
         declared = [n for (s, n) in self.game.transitions if s == state]
         names = list(self.game.inputs)
+        # Half the time, an input that may lead somewhere the walk has not been yet, so that
+        # every walk reaches the rarer states (a double, a result) whatever the game declares.
+        new = [n for n in declared
+               if set(self.game.transitions[(state, n)].targets) - self.visited]
+        if new and self.rng.random() < 0.5:
+            declared = new
         # Mostly what the state declares (to move on), sometimes anything (to be refused).
         name = self.rng.choice(declared if declared and self.rng.random() < 0.85 else names)
         return name, samples(self.game, self.game.inputs[name], self.rng)

@@ -142,7 +142,7 @@ class FakeTable:
                 self.id,
                 txn,
                 out.accepted,
-                r.code if r else None,
+                r.code if r else out.note,  # accepted, the note (as the link answers)
                 r.message if r else None,
                 time.time(),
             )

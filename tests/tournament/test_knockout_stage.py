@@ -20,7 +20,7 @@ NOW = datetime(2014, 1, 31, 19, 30)
 
 @pytest.mark.parametrize(("spec_id", "phase", "length", "reserve", "mandatory"), [
     ("KO-PI-1", "knockout", 5, 600, False),     # a play-in is never a final round
-    ("KO-QF-1", "knockout", 5, 600, False),
+    ("KO-QF-1", "knockout", 5, 600, True),      # HGV 3.1: the clock from the quarterfinals
     ("KO-SF-1", "knockout", 7, 840, True),      # semifinal and final: their own clock
     ("KO-F-1", "knockout", 7, 840, True),
     ("KO-F-1", "consolation", 3, 360, False),   # Último Chance keeps its own length
@@ -32,6 +32,23 @@ def test_bracket_match_formats(spec_id: str, phase: Phase, length: int, reserve:
     assert (m.id, m.phase, m.length) == (spec_id, phase, length)
     assert (m.clock.reserve_s, m.clock.mandatory) == (reserve, mandatory)
     assert m.sources == spec.sources and m.a is None and m.b is None
+
+
+def test_the_mandatory_clock_and_the_final_rounds_are_separate_settings() -> None:
+    """clock_from moves the mandatory clock alone; final_rounds_from the 7-point rounds."""
+    plan = {x.id: x for x in plan_bracket(16, "KO").matches}
+    r16, qf, sf = plan["KO-R16-1"], plan["KO-QF-1"], plan["KO-SF-1"]
+    wide = TournamentSettings(clock_from=16)
+    assert bracket_match(wide, r16, "knockout").clock.mandatory
+    assert bracket_match(wide, r16, "knockout").length == 5
+    assert not bracket_match(TournamentSettings(), r16, "knockout").clock.mandatory
+    narrow = TournamentSettings(clock_from=4)  # RULES before HGV 3.1: the semifinal on
+    assert not bracket_match(narrow, qf, "knockout").clock.mandatory
+    m = bracket_match(narrow, sf, "knockout")
+    assert (m.length, m.clock.reserve_s, m.clock.mandatory) == (7, 840, True)
+    custom = TournamentSettings(reserve_per_point_s=90, delay_s=12)
+    assert bracket_match(custom, qf, "knockout").clock.to_dict() == {
+        "reserve_s": 450, "delay_s": 12, "mandatory": True}
 
 
 def stage(n: int) -> tuple[TournamentState, KnockoutStage]:

@@ -75,7 +75,8 @@ class TestResults:
         formats = {(m.round, m.length, m.clock) for m in t.matches_in("knockout")}
         five = ClockPreset(600, 10, False)
         seven = ClockPreset(840, 10, True)
-        assert formats == {("PI", 5, five), ("R16", 5, five), ("QF", 5, five),
+        quarter = ClockPreset(600, 10, True)  # HGV 3.1: the clock is mandatory from here
+        assert formats == {("PI", 5, five), ("R16", 5, five), ("QF", 5, quarter),
                            ("SF", 7, seven), ("F", 7, seven)}
 
 

@@ -84,6 +84,12 @@ class TestTables:
         t.match_started("G1-1", now=clock())
         with pytest.raises(PhaseError):
             t.set_match_format("G1-1", length=3, now=clock())
+        # Played, its clock may still be imposed (the table starts it with the next game).
+        m = t.set_match_format("G1-1", clock=ClockPreset(600, 10, True), now=clock())
+        assert (m.length, m.clock) == (5, ClockPreset(600, 10, True))
+        t.record_result("G1-1", 5, 0, now=clock())
+        with pytest.raises(PhaseError):
+            t.set_match_format("G1-1", clock=ClockPreset(600, 10, True), now=clock())
 
     def test_final_on_a_feature_table(self, h, clock) -> None:
         t, _ = h.build(2, settings=TournamentSettings(feature_tables=("MESA 1",)))

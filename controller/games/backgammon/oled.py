@@ -297,11 +297,16 @@ def _play(view: View, lang: str, banner: str, notice: str) -> Screen:
     tag_key = _tag(view)
     tag = text(lang, tag_key) if tag_key else ""
     game = view.game if view.state != "between_games" else view.game + 1
-    info = (
+    info: tuple[str, ...] = (
         text(lang, "info.match", game=max(game, 1), length=view.length),
         _cube_words(view, lang),
         tag,
     )
+    coming = (
+        text(lang, f"clock.next_{view.clock_next}", game=view.game + 1) if view.clock_next else ""
+    )
+    if coming and view.timed:
+        info = (coming, *info)  # a clock change ordered for the next game (HGV 9.1.1)
     pin, lines, banner = _prompt(view, lang, banner, tag)
     if notice:
         # A notice (a refused double, an unknown card) comes first for its few seconds; on a small
@@ -322,7 +327,9 @@ def _play(view: View, lang: str, banner: str, notice: str) -> Screen:
         pin=pin,
         lines=lines,
         info=tuple(x for x in info if x),
-        title=text(lang, "untimed") if not view.timed else "",
+        # An untimed match says where its clocks would be: none, or the one coming next game.
+        title=(coming if view.clock_next == "on" else text(lang, "untimed")) if not view.timed
+        else "",
     )
 
 

@@ -200,6 +200,12 @@ def _scene_restored(language: str) -> tuple[_Play, TableStatus]:
     return p, st
 
 
+def _scene_clock_coming(language: str) -> tuple[_Play, TableStatus]:
+    p = _assigned(language, clock=None).do("checkin", side="a").do("checkin", side="b")
+    p.do("press", side="a").wait(30.0)
+    return p.do("director_clock", clock={"preset": "singles"}), PLAIN  # from game 2
+
+
 def _scene_director(language: str) -> tuple[_Play, TableStatus]:
     p = _running(language).do("pause", reason="director").do("hold", side="a", after=0.5)
     return p.do("director_pause", reason="dispute"), PLAIN
@@ -238,6 +244,11 @@ SCENES: list[tuple[str, str, Callable[[str], tuple[_Play, TableStatus]]]] = [
     ("match_over_timeout", "the match lost on time", _scene_over_timeout),
     ("restored", "restarted after a power cut: paused with the restored times", _scene_restored),
     ("director", "the director paused the match", _scene_director),
+    (
+        "clock_coming",
+        "an untimed game on; the director imposed the clock from the next game",
+        _scene_clock_coming,
+    ),
 ]
 
 

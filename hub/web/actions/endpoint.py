@@ -35,7 +35,7 @@ from mesa.hub.web.http.guard import director_post
 from mesa.hub.web.http.paths import path_for
 from mesa.hub.web.http.request import address, safe_next, wants_json
 from mesa.hub.web.http.response import refuse, set_flash
-from mesa.hub.web.i18n import Translator
+from mesa.hub.web.i18n import STRINGS, Translator
 from mesa.hub.web.site import Site
 from mesa.tournament.errors import TournamentError
 
@@ -141,6 +141,11 @@ class ActionEndpoint:
         message = tr("flash.done", what=what)
         if extra.get("released"):
             message += " " + tr("flash.released", tables=", ".join(extra["released"]))
+        note = extra.get("note")
+        if note:
+            # What the table added to its yes (a key the catalog may lack reads as "other").
+            key = f"note.{note}"
+            message += " " + (tr(key) if key in STRINGS else tr("note.other", code=note[:64]))
         if extra.get("conflict"):
             message = tr("flash.conflict_opened", match=values.get("match_id", ""))
         if extra.get("pending"):

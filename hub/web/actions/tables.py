@@ -47,6 +47,10 @@ async def table_command(ctx: Context, table: str, name: str, args: dict[str, Any
         if status is not None and status.get("accepted") is not None:
             if status["accepted"]:
                 ctx.extra["txn"] = txn
+                if status.get("code"):
+                    # Accepted with a note the director must hear (clock_next_game: a clock
+                    # ordered during a game starts with the match's next game, HGV 9.1.1).
+                    ctx.extra["note"] = status["code"]
                 return
             code = status.get("code") or "other"
             key = f"err.{code}" if f"err.{code}" in known_errors() else "err.other"
@@ -79,10 +83,14 @@ def require_table(ctx: Context, table: str) -> None:
 
 
 async def set_clock(ctx: Context, v: dict[str, Any]) -> str:
-    """On a table: the table's own formula for the points already played (HGV 7.6.2)."""
+    """On a table: the table's own formula for the points already played (HGV 7.6.2). Before
+    the match or between games at once; during a game the table keeps it for the next game
+    (HGV 9.1.1) and says so in its answer (the note ``clock_next_game``)."""
     preset = v["preset"]
     clock = None if preset == "none" else {"preset": preset}
     await table_command(ctx, v["table"], "director_clock", {"clock": clock})
+    if clock is None and ctx.extra.get("note") == "clock_next_game":
+        ctx.extra["note"] = "clock_off_next_game"  # taken off, also from the next game
     return preset
 
 

@@ -21,8 +21,10 @@ from mesa.hub.web.i18n import text as t
 from mesa.hub.web.site import current_tournament
 from mesa.tournament.club import Club
 from mesa.tournament.errors import TournamentError
+from mesa.tournament.matches import ClockPreset
 from mesa.tournament.settings import TournamentSettings
 from mesa.tournament.tournament import Tournament
+from mesa.words import format_clock
 
 
 async def on_desk(ctx: Context, fn: Callable[[Club, datetime], Any]) -> Any:
@@ -309,6 +311,46 @@ async def forfeit(ctx: Context, v: dict[str, Any]) -> str:
         tt.record_result(m.id, *score, forfeit=True, source="director", actor=ctx.user, now=now)
         _release_stale(ctx)
         return _score_text(*score, True)
+
+    return await on_desk(ctx, run)
+
+
+async def impose_clock(ctx: Context, v: dict[str, Any]) -> str:
+    """"Imponer reloj" on a match (HGV 2.4): its clock becomes mandatory in the tournament, so
+    an assignment carries it even where only mandatory clocks are given. A table that already
+    holds the match without a clock is told (``director_clock`` with the club's formula: at
+    once before the match or between games, from the next game during one, HGV 9.1.1, with
+    the HGV 7.6.2 reserve); an assignment published without a clock and not yet taken is
+    published again with it. The table is told first: if it refuses, nothing is recorded."""
+    desk = ctx.web.desk
+    mid = v["match_id"]
+
+    def look(club: Club) -> tuple[str | None, ClockPreset]:
+        tt = open_tournament(club, ctx.lang)
+        m = tt.match(mid)
+        if m.status == "done":
+            raise Refused(
+                t(ctx.lang, "flash.refused", why=t(ctx.lang, "err.already_decided")),
+                code="already_decided",
+            )
+        return (m.table if m.status in ("assigned", "playing") else None), m.clock
+
+    table, clock = await asyncio.wrap_future(desk.submit_read(look))
+    card = next((c for c in ctx.web.poller.current() if c["id"] == table), None)
+    held = table is not None and card is not None and card.get("match_id") == mid
+    if held and not (card or {}).get("timed"):
+        order = {"preset": "singles", "delay": float(clock.delay_s)}
+        await table_command(ctx, table or "", "director_clock", {"clock": order})
+    mandatory = ClockPreset(clock.reserve_s, clock.delay_s, True)
+
+    def run(club: Club, now: datetime) -> str:
+        tt = open_tournament(club, ctx.lang)
+        was = tt.match(mid).clock
+        m = tt.set_match_format(mid, clock=mandatory, actor=ctx.user, now=now)
+        if m.status == "assigned" and m.table and not held and not (
+                desk.timed == "all" or was.mandatory):
+            desk.publish_assignment(tt, tt.assignment(mid), now)  # it went out without a clock
+        return f"{format_clock(float(m.clock.reserve_s))} + {m.clock.delay_s} s"
 
     return await on_desk(ctx, run)
 

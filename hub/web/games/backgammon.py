@@ -43,6 +43,7 @@ from mesa.hub.web.actions.tournament import (
     create_tournament,
     forfeit,
     import_ranking,
+    impose_clock,
     move,
     record_result,
     register_player,
@@ -148,6 +149,7 @@ ACTIONS: dict[str, Action] = {
             set_clock,
             target=_tgt("table"),
         ),
+        Action("impose_clock", (S("match_id"),), impose_clock, target=_tgt("match_id")),
         Action(
             "record_result",
             (

@@ -182,9 +182,10 @@ INPUT_SPECS: dict[str, InputSpec] = specs_by_name(
     spec(
         "director_clock",
         "hub",
-        "The director puts a clock on the match (between games), "
-        'or takes it off with null. ``{"preset": "singles"}`` applies the club\'s formula '
-        "with the points already scored.",
+        "The director puts a clock on the match, or takes it off with null: at once before "
+        "the match or between games; during a game the order is kept for the match's next "
+        'game (HGV 9.1.1). ``{"preset": "singles"}`` applies the club\'s formula with the '
+        "points already scored (HGV 7.6.2).",
         {"clock": dict[str, Any] | None},
     ),
     spec("director_clear_call", "hub", "The director answers a call."),

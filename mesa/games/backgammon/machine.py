@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -32,6 +33,8 @@ from mesa.engine.snapshot import state_from_dict
 from mesa.errors import ConfigError, RuleError
 from mesa.games.backgammon.inputs import INPUT_SPECS, RANGES
 from mesa.games.backgammon.transitions import STATES, TRANSITIONS
+
+log = logging.getLogger(__name__)
 
 GAME = "backgammon"  # this game's wire name (the registry's, a snapshot's ``game_name``)
 
@@ -64,6 +67,10 @@ class TableState:
     language: str = "es"
     timed: bool = False
     clock: Clock | None = None
+    # The director's clock for the match's next game, ordered during a game (HGV 9.1.1):
+    # ``{"clock": <the order: settings, a preset, or None to take the clock off>}``; applied
+    # when the game ends and the match goes on, dropped if the match ends first.
+    clock_order: dict[str, Any] | None = None
     match: Match | None = None
     lateness: Lateness | None = None
     checked_in: list[str] = field(default_factory=list)
@@ -111,6 +118,8 @@ class Table(Machine[TableState]):
         """Apply one input at ``now`` (seconds on the table's monotonic clock)."""
         out = super().apply(name, args, now=now)
         out.epoch = self.s.epoch
+        if out.accepted and any(isinstance(e, ev.ClockPending) for e in out.events):
+            out.note = "clock_next_game"  # the answer says so: the clock waits for a new game
         return out
 
     def _settled_outcome(self, inp: Input, now: float, settled: list[ev.Event]) -> Outcome | None:
@@ -173,6 +182,7 @@ class Table(Machine[TableState]):
         assert m.winner is not None and m.ended_by is not None
         self._emit(ev.MatchEnded(winner=m.winner, score=dict(m.score), how=m.ended_by))
         self.s.claim = None
+        self.s.clock_order = None  # no next game: a clock ordered for it lapses
         self._go("match_over")
 
     def _flag_fall(self, now: float) -> None:
@@ -276,7 +286,20 @@ class Table(Machine[TableState]):
         if self._match.over:
             self._end_match()
         else:
+            order = self.s.clock_order
+            if order is not None:
+                self.s.clock_order = None
+                self._apply_clock_order(order)
             self._go("between_games")
+
+    def _apply_clock_order(self, order: dict[str, Any]) -> None:
+        """The clock ordered during the game starts now. It was checked when it was given; one
+        that no longer builds (a snapshot from another version) is dropped, and never blocks
+        the game's result."""
+        try:
+            self._set_clock(order.get("clock"))
+        except Refused as e:
+            log.warning("table: the clock ordered for the next game is dropped: %s", e)
 
     def _turn(self, side: Side, now: float) -> None:
         last = self.s.last_press.get(side)
@@ -671,10 +694,27 @@ class Table(Machine[TableState]):
         self._game_over(now, lambda: m.finish_game(winner, kind, "director"))
 
     def _on_director_clock(self, inp: Input, now: float) -> None:
-        if self.s.state == "paused" and self.s.resume_to != "between_games":
-            raise Refused("in_game", "a clock is put on a match only at the start of a game")
+        spec = inp.args["clock"]
+        in_game = self.s.state in ("running", "cube_offered", "result_entry") or (
+            self.s.state == "paused" and self.s.resume_to != "between_games"
+        )
+        if not in_game:
+            self.s.clock_order = None  # a clock set now replaces any order for later
+            self._set_clock(spec)
+            return
+        # HGV 9.1.1: a clock starts with a game. The order waits for the next one and the game
+        # in progress keeps its clock (taking a clock off waits too: a director who sees a
+        # mistake mid-game adjusts the reserves instead, and the players' rules do not change
+        # under them). It is checked now, so a bad order is refused to the director at once.
+        self._setup_clock(spec, sum(self._match.score.values()))
+        self.s.clock_order = {"clock": spec}
+        self._emit(ev.ClockPending(clock=spec, game=self._match.game_number + 1))
+
+    def _set_clock(self, spec: dict[str, Any] | None) -> None:
+        """Put the clock ``spec`` on the match now (HGV 7.6.2: the reserve for the points
+        already scored, both players' added), or take it off (None)."""
         scored = sum(self._match.score.values()) if self.s.match else 0
-        timed, clock = self._setup_clock(inp.args["clock"], scored)
+        timed, clock = self._setup_clock(spec, scored)
         self.s.timed, self.s.clock = timed, clock
         self._emit(
             ev.ClockSet(

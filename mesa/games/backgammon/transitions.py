@@ -52,6 +52,11 @@ _DIRECTOR_COMMON = {
 }
 _IN_GAME_DIRECTOR = {
     **_DIRECTOR_COMMON,
+    "director_clock": transition(
+        "=",
+        note="the clock (or its removal) is kept for the match's next game (HGV 9.1.1, with "
+        "the HGV 7.6.2 reserve for the score then); this game keeps its clock",
+    ),
     "director_pause": transition("paused", note="the director stops both clocks"),
     "director_result": transition(*_GAME_END, note="the director records the game"),
     "director_score": transition("=", "match_over", note="the director corrects the score"),
@@ -121,7 +126,7 @@ declare(
         "director_pause": transition("paused", note="the director stops the clocks"),
         "director_score": transition("=", "match_over", note="the director corrects the score"),
         "director_clock": transition(
-            "=", note="a clock is put on the match (HGV 9.1.1: only at a game's start)"
+            "=", note="a clock is put on the match now (HGV 9.1.1: a game's start), or taken off"
         ),
     },
 )
@@ -206,7 +211,11 @@ declare(
         "pause": transition("paused", note="record the reason for the pause"),
         "director_pause": transition("paused", note="the director records the reason"),
         "claim": transition("result_entry", note="enter the result; the opponent must confirm"),
-        "director_clock": transition("paused", note="a clock is put on the match (only between games)"),
+        "director_clock": transition(
+            "paused",
+            note="between games, a clock is put on the match now; during a game, it is kept "
+            "for the next game",
+        ),
         "director_score": transition("paused", "match_over", note="the director corrects the score"),
     },
 )

@@ -63,6 +63,8 @@ class View:
     ended_by: str | None
     checked_in: tuple[str, ...] = field(default_factory=tuple)
     double_match_point: bool = False  # both players one point away: the cube is dead
+    # A clock ordered during the game for the next one: "on" (a clock), "off" (taken off).
+    clock_next: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -117,4 +119,6 @@ def table_view(table: Table, now: float) -> View:
         ended_by=m.ended_by if m else None,
         checked_in=tuple(s.checked_in),
         double_match_point=bool(m and not m.over and m.double_match_point),
+        clock_next=None if s.clock_order is None else (
+            "off" if s.clock_order["clock"] is None else "on"),
     )

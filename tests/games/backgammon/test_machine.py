@@ -295,8 +295,130 @@ def test_a_clock_introduced_mid_match_uses_points_already_scored() -> None:
     play_game(d, "b", kind=1)
     d.do("director_clock", clock={"preset": "singles"})
     assert d.table.s.clock.reserve == {"a": 14 * 60 - 3 * 60, "b": 14 * 60 - 3 * 60}
-    d.do("press", side="a")
-    assert d.try_("director_clock", clock=None).refusal.code == "not_now"
+
+
+def _untimed(length: int = 5) -> Driver:
+    d = Driver()
+    d.do("assign", match_id="G1", players={"a": "Ana", "b": "Beto"}, length=length, clock=None)
+    d.do("checkin", side="a")
+    d.do("checkin", side="b")
+    return d
+
+
+def test_a_clock_imposed_during_a_game_starts_with_the_next_game() -> None:
+    """HGV 9.1.1: the order is kept, the game goes on untimed, and the clock starts when the
+    game ends, with the HGV 7.6.2 reserve for the score then (5 points, 2-0 → 10 − 2 min)."""
+    d = _untimed(length=5)
+    play_game(d, "a", kind=1)
+    d.do("press", side="b")  # game 2: a on move, no clock
+    out = d.do("director_clock", clock={"preset": "singles"})
+    assert types(out) == ["clock.pending"] and out.note == "clock_next_game"
+    assert out.events[0].to_data() == {"clock": {"preset": "singles"}, "game": 3}
+    assert d.state == "running" and not d.table.s.timed
+    assert d.table.snapshot()["clock_order"] == {"clock": {"preset": "singles"}}
+    assert table_view(d.table, d.now).clock_next == "on"
+    d.do("press", after=40, side="a")  # nothing is charged in this game
+    d.do("double", after=5, side="b")
+    d.do("take", after=5, side="a")  # the cube on 2
+    d.do("claim", side="a", winner="a", kind=1)
+    out = d.do("confirm", side="b")
+    assert types(out) == ["turn.ended", "game.ended", "clock.set"]
+    assert d.state == "between_games" and d.table.s.timed
+    assert out.events[-1].reserve == {"a": 600.0 - 3 * 60, "b": 600.0 - 3 * 60}  # 3-0
+    assert d.table.s.clock_order is None and table_view(d.table, d.now).clock_next is None
+    d.do("press", side="b")  # game 3 runs on the clock
+    d.do("press", after=20, side="a")
+    assert d.table.s.clock.reserve["a"] == pytest.approx(420.0 - 10.0)
+
+
+@pytest.mark.parametrize("where", ["cube_offered", "paused", "result_entry"])
+def test_a_clock_ordered_anywhere_in_a_game_waits_for_it_to_end(where: str) -> None:
+    d = _untimed(length=3)
+    d.do("press", side="b")  # a on move
+    if where == "cube_offered":
+        d.do("double", side="a")
+    elif where == "paused":
+        d.do("pause", reason="fallen_die")
+    else:
+        d.do("claim", side="a", winner="a", kind=1)
+    before = d.state
+    out = d.do("director_clock", clock={"preset": "singles"})
+    assert d.state == before and types(out) == ["clock.pending"] and not d.table.s.timed
+    if where == "cube_offered":
+        out = d.do("drop", side="b")
+    elif where == "paused":
+        d.do("resume")
+        out = d.do("director_result", winner="b", kind=1)
+    else:
+        out = d.do("confirm", side="b")
+    assert types(out)[-1] == "clock.set" and d.table.s.timed
+    assert d.table.s.clock.reserve["a"] == 6 * 60 - 60  # 3 points, one scored
+
+
+def test_between_games_a_clock_is_put_on_at_once_even_from_a_pause() -> None:
+    d = _untimed(length=3)
+    d.do("pause_button")  # a break between games
+    out = d.do("director_clock", clock={"preset": "singles"})
+    assert types(out) == ["clock.set"] and out.note is None and d.table.s.timed
+
+
+def test_taking_the_clock_off_during_a_game_waits_too() -> None:
+    d = running(length=3)
+    out = d.do("director_clock", clock=None)
+    assert types(out) == ["clock.pending"] and out.events[0].clock is None
+    assert d.table.s.timed and table_view(d.table, d.now).clock_next == "off"
+    d.do("press", after=15, side=on_move(d))  # still charged: this game keeps its clock
+    assert min(d.table.s.clock.reserve.values()) < 360.0
+    d.do("claim", side="a", winner="a", kind=1)
+    out = d.do("confirm", side="b")
+    assert types(out)[-1] == "clock.set" and out.events[-1].clock is None
+    assert not d.table.s.timed and table_view(d.table, d.now).clocks == {}
+
+
+def test_a_later_order_replaces_the_first_and_a_bad_one_is_refused_at_once() -> None:
+    d = _untimed(length=5)
+    d.do("press", side="b")
+    d.do("director_clock", clock={"preset": "singles"})
+    out = d.try_("director_clock", clock={"preset": "blitz"})
+    assert out.refusal.code == "bad_clock"
+    assert d.table.s.clock_order == {"clock": {"preset": "singles"}}
+    d.do("director_clock", clock={"preset": "usbgf"})
+    d.do("claim", side="a", winner="a", kind=1)
+    out = d.do("confirm", side="b")
+    assert [e.TYPE for e in out.events].count("clock.set") == 1
+    assert d.table.s.clock.settings.delay == 12.0  # usbgf, the last order
+
+
+def test_an_order_lapses_when_the_match_ends_first() -> None:
+    d = _untimed(length=1)
+    d.do("press", side="b")
+    d.do("director_clock", clock={"preset": "singles"})
+    d.do("claim", side="a", winner="a", kind=1)
+    out = d.do("confirm", side="b")
+    assert types(out) == ["turn.ended", "game.ended", "match.ended"]
+    assert d.state == "match_over" and d.table.s.clock_order is None and not d.table.s.timed
+    d = _untimed(length=3)
+    d.do("press", side="b")
+    d.do("director_clock", clock={"preset": "singles"})
+    d.do("director_forfeit", winner="b")
+    assert d.table.s.clock_order is None
+
+
+def test_a_snapshot_keeps_the_order_and_an_old_one_without_it_restores() -> None:
+    d = _untimed(length=3)
+    d.do("press", side="b")
+    d.do("director_clock", clock={"preset": "singles"})
+    snap = d.table.snapshot()
+    assert Table.restore(snap).s.clock_order == {"clock": {"preset": "singles"}}
+    old = {k: v for k, v in snap.items() if k != "clock_order"}
+    assert Table.restore(old).s.clock_order is None
+    # An order that no longer builds is dropped at the game's end: the result still counts.
+    broken = Table.restore({**snap, "clock_order": {"clock": {"preset": "blitz"}}})
+    d = Driver(broken, now=d.now)
+    d.do("claim", side="a", winner="a", kind=1)
+    out = d.do("confirm", side="b")
+    assert types(out) == ["turn.ended", "game.ended"] and d.state == "between_games"
+    assert broken.s.clock_order is None and not broken.s.timed
 
 
 # ── bad input ───────────────────────────────────────────────────────────────

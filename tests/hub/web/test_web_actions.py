@@ -392,3 +392,121 @@ async def test_a_clock_adjustment_out_of_range_is_refused_at_the_hub(
     r = await act(client, csrf, "adjust_clock", table="3", side="a", seconds="1e308", reason="r")
     assert r.status_code == 400 and "Segundos" in r.json()["message"]
     assert len(web.hub.store.commands("3")) == sent
+
+
+# ── imposing the clock (HGV 2.4, 9.1.1, 7.6.2) ───────────────────────────────
+async def _until(check: Any) -> None:
+    for _ in range(150):
+        if check():
+            return
+        await asyncio.sleep(0.02)
+    assert check()
+
+
+def _untimed_game(table: FakeTable) -> None:
+    """An untimed 3-point match at the table, its first game under way (a on move)."""
+    table.apply("assign", {"match_id": "G1-1", "players": {"a": "ALBA", "b": "BRUNO"},
+                           "length": 3, "clock": None})
+    table.play_to_running()
+
+
+async def test_on_the_table_page_the_clock_imposed_during_a_game_starts_with_the_next(
+    client: httpx.AsyncClient, web: WebApp, fake_table: FakeTable
+) -> None:
+    _untimed_game(fake_table)
+    csrf = await login(client)
+    page = (await client.get("/director/tables/3")).text
+    assert "imponer reloj" in page and "vale desde el próximo juego" in page
+    async with serving(fake_table):
+        r = await act(client, csrf, "set_clock", table="3", preset="singles")
+    assert r.status_code == 200, r.text
+    said = r.json()
+    assert said["note"] == "clock_next_game"
+    assert "el reloj empieza con el próximo juego" in said["message"]
+    assert fake_table.table.state == "running" and not fake_table.table.s.timed
+    web.poller.poll()
+    card = (await client.get("/live.json")).json()["tables"][0]
+    assert card["clock_next"] == "on" and card["badges"][-1]["kind"] == "clock_next"
+    assert "Reloj desde el próximo juego" in (await client.get("/director")).text
+    fake_table.apply("claim", {"side": "a", "winner": "a", "kind": 1})
+    fake_table.apply("confirm", {"side": "b"})  # 1-0: the clock starts, 6 − 1 min
+    assert fake_table.table.s.timed and fake_table.table.s.clock.reserve == {"a": 300, "b": 300}
+    web.poller.poll()
+    page = (await client.get("/director/tables/3")).text
+    assert "Mesa 3: imponer reloj · confirmado · desde el próximo juego" in page
+    assert "Reloj desde el próximo juego" not in page  # applied: the badge is gone
+    fake_table.apply("press", {"side": "b"})  # game 2, timed; the clock taken off waits too
+    async with serving(fake_table):
+        r = await act(client, csrf, "set_clock", table="3", preset="none")
+    assert r.status_code == 200 and "se quita al terminar este juego" in r.json()["message"]
+    assert fake_table.table.s.timed
+    log = [(e.action, e.outcome) for e in reversed(web.store.audit_log())][1:]
+    assert log == [("set_clock", "ok"), ("set_clock", "ok")]
+
+
+async def test_on_the_match_page_the_clock_is_made_mandatory_and_the_table_told(
+    hub: Any, fake_table: FakeTable
+) -> None:
+    """Under ``timed_matches = mandatory``: a ready match's clock becomes mandatory (its
+    assignment carries it); a match at its table without a clock gets it from the next game;
+    an assignment sent without one and not yet taken is sent again with it; a decided match
+    is refused."""
+    web = WebApp(hub, hub.settings.replace(director_password="tablero-verde", command_wait=2.0,
+                                           auto_assign=False, timed_matches="mandatory"),
+                 now=lambda: NOW)
+    try:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(web.asgi()),
+                                     base_url="http://mesa.test") as client:
+            make_tournament(web, 9)  # three groups: one match of each at once
+            csrf = await login(client)
+            async with serving(fake_table):
+                # Playing at its table, untimed: pending from the next game, recorded too.
+                assert (await act(client, csrf, "assign", match_id="G1-1",
+                                  table="3")).status_code == 200
+                await _until(lambda: fake_table.table.state == "assigned")
+                assert fake_table.table.s.timed is False  # not a mandatory clock
+                fake_table.play_to_running()
+                await asyncio.to_thread(web.desk.sync)
+                assert _t(web, lambda t: t.match("G1-1").status) == "playing"
+                web.poller.poll()
+                page = (await client.get("/director/matches/G1-1")).text
+                assert "imponer reloj (" in page and "data-act=\"impose_clock\"" in page
+                r = await act(client, csrf, "impose_clock", match_id="G1-1")
+                assert r.status_code == 200, r.text
+                assert "el reloj empieza con el próximo juego" in r.json()["message"]
+                assert fake_table.table.state == "running" and not fake_table.table.s.timed
+                assert fake_table.table.s.clock_order is not None
+            clock = _t(web, lambda t: t.match("G1-1").clock)
+            assert clock.mandatory and clock.reserve_s == 3 * 120
+            page = (await client.get("/director/matches/G1-1")).text
+            assert "Reloj obligatorio: 6:00 + 10 s" in page and 'data-act="impose_clock"' not in page
+            # Ready: the clock is mandatory before the match goes out, so it goes out with it.
+            ready = _t(web, lambda t: [m.id for m in t.ready_matches() if m.group == 2])[0]
+            r = await act(client, csrf, "impose_clock", match_id=ready)
+            assert r.status_code == 200 and r.json()["detail"] == "6:00 + 10 s"
+            hub.register_table("4")
+            r = await act(client, csrf, "assign", match_id=ready, table="4", confirm_table=True)
+            assert r.status_code == 200, r.text
+            given = next(a for a in hub.store.assignments() if a["table"] == "4")
+            assert given["args"]["clock"] == {"reserve": 360.0, "delay": 10.0}
+            # Assigned without a clock to a table that has not taken it: sent again with it.
+            third = _t(web, lambda t: [m.id for m in t.ready_matches() if m.group == 3])[0]
+            hub.register_table("5")
+            assert (await act(client, csrf, "assign", match_id=third, table="5",
+                              confirm_table=True)).status_code == 200
+            first = next(a for a in hub.store.assignments() if a["table"] == "5")
+            assert first["args"]["clock"] is None
+            assert (await act(client, csrf, "impose_clock", match_id=third)).status_code == 200
+            again = next(a for a in hub.store.assignments() if a["table"] == "5")
+            assert again["txn"] != first["txn"] and again["args"]["clock"] is not None
+            # Decided: refused, nothing changes.
+            web.desk.call(lambda club, now: club.tournament("2025-03").record_result(
+                third, 3, 0, source="director", now=now))
+            r = await act(client, csrf, "impose_clock", match_id=third)
+            assert r.status_code == 409 and r.json()["error"] == "already_decided"
+            log = [(e.action, e.outcome) for e in reversed(web.store.audit_log())]
+            assert [x for x in log if x[0] == "impose_clock"] == [
+                ("impose_clock", "ok"), ("impose_clock", "ok"), ("impose_clock", "ok"),
+                ("impose_clock", "refused")]
+    finally:
+        web.close()

@@ -73,6 +73,7 @@ def test_every_key_used_by_a_template_or_a_module_is_defined() -> None:
         ("how.", ("score", "timeout", "lateness", "penalty", "forfeit", "director")),
         ("call.", ("players", "timeout", "disputed_result")),
         ("kind.", ("0", "1", "2", "3")),
+        ("badge.clock_next_", ("on", "off")),
     ],
 )
 def test_keys_built_from_table_values_exist(prefix: str, values: tuple[str, ...]) -> None:

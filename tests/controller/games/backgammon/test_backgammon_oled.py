@@ -21,6 +21,7 @@ from support.oled_golden import case_ids, cases, check_golden_image
 REFS = Path(__file__).resolve().parents[4] / "docs" / "oled"
 SCENES = scenes()
 CASES = cases(SCENES)
+PLAIN_STATUS = TableStatus(table_id="7")
 
 
 @pytest.mark.parametrize(("scene", "size"), CASES, ids=case_ids(CASES))
@@ -90,6 +91,19 @@ def test_a_restore_with_journal_problems_says_so() -> None:
     s = next(x for x in SCENES if x.name == "restored" and x.language == "en")
     status = replace(s.status, restored_problems=("a", "b"))
     assert compose(s.view, status, s.now).banner == "RESTORED (2 ERR)"
+
+
+def test_a_clock_ordered_for_the_next_game_is_on_the_screen() -> None:
+    by = {(s.name, s.language): s for s in SCENES}
+    for lang, words in (("es", "Reloj desde el juego 2"), ("en", "Clock from game 2")):
+        s = by["clock_coming", lang]
+        screen = compose(s.view, s.status, s.now)
+        assert screen.clocks is None and screen.title == words  # where the clocks will be
+    s = by["running", "en"]
+    off = compose(replace(s.view, clock_next="off"), s.status, s.now)
+    assert off.clocks is not None and off.info[0] == "No clock from game 2"
+    untimed = replace(by["clock_coming", "es"].view, clock_next="off")
+    assert compose(untimed, PLAIN_STATUS, 0).title == "Sin reloj"
 
 
 def test_clock_formats() -> None:
