@@ -76,7 +76,15 @@ def stored_domino(snapshot: dict[str, list[tuple[str, str]]]) -> dict[str, Domin
 class DominoTables:
     """The room's robot domino tables on the broker, each with its outbox in ``folder``."""
 
-    def __init__(self, port: int, folder: Path, speed: float, seed: int) -> None:
+    def __init__(
+        self,
+        port: int,
+        folder: Path,
+        speed: float,
+        seed: int,
+        tables: tuple[str, ...] = DOMINO_TABLES,
+    ) -> None:
+        self.tables = tables
         self.port = port
         self.folder = folder
         self.speed = speed
@@ -89,7 +97,7 @@ class DominoTables:
         from mesa.controller.sim import SimTable
 
         self.folder.mkdir(parents=True, exist_ok=True)
-        for i, tid in enumerate(DOMINO_TABLES):
+        for i, tid in enumerate(self.tables):
 
             def link(runtime: Any, snapshot: dict[str, Any], tid: str = tid) -> Any:
                 return make_link(

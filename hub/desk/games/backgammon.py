@@ -44,7 +44,7 @@ from mesa.games.registry import game_named
 from mesa.hub.backup import backup_now
 from mesa.hub.desk.loop import OnDeskLoop
 from mesa.hub.desk.ports import CommittedEvent, DeskHub
-from mesa.hub.desk.tables import free_tables_of
+from mesa.hub.desk.tables import free_tables_of, game_of_table
 from mesa.hub.desk.venue import Seat, Venue
 from mesa.tournament.club import Club
 from mesa.tournament.errors import TableError, TournamentError
@@ -386,6 +386,13 @@ class TournamentDesk(OnDeskLoop):
         share the tables and some players: a table another event holds, or a player seated
         at another table, is refused here (RULES §4: never two tables at once)."""
         self._refuse_held_elsewhere(t, table)
+        live = self.hub.table(table) if self.hub is not None else None
+        if live is not None and game_of_table(live) != GAME.name:
+            # The grid offers every table; a domino table cannot play a backgammon match.
+            game = game_of_table(live)
+            raise TableError(
+                f"table {table} plays {game}", reason="table_other_game", table=table, game=game
+            )
         seated = {s.player for s in self.seats() if s.event != t.id}
         seated |= set(self.venue.busy(besides=GAME.name))
         busy = [p for p in t.match(match_id).players if p in seated]

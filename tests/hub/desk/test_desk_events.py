@@ -248,3 +248,26 @@ def test_a_match_moved_onto_a_table_another_event_holds_is_refused(hub: Hub) -> 
     assert refused.value.reason == "table_busy"
     assert desk.read(lambda club: club.tournaments["open"].match(open_match).table) == open_table
     desk.close()
+
+
+def test_the_directors_assign_refuses_a_domino_table(hub: Hub) -> None:
+    import pytest
+
+    from mesa.tournament.errors import TableError
+    from support.dominokit import FakeDominoTable
+
+    _online(hub, ["1"])
+    FakeDominoTable(hub, "d1").online()
+    desk = _desk(hub, auto_assign=False)
+    _two_events(desk)
+
+    def assign(club: Any, now: datetime) -> None:
+        m = club.tournaments["open"].ready_matches()[0]
+        desk.assign_match(club.tournaments["open"], m.id, "d1", now, "director")
+
+    with pytest.raises(TableError) as refused:
+        desk.call(assign)
+    assert refused.value.reason == "table_other_game"
+    assert desk.read(lambda club: [m.table for m in club.tournaments["open"].matches.values()
+                                   if m.table]) == []  # fmt: skip
+    desk.close()
