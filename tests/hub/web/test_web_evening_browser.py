@@ -96,6 +96,16 @@ class Director:
     def open(self, path: str) -> None:
         self.clicks += 1
         self.page.goto(self.url + path)
+        self.settle()
+
+    def settle(self) -> None:
+        """The page's live link up and its first refresh done (typing into a form the page is
+        about to replace would be lost: the director waits for the page too)."""
+        if self.page.locator("#conn").count():
+            self.page.wait_for_function(
+                "() => document.getElementById('conn').dataset.state === 'live'"
+            )
+        self.page.wait_for_timeout(300)
 
     def click(self, selector: str, navigates: bool = False) -> None:
         self.clicks += 1
