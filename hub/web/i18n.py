@@ -771,6 +771,23 @@ _WEB: dict[str, dict[str, Entry]] = {
     "enrol.failed": {"es": "no se pudo adoptar ({why})", "en": "could not adopt ({why})"},
     "side.a": {"es": "blancas", "en": "white"},
     "side.b": {"es": "negras", "en": "black"},
+    # ── several events on one evening ──
+    "ev.switch": {"es": "Evento", "en": "Event"},
+    "ev.closed": {"es": "cerrado", "en": "closed"},
+    "ev.all": {"es": "Todos", "en": "All"},
+    "ev.category.open": {"es": "open", "en": "open"},
+    "ev.category.novatos": {"es": "novatos", "en": "novatos"},
+    "ev.showing": {
+        "es": "Primero las mesas de {name}; las demás mesas se comparten.",
+        "en": "{name}'s tables first; the other tables are shared.",
+    },
+    "dir.waits_for": {
+        "es": "espera: {name} juega en la mesa {table}, {where}",
+        "en": "waiting: {name} is playing at table {table}, {where}",
+    },
+    "dir.domino": {"es": "dominó", "en": "domino"},
+    "next.elsewhere": {"es": "Ahora juega en la mesa {table}, {where}.", "en": "Now playing at table {table}, {where}."},
+    "col.event": {"es": "Evento", "en": "Event"},
 }
 # The dashboard's own words, the door's and the domino pages' (one catalog serves every page).
 STRINGS = Catalog(_WEB, DOOR_STRINGS, DOMINO_STRINGS)  # checked here: a gap fails the import

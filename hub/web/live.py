@@ -692,6 +692,15 @@ class LivePoller:
         self.metrics = Metrics()  # the web app hands over the hub's
         self.degraded: dict[str, list[str]] = {}  # table → the fields shown as "?"
         self.snapshots = SnapshotCache(hub.store)
+        # (table, card) → the event the table serves now, or None (the site sets it: the
+        # card says whose match it holds when several events share the tables).
+        self.label: Callable[[str, dict[str, Any]], dict[str, Any] | None] | None = None
+
+    def relabel(self, tables: Iterable[str]) -> None:
+        """These tables now serve another event: their cards are built and sent again on the
+        next :meth:`poll`."""
+        for tid in tables:
+            self._versions.pop(tid, None)
 
     def committed(self, commit: Commit) -> None:
         """The ingest's commit (its thread): keep the snapshots it validated for the next poll."""
@@ -714,6 +723,13 @@ class LivePoller:
         except Exception:
             log.exception("table %s: its card could not be built", tid)
             card = fallback_card(tid, now)
+        try:
+            label = None if self.label is None else self.label(tid, card)
+        except Exception:  # the label is a courtesy: never the reason a card is missing
+            log.exception("table %s: its event could not be read", tid)
+            label = None
+        if label is not None:
+            card["event"] = label
         bad = card["degraded"]
         if bad != self.degraded.get(tid, []):
             if bad:

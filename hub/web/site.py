@@ -13,6 +13,7 @@ True
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 import urllib.parse
@@ -27,7 +28,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from mesa.hub.desk.games.backgammon import TournamentDesk
 from mesa.hub.ingest.ports import HubPort
 from mesa.hub.settings import HubSettings
-from mesa.hub.web.http.paths import STATIC_PAGES, TEMPLATES, path_for
+from mesa.hub.web.events import default_event, table_events
+from mesa.hub.web.http.paths import ROUTE_PATHS, STATIC_PAGES, TEMPLATES, path_for
 from mesa.hub.web.http.request import wants_json
 from mesa.hub.web.http.response import (
     FLASH_COOKIE,
@@ -55,13 +57,24 @@ class Page:
     title: str
     refresh: str = "tournament"
     status: int = 200
+    # What only the HTML needs (the director's event switcher), not the JSON twin.
+    context: dict[str, Any] = field(default_factory=dict)
 
 
 def current_tournament(club: Club) -> Any:
-    """The tournament the pages show: the newest still open, else the newest closed."""
-    ts = sorted(club.tournaments.values(), key=lambda t: (t.held_on, t.id))
-    open_ = [t for t in ts if t.phase != "closed"]
-    return open_[-1] if open_ else (ts[-1] if ts else None)
+    """The tournament a page without ``t`` shows (:func:`~mesa.hub.web.events.default_event`)."""
+    return default_event(club)
+
+
+# The routes whose links keep the event the page is about (``?t=``); the others (the login,
+# the audit log, the call board and a player's next match, which span every event) do not.
+EVENT_ROUTES = frozenset(
+    {
+        "home", "live", "groups", "draw", "draw_print", "consolation", "rankings", "players",
+        "player", "final", "exports", "director", "director_tournament", "director_preview",
+        "director_table", "director_match", "action", "export",
+    }
+)  # fmt: skip
 
 
 def template_env(low_time: float) -> jinja2.Environment:
@@ -97,6 +110,51 @@ class Site:
     _enrolment_version: int = 0
     _bumps: int = 0
     _tv_published: int = -1
+    # Table → the event whose match it holds (read on the desk's thread when the tournament's
+    # version changes; the cards carry it, see :meth:`event_at`).
+    event_labels: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.poller.label = self.event_at
+
+    def event_at(self, table: str, card: dict[str, Any] | None = None) -> dict[str, Any] | None:
+        """The event a table serves now: another game's seat there (the venue), else the
+        backgammon match the desk gave it; a domino table without one says its game."""
+        venue = getattr(self.desk, "venue", None)
+        if venue is not None:
+            for seat in venue.busy(besides="backgammon").values():
+                if seat.table == table:
+                    return {"id": seat.event, "name": seat.event_name, "category": "",
+                            "game": seat.game}  # fmt: skip
+        label = self.event_labels.get(table)
+        if label is None and card is not None and card.get("kind") == "domino":
+            return {"id": "", "name": "", "category": "", "game": "domino"}
+        return label
+
+    def set_event_labels(self, labels: dict[str, dict[str, Any]]) -> None:
+        """New table labels (event loop): the cards whose label changed are sent again."""
+        changed = {k for k in set(labels) | set(self.event_labels)
+                   if labels.get(k) != self.event_labels.get(k)}  # fmt: skip
+        self.event_labels = labels
+        if changed:
+            self.poller.relabel(changed)
+            self.poller.poll()
+
+    def _read_labels(self) -> None:
+        """Read the table labels on the desk's thread; applied back on this loop."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        future = self.desk.submit_read(table_events)
+
+        def done(f: Any) -> None:
+            if f.cancelled() or f.exception() is not None:
+                return
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(self.set_event_labels, f.result())
+
+        future.add_done_callback(done)
 
     # ── the tournament's version (pages refetch when it changes) ──
     def bump(self) -> None:
@@ -112,6 +170,7 @@ class Site:
         if v != self._tv_published:
             self._tv_published = v
             self.feed.publish("tournament", "current", {"version": v})
+            self._read_labels()
 
     def publish_enrolment(self) -> None:
         """The pending tables changed: the feed says how many (the director's page refetches
@@ -157,9 +216,13 @@ class Site:
         title: str,
         refresh: str = "",
         static_site: bool = False,
+        event: str | None = None,
     ) -> dict[str, Any]:
+        """``event``: the event the page is about (the links keep it); by default the
+        request's ``t``."""
         session = self.session_of(request) if request is not None else None
         query = dict(request.query_params) if request is not None else {}
+        event = event or query.get("t") or None
         path = request.url.path if request is not None else "/"
         twin_path = (
             "/index.json" if path == "/" else (path if path.endswith(".json") else path + ".json")
@@ -173,7 +236,20 @@ class Site:
                 if route == "rankings" and params.get("kind", "tournament") != "tournament":
                     return f"rankings-{params['kind']}.html"
                 return STATIC_PAGES.get(route, "#")
+            if event and route in EVENT_ROUTES and "t" not in params:
+                params["t"] = event
             return path_for(route, **params)
+
+        def event_url(tid: str | None) -> str:
+            """This page for another event (a match's page: that event's tournament page);
+            None: this page for no event in particular (every open one)."""
+            here = path if path.startswith("/director") or path in ROUTE_PATHS.values() else "/"
+            if here.startswith("/director/matches/") or here.startswith("/director/tables/"):
+                here = path_for("director_tournament")
+            rest = {k: v for k, v in query.items() if k not in ("t", "lang")}
+            if tid is not None:
+                rest["t"] = tid
+            return here + ("?" + urllib.parse.urlencode(rest) if rest else "")
 
         def lang_url(code: str) -> str:
             if static_site:
@@ -202,6 +278,11 @@ class Site:
             "tournament_version": self.tournament_version,
             "json_url": json_url,
             "url": url,
+            "event_url": event_url,
+            "event_id": event,
+            "event_switch": [],  # the director's switcher (a page's own "events" are its own)
+            "switch_all": False,
+            "switch_all_here": False,
             "lang_url": lang_url,
             "static_url": static_url,
             "static_site": static_site,
@@ -215,9 +296,15 @@ class Site:
     def respond(self, request: Request, page: Page, lang: str) -> Response:
         if request.url.path.endswith(".json"):
             return JSONResponse(jsonable(page.data), status_code=page.status)
+        info = page.data.get("tournament")
+        # a director's page about one event keeps it even when the address named none; the
+        # grid of every event ("Todos") pins none
+        director = page.section.startswith("director") and not page.context.get("switch_all_here")
         ctx = self.base_context(
-            request, lang, section=page.section, title=page.title, refresh=page.refresh
-        )
+            request, lang, section=page.section, title=page.title, refresh=page.refresh,
+            event=(info or {}).get("id") if director and isinstance(info, dict) else None,
+        )  # fmt: skip
+        ctx.update(page.context)
         ctx["flashes"] = read_flash(request)
         ctx["fragment"] = request.headers.get("x-mesa-fragment") == "main"
         ctx.update(page.data)

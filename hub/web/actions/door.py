@@ -56,7 +56,7 @@ async def register_many(ctx: Context, v: dict[str, Any]) -> str:
         raise BadField("names")
 
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event)
         ids: list[str] = list(picked)
         created: list[str] = []
         for name in names:
@@ -100,7 +100,7 @@ async def check_in_many(ctx: Context, v: dict[str, Any]) -> str:
     present = True if v["present"] is None else v["present"] == "1"
 
     def run(club: Club) -> tuple[str, list[str]]:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event)
         if v["all"]:
             return tt.id, list(tt.entrants)
         wanted = list(v["player_ids"] or [])
@@ -125,7 +125,7 @@ async def check_in_card(ctx: Context, v: dict[str, Any]) -> str:
     card = normalize_card(v["card"])
 
     def run(club: Club, now: datetime) -> tuple[str, str, str]:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event)
         try:
             player = club.registry.by_card(card)
         except TournamentError:
@@ -159,7 +159,7 @@ async def start_groups(ctx: Context, v: dict[str, Any]) -> str:
     leave_out = list(v["leave_out"] or [])
 
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event)
         present = ctx.web.store.checkins(tt.id)
         absent = sorted(p for p in tt.entrants if any(present.values()) and not present.get(p))
         if sorted(leave_out) != absent:
@@ -180,7 +180,7 @@ async def undo_groups(ctx: Context, v: dict[str, Any]) -> str:
     desk = ctx.web.desk
 
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event)
         seed = tt.seed
         for table in tt.undo_groups(actor=ctx.user, now=now, why=v["reason"] or "undo"):
             desk.withdraw_assignment(table)
@@ -195,7 +195,7 @@ async def redraw_groups(ctx: Context, v: dict[str, Any]) -> str:
     seed = _seed(v)
 
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event)
         n = len(tt.groups)
         for table in club.redraw(tt.id, seed=seed, now=now, actor=ctx.user, n_groups=n):
             desk.withdraw_assignment(table)

@@ -84,9 +84,11 @@ class ActionEndpoint:
             field = str(e)
             key = "flash.reason_required" if field == "reason" else "flash.bad_value"
             return refuse(request, lang, "bad_value", tr(key, field=field_label(field, lang)), 400)
+        event = form.get("t") or request.query_params.get("t") or None  # the form's event
         ctx = Context(
-            self.site, session.user, lang, address(request), publish_static=self.publish_static
-        )
+            self.site, session.user, lang, address(request), publish_static=self.publish_static,
+            event=event if isinstance(event, str) else None,
+        )  # fmt: skip
         audit = _Audit(self.site, session.user, self.prefix + name, spec.target(values), values,
                        ctx.address)  # fmt: skip
         try:

@@ -85,6 +85,8 @@ class Context:
     address: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
     publish_static: Callable[[str], Awaitable[str | None]] | None = None
+    # The event the form acts on (its ``t``: a tournament's id), None: the default one.
+    event: str | None = None
 
 
 def parse_fields(action: Action, form: dict[str, Any]) -> dict[str, Any]:

@@ -2,8 +2,9 @@
 rolls the change back from the store if the engine refuses, and says the refusal in the
 director's language.
 
-Also what any game's tournament action needs: the current tournament, refused when there is none
-(:func:`current_or_refuse`) or when it is closed (:func:`open_tournament`).
+Also what any game's tournament action needs: the tournament the form names (its ``t``; without
+one, the default), refused when there is none or ``t`` names none (:func:`current_or_refuse`) or
+when it is closed (:func:`open_tournament`).
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from typing import Any
 from mesa.errors import RuleError
 from mesa.hub.web.actions.registry import BadField, Context, Refused, refusal_from
 from mesa.hub.web.actions.tables import confirm_table, require_table, table_command
+from mesa.hub.web.events import UnknownEvent, chosen_event, default_id, open_events
 from mesa.hub.web.i18n import text as t
-from mesa.hub.web.site import current_tournament
 from mesa.tournament.club import Club
 from mesa.tournament.errors import TournamentError
 from mesa.tournament.matches import ClockPreset
@@ -40,20 +41,36 @@ async def on_desk(ctx: Context, fn: Callable[[Club, datetime], Any]) -> Any:
         ) from None
 
 
-def current_or_refuse(club: Club, lang: str) -> Tournament:
-    """The tournament the pages show (:func:`~mesa.hub.web.site.current_tournament`), or
-    :class:`Refused` when there is none."""
-    desk_current: Tournament | None = current_tournament(club)
-    if desk_current is None:
+def current_or_refuse(
+    club: Club, lang: str, event: str | None = None, *, match_id: str | None = None
+) -> Tournament:
+    """The tournament ``event`` names (the form's ``t``), else the one a page without ``t``
+    shows (:func:`~mesa.hub.web.events.default_event`) or, for a ``match_id`` that one does
+    not have, the newest open event that has it (a script that names no event); :class:`Refused`
+    when there is none or ``event`` names no tournament (never another one)."""
+    try:
+        chosen: Tournament | None = chosen_event(club, event)
+        if event is None and match_id and (chosen is None or match_id not in chosen.matches):
+            chosen = next(
+                (x for x in reversed(open_events(club)) if match_id in x.matches), chosen
+            )
+    except UnknownEvent:
+        raise Refused(
+            t(lang, "flash.refused", why=t(lang, "err.unknown_tournament") + f" ({event})"),
+            code="unknown_tournament", status=404,
+        ) from None  # fmt: skip
+    if chosen is None:
         raise Refused(
             t(lang, "flash.refused", why=t(lang, "err.no_tournament")), code="no_tournament"
         )
-    return desk_current
+    return chosen
 
 
-def open_tournament(club: Club, lang: str) -> Tournament:
-    """The current tournament, refused when there is none or when it is closed."""
-    tt = current_or_refuse(club, lang)
+def open_tournament(
+    club: Club, lang: str, event: str | None = None, *, match_id: str | None = None
+) -> Tournament:
+    """:func:`current_or_refuse`, refused too when that tournament is closed."""
+    tt = current_or_refuse(club, lang, event, match_id=match_id)
     if tt.phase == "closed":
         raise Refused(t(lang, "flash.refused", why=t(lang, "err.closed")), code="closed")
     return tt
@@ -72,10 +89,11 @@ def _release_stale(ctx: Context) -> None:
 
 async def create_tournament(ctx: Context, v: dict[str, Any]) -> str:
     held_on: date = v["date"]
-    tid = v["id"] or held_on.isoformat()
     settings = TournamentSettings(consolation=bool(v["consolation"]))
 
     def run(club: Club, now: datetime) -> str:
+        # several events share an evening: the default id says the category and never collides
+        tid = v["id"] or default_id(club, held_on, v["category"] or "open")
         club.create_tournament(
             tid,
             v["name"],
@@ -104,7 +122,7 @@ async def import_ranking(ctx: Context, v: dict[str, Any]) -> str:
 
 async def register_player(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event)
         pid = v["player_id"]
         if not pid:
             if not v["new_name"]:
@@ -121,7 +139,7 @@ async def register_player(ctx: Context, v: dict[str, Any]) -> str:
 
 async def unregister_player(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event)
         name = tt.name_of(v["player_id"])
         tt.unregister(v["player_id"], actor=ctx.user, now=now)
         return name
@@ -131,7 +149,7 @@ async def unregister_player(ctx: Context, v: dict[str, Any]) -> str:
 
 async def check_in(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club) -> tuple[str, str]:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event)
         if v["player_id"] not in tt.entrants:
             raise Refused(
                 t(ctx.lang, "flash.refused", why=t(ctx.lang, "err.unknown_player")),
@@ -148,7 +166,7 @@ async def check_in(ctx: Context, v: dict[str, Any]) -> str:
 
 async def start_consolation(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event)
         tt.start_consolation(actor=ctx.user, now=now)
         return str(len(tt.consolation.players) if tt.consolation else 0)
 
@@ -160,7 +178,7 @@ async def assign(ctx: Context, v: dict[str, Any]) -> str:
     confirm_table(ctx, v["table"], bool(v["confirm_table"]))
 
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event, match_id=v["match_id"])
         require_table(ctx, v["table"])
         a = desk.assign_match(tt, v["match_id"], v["table"], now, ctx.user)
         desk.publish_assignment(tt, a, now)
@@ -173,7 +191,7 @@ async def move(ctx: Context, v: dict[str, Any]) -> str:
     desk = ctx.web.desk
 
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event, match_id=v["match_id"])
         require_table(ctx, v["table"])
         old = tt.match(v["match_id"]).table
         a = tt.move_match(v["match_id"], v["table"], actor=ctx.user, now=now)
@@ -189,7 +207,7 @@ async def unassign(ctx: Context, v: dict[str, Any]) -> str:
     desk = ctx.web.desk
 
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event, match_id=v["match_id"])
         old = tt.match(v["match_id"]).table
         tt.unassign(v["match_id"], actor=ctx.user, now=now)
         if old:
@@ -202,7 +220,7 @@ async def unassign(ctx: Context, v: dict[str, Any]) -> str:
 
 async def record_result(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event, match_id=v["match_id"])
         m = tt.match(v["match_id"])
         if m.status in ("assigned", "playing") and m.table:
             # The table is still running it: its result would arrive later and disagree.
@@ -234,7 +252,7 @@ async def correct_result(ctx: Context, v: dict[str, Any]) -> str:
     changed it in between, nothing is applied and both see why."""
 
     def run(club: Club, now: datetime) -> str:
-        tt = current_or_refuse(club, ctx.lang)
+        tt = current_or_refuse(club, ctx.lang, ctx.event, match_id=v["match_id"])
         m = tt.match(v["match_id"])
         if m.result is None:
             raise Refused(
@@ -266,7 +284,7 @@ async def correct_result(ctx: Context, v: dict[str, Any]) -> str:
 
 async def resolve_conflict(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
-        tt = current_or_refuse(club, ctx.lang)
+        tt = current_or_refuse(club, ctx.lang, ctx.event)
         expected = v["expected"]
         tt.resolve_conflict(
             v["conflict_id"], v["resolution"], actor=ctx.user, now=now, expected=expected
@@ -288,7 +306,7 @@ async def forfeit(ctx: Context, v: dict[str, Any]) -> str:
     desk = ctx.web.desk
 
     def where(club: Club) -> tuple[str | None, str | None]:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event, match_id=v["match_id"])
         m = tt.match(v["match_id"])
         if m.status == "done":
             raise Refused(
@@ -305,7 +323,7 @@ async def forfeit(ctx: Context, v: dict[str, Any]) -> str:
         return f"{v['match_id']} @ {table}"
 
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event, match_id=v["match_id"])
         m = tt.match(v["match_id"])
         score = (m.length, 0) if v["winner"] == "a" else (0, m.length)
         tt.record_result(m.id, *score, forfeit=True, source="director", actor=ctx.user, now=now)
@@ -357,7 +375,7 @@ async def impose_clock(ctx: Context, v: dict[str, Any]) -> str:
 
 async def sanction(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event)
         club.withdraw(tt.id, v["player_id"], v["kind"], actor=ctx.user, now=now, note=v["reason"])
         _release_stale(ctx)
         return f"{tt.name_of(v['player_id'])}: {v['kind']}"
@@ -395,7 +413,7 @@ async def roll_dice(ctx: Context, v: dict[str, Any]) -> str:
     """Criterion 4 of HGV 7.2.3: the director's dice, or the hub rolls them (recorded)."""
 
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event)
         players = [p for p in (v["players"] or "").split(",") if p]
         if len(players) < 2:
             pending = [tie for g, tie in tt.pending_dice() if g == v["group"]]
@@ -422,7 +440,7 @@ async def roll_dice(ctx: Context, v: dict[str, Any]) -> str:
 
 async def close(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event)
         club.close(tt.id, actor=ctx.user, now=now)
         return tt.id
 

@@ -14,11 +14,18 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from mesa.hub.web.events import chosen_event, default_event, open_events
 from mesa.hub.web.http.paths import path_for
 from mesa.hub.web.i18n import Translator
-from mesa.hub.web.pages.calls import call_board_view, next_match_view, players_for_qr, qr_svg
+from mesa.hub.web.pages.calls import (
+    call_board_all,
+    next_match_all,
+    other_games,
+    players_for_qr,
+    qr_svg,
+)
 from mesa.hub.web.pages.views import tournament_info
-from mesa.hub.web.site import Page, Site, current_tournament
+from mesa.hub.web.site import Page, Site
 from mesa.tournament.club import Club
 
 
@@ -37,16 +44,23 @@ class CallPages:
         ]
 
     async def page_calls(self, request: Request, lang: str) -> Page:
+        """Every open event's calls (the tables are shared); ``?t=``: that event's only."""
         cards = self.site.poller.current()
+        venue = getattr(self.site.desk, "venue", None)
+        seats = [] if venue is None else list(venue.busy(besides="backgammon").values())
 
         def build(club: Club) -> dict[str, Any]:
-            t = current_tournament(club)
-            board = (
-                {"calls": [], "playing": [], "next": [], "waiting": 0}
-                if t is None
-                else call_board_view(t, cards, lang)
-            )
-            return {"tournament": tournament_info(t, lang), **board}
+            t = chosen_event(club, request)
+            named = request.query_params.get("t")
+            events = [t] if named and t is not None else (open_events(club) or ([t] if t else []))
+            board = call_board_all(events, cards, lang)
+            # the other games' tables (the domino room), as the venue knows them
+            names = club.names()
+            return {
+                "tournament": tournament_info(t, lang),
+                **board,
+                "other_games": [] if named else other_games(seats, names),
+            }
 
         return Page(
             "calls.html", await self.site.read(build), "calls", Translator(lang)("calls.title"),
@@ -54,15 +68,25 @@ class CallPages:
         )  # fmt: skip
 
     async def page_player_next(self, request: Request, lang: str) -> Page:
+        """The player's next match in whichever open event holds it (the last closed one when
+        none is open); where the domino room seats them, when it does."""
         pid = request.path_params["id"]
         cards = self.site.poller.current()
+        venue = getattr(self.site.desk, "venue", None)
+        seat = None if venue is None else venue.busy(besides="backgammon").get(pid)
+        elsewhere = None if seat is None else {
+            "table": seat.table, "event": seat.event, "event_name": seat.event_name,
+            "game": seat.game,
+        }  # fmt: skip
 
         def build(club: Club) -> dict[str, Any]:
-            t = current_tournament(club)
-            return {
-                "tournament": tournament_info(t, lang),
-                **next_match_view(t, pid, cards, lang),
-            }
+            events = open_events(club)
+            if not any(pid in t.entrants for t in events):
+                last = default_event(club)
+                events = [] if last is None else [last]
+            view = next_match_all(events, pid, cards, lang, elsewhere)
+            shown = club.tournaments[view["match_event"]["id"]]
+            return {"tournament": tournament_info(shown, lang), **view}
 
         data = await self.site.read(build)
         return Page(
@@ -77,7 +101,7 @@ class CallPages:
         base = str(request.base_url).rstrip("/")
 
         def build(club: Club) -> dict[str, Any]:
-            t = current_tournament(club)
+            t = chosen_event(club, request)
             players = []
             for p in players_for_qr(t):
                 url = base + path_for("player_next", id=p["id"])
@@ -95,12 +119,11 @@ class CallPages:
 
     async def qr(self, request: Request) -> Response:
         """A player's QR code (SVG) leading to their "mi próxima partida"; 404 for an id that
-        is not a player of the current tournament."""
+        is not a player of an open tournament (or of the last one)."""
         pid = request.path_params["id"]
 
         def known(club: Club) -> bool:
-            t = current_tournament(club)
-            return t is not None and pid in t.entrants
+            return any(pid in t.entrants for t in [*open_events(club), default_event(club)] if t)
 
         if not await self.site.read(known):
             return Response(status_code=404)

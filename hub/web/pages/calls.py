@@ -111,6 +111,91 @@ def call_board_view(t: Tournament, cards: list[dict[str, Any]], lang: str) -> di
     }
 
 
+def _label(t: Tournament) -> dict[str, str]:
+    return {"id": t.id, "name": t.name, "category": t.category}
+
+
+def call_board_all(
+    events: list[Tournament], cards: list[dict[str, Any]], lang: str
+) -> dict[str, Any]:
+    """The call board of every open event at once (the tables are shared): each entry says
+    its event; the calls newest first, the matches in play by table, what comes next by time."""
+    calls: list[dict[str, Any]] = []
+    playing: list[dict[str, Any]] = []
+    ready: list[tuple[Tournament, Match]] = []
+    for t in events:
+        label = _label(t)
+        board = call_board_view(t, cards, lang)
+        calls += [c | {"event": label} for c in board["calls"]]
+        playing += [c | {"event": label} for c in board["playing"]]
+        ready += [(t, m) for m in t.matches.values() if m.status == "ready"]
+    calls.sort(key=lambda c: c["called_at"] or "", reverse=True)
+    playing.sort(key=lambda c: (len(c["table"] or ""), c["table"] or ""))
+    ready.sort(key=lambda tm: (tm[1].planned_start or datetime.max, tm[0].id, tm[1].id))
+    return {
+        "calls": calls,
+        "playing": playing,
+        "next": [
+            board_match(t, m, cards, lang) | {"event": _label(t)} for t, m in ready[:NEXT_ON_BOARD]
+        ],
+        "waiting": max(0, len(ready) - NEXT_ON_BOARD),
+        "several": len(events) > 1,
+    }
+
+
+def other_games(seats: list[Any], names: dict[str, str]) -> list[dict[str, Any]]:
+    """The other games' tables in play (a :class:`~mesa.hub.desk.venue.Seat` each player),
+    one entry a table: its event and who sits there, by table.
+
+    >>> from mesa.hub.desk.venue import Seat
+    >>> other_games([Seat("P1", "d1", "D1", "Dominó", "domino"),
+    ...              Seat("P2", "d1", "D1", "Dominó", "domino")], {"P1": "ANA"})
+    [{'table': 'd1', 'event': 'D1', 'event_name': 'Dominó', 'game': 'domino', 'players': ['ANA', 'P2']}]
+    """
+    tables: dict[str, dict[str, Any]] = {}
+    for seat in seats:
+        entry = tables.setdefault(seat.table, {
+            "table": seat.table, "event": seat.event, "event_name": seat.event_name,
+            "game": seat.game, "players": [],
+        })  # fmt: skip
+        entry["players"].append(names.get(seat.player, seat.player))
+    for entry in tables.values():
+        entry["players"].sort(key=name_key)
+    return [tables[k] for k in sorted(tables, key=lambda k: (len(k), k))]
+
+
+def next_match_all(
+    events: list[Tournament],
+    player_id: str,
+    cards: list[dict[str, Any]],
+    lang: str,
+    elsewhere: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A player's "mi próxima partida" across every event they are in: the match under way or
+    called first, whichever event holds it; ``elsewhere`` is where another game seats them
+    (the domino room), shown when no backgammon match holds them. ``KeyError`` when the
+    player is in none of ``events``."""
+    mine = [t for t in events if player_id in t.entrants]
+    if not mine:
+        raise KeyError(player_id)
+    views = [(t, next_match_view(t, player_id, cards, lang)) for t in mine]
+
+    def rank(tv: tuple[Tournament, dict[str, Any]]) -> tuple[int, str]:
+        m = tv[1]["match"]
+        return (STATUS_ORDER.get(m["status"], 9) if m else 10, (m or {}).get("start") or "~")
+
+    views.sort(key=rank)
+    best_t, best = views[0]
+    best["match_event"] = _label(best_t)
+    best["others"] = [
+        {"event": _label(t), "match": v["match"]}
+        for t, v in views[1:]
+        if v["match"] is not None
+    ]
+    best["elsewhere"] = elsewhere
+    return best
+
+
 def next_match_view(
     t: Tournament | None, player_id: str, cards: list[dict[str, Any]], lang: str
 ) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import urllib.parse
 import zipfile
 from collections.abc import Callable
 from datetime import datetime
@@ -22,11 +23,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from mesa.hub.web.events import chosen_event, event_param
 from mesa.hub.web.http.paths import EXPORTS, STATIC, STATIC_PAGES
 from mesa.hub.web.i18n import Translator
 from mesa.hub.web.pages.tournament import Pages
 from mesa.hub.web.pages.views import match_view
-from mesa.hub.web.site import Page, Site, current_tournament
+from mesa.hub.web.site import Page, Site
 from mesa.tournament.csv_cells import csv_writer
 from mesa.tournament.exports import final_list_csv, final_list_text, standings_csv
 from mesa.tournament.exports import tournament_summary as engine_summary
@@ -121,8 +123,13 @@ class Exports:
         tr = Translator(lang)
         if name not in {e[0] for e in EXPORTS}:
             return JSONResponse({"error": "not_found"}, status_code=404)
+        tid = event_param(request)
+        if tid is not None and not await web.read(lambda club: tid in club.tournaments):
+            return JSONResponse(
+                {"error": "not_found", "message": tr("app.not_found_text")}, status_code=404
+            )
         if name == "site.zip":
-            data = await self.static_site(lang)
+            data = await self.static_site(lang, tid)
             return _attachment(
                 data, "resultados.zip" if lang == "es" else "results.zip", "application/zip"
             )
@@ -130,17 +137,23 @@ class Exports:
         year_text = request.query_params.get("year", "")
 
         def build(club: Any) -> tuple[str, str, str] | None:
-            t: Tournament | None = current_tournament(club)
+            t: Tournament | None = chosen_event(club, tid)
             if name == "ranking.csv":
                 year = (
                     int(year_text)
                     if year_text.isdigit()
                     else (t.held_on.year if t is not None else datetime.now().year)
                 )
-                ranking = (
-                    club.historic_ranking() if kind == "historic" else club.annual_ranking(year)
+                # the category asked for, else the event's (the novatos' ranking for theirs)
+                category = request.query_params.get("category") or (
+                    t.category if t is not None else "open"
                 )
-                return export_ranking(ranking, lang), f"ranking-{kind}-{year}.csv", "text/csv"
+                cat = "novatos" if category == "novatos" else "open"
+                ranking = (
+                    club.historic_ranking(cat) if kind == "historic" else club.annual_ranking(year, cat)
+                )
+                stem = f"ranking-{kind}-{year}" + ("-novatos" if cat == "novatos" else "")
+                return export_ranking(ranking, lang), f"{stem}.csv", "text/csv"
             if t is None:
                 return None
             stem = t.id
@@ -169,23 +182,32 @@ class Exports:
         folder = self.site.settings.publish_dir
         if folder is None:
             return None
-        data = await self.static_site(self.site.settings.language)
+        data = await self.static_site(self.site.settings.language, tournament_id)
         target = Path(folder) / tournament_id
         target.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             z.extractall(target)
         return str(target)
 
-    async def static_site(self, lang: str) -> bytes:
-        """The public pages as plain HTML files with relative links, zipped."""
-        return await static_site(self.site, self.pages, lang)
+    async def static_site(self, lang: str, tournament_id: str | None = None) -> bytes:
+        """One event's public pages (the default one without an id) as plain HTML files with
+        relative links, zipped."""
+        return await static_site(self.site, self.pages, lang, tournament_id)
 
 
-async def static_site(web: Site, handlers_of: Pages, lang: str) -> bytes:
-    """The public pages as plain HTML files with relative links, zipped."""
+async def static_site(
+    web: Site, handlers_of: Pages, lang: str, tournament_id: str | None = None
+) -> bytes:
+    """One event's public pages as plain HTML files with relative links, zipped: every page
+    is asked for that event (``t``), so a second open event never slips into the results."""
     pages: dict[str, bytes] = {}
+    if tournament_id is None:
+        default = await web.read(lambda club: chosen_event(club, None))
+        tournament_id = None if default is None else default.id
 
     def fake_request(path: str, query: str = "") -> Request:
+        if tournament_id is not None:
+            query = "&".join(q for q in (query, urllib.parse.urlencode({"t": tournament_id})) if q)
         return Request(
             {
                 "type": "http",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import urllib.parse
 from collections.abc import Callable
 from datetime import date
 from typing import Any
@@ -20,8 +21,19 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from mesa.hub.web.events import (
+    chosen_event,
+    event_label,
+    event_param,
+    open_events,
+    seats_elsewhere,
+    shown_events,
+    switcher,
+    table_events,
+)
 from mesa.hub.web.http.paths import export_list
 from mesa.hub.web.i18n import Translator
+from mesa.hub.web.i18n import text as tr
 from mesa.hub.web.pages.cards import table_warning
 from mesa.hub.web.pages.door_views import (
     door_counts,
@@ -44,9 +56,49 @@ from mesa.hub.web.pages.views import (
     rating_chart,
     tournament_info,
 )
-from mesa.hub.web.site import Page, Site, current_tournament
+from mesa.hub.web.site import Page, Site
 from mesa.tournament.club import Club
 from mesa.tournament.players import name_key
+from mesa.tournament.tournament import Tournament
+
+# A public page's sections: one per event it shows (several open events and no ``t``).
+Part = Callable[[Tournament], dict[str, Any]]
+
+
+def waiting_reason(
+    t: Tournament, m: Any, seats: dict[str, dict[str, Any]], lang: str
+) -> str:
+    """Why a ready match has no table: a player sits at another table (another event of the
+    evening, or the domino room). Empty when nobody does."""
+    for pid in (m.a, m.b):
+        seat = seats.get(pid or "")
+        if seat is None or (seat.get("event"), seat.get("match")) == (t.id, m.id):
+            continue
+        where = tr(lang, "dir.domino") if seat["game"] == "domino" else seat["event_name"]
+        return tr(lang, "dir.waits_for", name=t.name_of(pid or ""), table=seat["table"], where=where)
+    return ""
+
+
+def label_cards(cards: list[dict[str, Any]], labels: dict[str, dict[str, Any]]) -> None:
+    """Each card says the event whose match its table holds (read with the page: exact)."""
+    for c in cards:
+        label = labels.get(c["id"]) or c.get("event")
+        if label:
+            c["event"] = label
+
+
+def sections(club: Club, request: Request, lang: str, part: Part, empty: dict[str, Any]) -> dict[str, Any]:
+    """A public page's data: the event ``t`` names (else the default one) as always —
+    ``tournament`` and its ``part`` — and, when no ``t`` is given and several events are open,
+    ``sections``: each open event's ``tournament`` and ``part``, headed by its name."""
+    shown = shown_events(club, request)
+    chosen = chosen_event(club, request)
+    main = {"tournament": tournament_info(chosen, lang), **(empty if chosen is None else part(chosen))}
+    if len(shown) > 1:
+        main["sections"] = [{"tournament": tournament_info(t, lang), **part(t)} for t in shown]
+    else:
+        main["sections"] = []
+    return main
 
 
 class Pages:
@@ -86,18 +138,47 @@ class Pages:
         return self.site.not_found_page(request, self.site.lang_of(request))
 
     # ── public pages ────────────────────────────────────────────────────
+    async def _switch(
+        self, request: Request, data: dict[str, Any], *, spans_all: bool = False
+    ) -> dict[str, Any]:
+        """The event switcher's entries (template only, not the JSON twin); ``spans_all``: the
+        page shows every open event without ``t`` (then "Todos" is offered, and is here)."""
+        info = data.get("tournament") or {}
+        all_here = spans_all and event_param(request) is None
+
+        def build(club: Club) -> list[dict[str, Any]]:
+            return switcher(club, None if all_here else club.tournaments.get(info.get("id", "")))
+
+        return {"event_switch": await self.site.read(build), "switch_all": spans_all,
+                "switch_all_here": all_here}  # fmt: skip
+
     async def page_live(self, request: Request, lang: str) -> Page:
-        info = await self.site.read(lambda club: tournament_info(current_tournament(club), lang))
-        data = {"tournament": info, **self.site.live_data()}
-        return Page("live.html", data, "live", Translator(lang)("live.title"), refresh="")
+        tid = event_param(request)
+
+        def build(club: Club) -> dict[str, Any]:
+            t = chosen_event(club, request)
+            return {
+                "tournament": tournament_info(t, lang),
+                "open_events": [event_label(x) for x in open_events(club)],
+                "labels": table_events(club),
+            }
+
+        got = await self.site.read(build)
+        live = self.site.live_data()
+        label_cards(live["tables"], got["labels"])
+        if tid is not None:
+            # one event's live view: the tables playing its matches
+            live["tables"] = [c for c in live["tables"] if (c.get("event") or {}).get("id") == tid]
+        data = {"tournament": got["tournament"], "open_events": got["open_events"], **live}
+        context = await self._switch(request, data) | {"request_event": tid}
+        return Page("live.html", data, "live", Translator(lang)("live.title"), refresh="",
+                    context=context)  # fmt: skip
 
     async def page_groups(self, request: Request, lang: str) -> Page:
         def build(club: Club) -> dict[str, Any]:
-            t = current_tournament(club)
-            return {
-                "tournament": tournament_info(t, lang),
-                "groups": [] if t is None else groups_view(t, lang),
-            }
+            return sections(
+                club, request, lang, lambda t: {"groups": groups_view(t, lang)}, {"groups": []}
+            )
 
         return Page(
             "groups.html", await self.site.read(build), "groups", Translator(lang)("nav.groups")
@@ -105,11 +186,10 @@ class Pages:
 
     async def page_draw(self, request: Request, lang: str) -> Page:
         def build(club: Club) -> dict[str, Any]:
-            t = current_tournament(club)
-            return {
-                "tournament": tournament_info(t, lang),
-                "bracket": None if t is None else bracket_view(t, "knockout", lang),
-            }
+            return sections(
+                club, request, lang, lambda t: {"bracket": bracket_view(t, "knockout", lang)},
+                {"bracket": None},
+            )  # fmt: skip
 
         return Page(
             "draw.html", await self.site.read(build), "draw", Translator(lang)("draw.title")
@@ -120,7 +200,7 @@ class Pages:
         kind = "consolation" if request.query_params.get("kind") == "consolation" else "knockout"
 
         def build(club: Club) -> dict[str, Any]:
-            t = current_tournament(club)
+            t = chosen_event(club, request)
             return {
                 "tournament": tournament_info(t, lang),
                 "paper": paper,
@@ -137,11 +217,10 @@ class Pages:
 
     async def page_consolation(self, request: Request, lang: str) -> Page:
         def build(club: Club) -> dict[str, Any]:
-            t = current_tournament(club)
-            return {
-                "tournament": tournament_info(t, lang),
-                "bracket": None if t is None else bracket_view(t, "consolation", lang),
-            }
+            return sections(
+                club, request, lang, lambda t: {"bracket": bracket_view(t, "consolation", lang)},
+                {"bracket": None},
+            )  # fmt: skip
 
         return Page(
             "consolation.html",
@@ -154,14 +233,19 @@ class Pages:
         kind = request.query_params.get("kind", "tournament")
         if kind not in RANKING_KINDS:
             kind = "tournament"
-        category = "novatos" if request.query_params.get("category") == "novatos" else "open"
+        asked = request.query_params.get("category")
         try:
             year = int(request.query_params.get("year", ""))
         except ValueError:
             year = 0
 
         def build(club: Club) -> dict[str, Any]:
-            t = current_tournament(club)
+            t = chosen_event(club, request)
+            # the category asked for, else the event's own (the novatos' ranking for theirs)
+            category = (
+                asked if asked in ("open", "novatos")
+                else (t.category if t is not None and t.category == "novatos" else "open")
+            )  # fmt: skip
             y = year or (t.held_on.year if t is not None else date.today().year)
             view = ranking_view(club, t, kind, lang, year=y, category=category)
             chart = None
@@ -187,7 +271,7 @@ class Pages:
 
     async def page_players(self, request: Request, lang: str) -> Page:
         def build(club: Club) -> dict[str, Any]:
-            t = current_tournament(club)
+            t = chosen_event(club, request)
             return {"tournament": tournament_info(t, lang), "players": players_view(club, t, lang)}
 
         return Page(
@@ -201,7 +285,10 @@ class Pages:
         pid = request.path_params["id"].removesuffix(".json")
 
         def build(club: Club) -> dict[str, Any]:
-            t = current_tournament(club)
+            t = chosen_event(club, request)
+            if event_param(request) is None and t is not None and pid not in t.entrants:
+                # no event named: the open one the player is in (several may be open)
+                t = next((x for x in reversed(open_events(club)) if pid in x.entrants), t)
             view = player_view(club, t, pid, lang)
             history = [h["after"] for h in view["rating_history"]]
             return {
@@ -220,21 +307,25 @@ class Pages:
 
     async def page_final(self, request: Request, lang: str) -> Page:
         def build(club: Club) -> dict[str, Any]:
-            t = current_tournament(club)
-            return {
-                "tournament": tournament_info(t, lang),
-                "rows": [] if t is None or t.knockout is None else final_view(t, lang),
-            }
+            return sections(
+                club, request, lang,
+                lambda t: {"rows": [] if t.knockout is None else final_view(t, lang)},
+                {"rows": []},
+            )  # fmt: skip
 
         return Page(
             "final.html", await self.site.read(build), "final", Translator(lang)("final.title")
         )
 
     async def page_exports(self, request: Request, lang: str) -> Page:
-        info = await self.site.read(lambda club: tournament_info(current_tournament(club), lang))
+        info = await self.site.read(lambda club: tournament_info(chosen_event(club, request), lang))
+        exports = export_list(lang)
+        if info is not None:
+            for e in exports:
+                e["href"] += "&" + urllib.parse.urlencode({"t": info["id"]})
         return Page(
             "exports.html",
-            {"tournament": info, "exports": export_list(lang)},
+            {"tournament": info, "exports": exports},
             "exports",
             Translator(lang)("exp.title"),
             refresh="",
@@ -242,42 +333,59 @@ class Pages:
 
     # ── director pages ──────────────────────────────────────────────────
     async def page_director(self, request: Request, lang: str) -> Page:
+        """The grid: every table, each labelled with its event; the ready matches, conflicts
+        and ties of every open event (``?t=``: that event's only, and its tables first)."""
+        tid = event_param(request)
+        venue = getattr(self.site.desk, "venue", None)
+
         def build(club: Club) -> dict[str, Any]:
-            t = current_tournament(club)
-            ready = (
-                []
-                if t is None
-                else [
-                    match_view(t, m, lang)
-                    for m in sorted(
-                        t.ready_matches(), key=lambda m: (m.phase != "group", m.round_no, m.id)
-                    )
-                ]
-            )
-            conflicts = [] if t is None else [conflict_view(t, c) for c in t.open_conflicts()]
+            t = chosen_event(club, request)
+            events = [t] if tid is not None and t is not None else open_events(club)
+            if not events and t is not None:
+                events = [t]  # nothing open: the last closed one, as before
+            seats = seats_elsewhere(club, venue)
+            ready, conflicts, dice = [], [], []
+            for ev in events:
+                label = event_label(ev)
+                for m in sorted(
+                    ev.ready_matches(), key=lambda m: (m.phase != "group", m.round_no, m.id)
+                ):
+                    ready.append({**match_view(ev, m, lang), "event": label,
+                                  "waits": waiting_reason(ev, m, seats, lang)})  # fmt: skip
+                conflicts += [conflict_view(ev, c) | {"event": label} for c in ev.open_conflicts()]
+                dice += [
+                    {"group": g, "players": list(p), "names": [ev.name_of(x) for x in p],
+                     "event": label}
+                    for g, p in ev.pending_dice()
+                ]  # fmt: skip
             return {
                 "tournament": tournament_info(t, lang),
+                "events_shown": [event_label(ev) for ev in events],
                 "ready": ready,
                 "conflicts": conflicts,
-                "pending_dice": []
-                if t is None
-                else [
-                    {"group": g, "players": list(p), "names": [t.name_of(x) for x in p]}
-                    for g, p in t.pending_dice()
-                ],
+                "pending_dice": dice,
+                "labels": table_events(club),
             }
 
         data = await self.site.read(build)
+        labels = data.pop("labels")
         data.update(self.site.live_data())
+        label_cards(data["tables"], labels)
+        if tid is not None:
+            # the event's own tables first; the others stay (they are shared: a free one serves)
+            data["tables"].sort(key=lambda c: (c.get("event") or {}).get("id") != tid)
         data["table_warnings"] = {c["id"]: table_warning(c, lang) for c in data["tables"]}
         data["enrolment"] = await self._enrolment(lang)
         return Page(
-            "director/home.html", data, "director", Translator(lang)("dir.title"), refresh=""
-        )
+            "director/home.html", data, "director", Translator(lang)("dir.title"), refresh="",
+            context=await self._switch(request, data, spans_all=True),
+        )  # fmt: skip
 
     async def page_director_tournament(self, request: Request, lang: str) -> Page:
+        venue = getattr(self.site.desk, "venue", None)
+
         def build(club: Club) -> dict[str, Any]:
-            t = current_tournament(club)
+            t = chosen_event(club, request)
             checkins = {} if t is None else self.site.store.checkins(t.id)
             ranked = (
                 set() if t is None else set(club.season.seeding_points(t.category, t.held_on))
@@ -305,11 +413,13 @@ class Pages:
                     if p.id not in t.entrants
                 ]
             )
+            seats = seats_elsewhere(club, venue)
             matches = (
                 []
                 if t is None
                 else [
                     match_view(t, m, lang)
+                    | ({"waits": waiting_reason(t, m, seats, lang)} if m.status == "ready" else {})
                     for m in sorted(
                         t.matches.values(),
                         key=lambda m: (
@@ -350,11 +460,13 @@ class Pages:
                 "knockout_preview": {} if t is None else knockout_preview(t),
             }
 
+        data = await self.site.read(build)
         return Page(
             "director/tournament.html",
-            await self.site.read(build),
+            data,
             "director_tournament",
             Translator(lang)("nav.tournament"),
+            context=await self._switch(request, data),
         )
 
     async def page_draw_preview(self, request: Request, lang: str) -> Page:
@@ -370,7 +482,7 @@ class Pages:
         seed = min(max(seed, 0), 10**9)
 
         def build(club: Club) -> dict[str, Any]:
-            t = current_tournament(club)
+            t = chosen_event(club, request)
             if t is None or t.phase != "registration":
                 return {"tournament": tournament_info(t, lang), "preview": None}
             present = self.site.store.checkins(t.id)
@@ -379,12 +491,14 @@ class Pages:
                 "preview": group_preview(club, t, present, seed=seed, n_groups=n_groups),
             }
 
+        data = await self.site.read(build)
         return Page(
             "director/preview.html",
-            await self.site.read(build),
+            data,
             "director_tournament",
             Translator(lang)("preview.title"),
             refresh="",
+            context=await self._switch(request, data),
         )
 
     async def _enrolment(self, lang: str) -> dict[str, Any]:
@@ -418,28 +532,43 @@ class Pages:
         if card is None:
             raise KeyError(table)
         commands = await asyncio.to_thread(self.site.hub.store.commands, table, 50)
-        stale = await self.site.read(lambda club: self.site.desk.stale_hold(table))
+
+        def build(club: Club) -> tuple[Any, dict[str, Any] | None, dict[str, Any] | None]:
+            label = table_events(club).get(table)
+            # the event whose match the table holds (its forms act on that event)
+            t = club.tournaments[label["id"]] if label else chosen_event(club, request)
+            return self.site.desk.stale_hold(table), tournament_info(t, lang), label
+
+        stale, info, label = await self.site.read(build)
+        label_cards([card], {table: label} if label else {})
         hold = None if stale is None else {"match_id": stale[0], "why": stale[1]}
+        data = {"table": card, "commands": commands, "stale": hold, "tournament": info}
         return Page(
             "director/table.html",
-            {"table": card, "commands": commands, "stale": hold},
+            data,
             "director",
             Translator(lang)("live.table", id=table),
             refresh="",
+            context=await self._switch(request, data),
         )
 
     async def page_director_match(self, request: Request, lang: str) -> Page:
         mid = request.path_params["id"].removesuffix(".json")
         cards = self.site.poller.current()
+        venue = getattr(self.site.desk, "venue", None)
 
         def build(club: Club) -> dict[str, Any]:
-            t = current_tournament(club)
+            t = chosen_event(club, request)
+            if event_param(request) is None and (t is None or mid not in t.matches):
+                # no event named: the open one that has this match (ids repeat across events)
+                t = next((x for x in reversed(open_events(club)) if mid in x.matches), t)
             if t is None:
                 raise KeyError(mid)
             m = t.match(mid)
+            waits = waiting_reason(t, m, seats_elsewhere(club, venue), lang)
             return {
                 "tournament": tournament_info(t, lang),
-                "match": match_view(t, m, lang),
+                "match": match_view(t, m, lang) | ({"waits": waits} if m.status == "ready" else {}),
                 "tables": [d["table"] for d in self.site.hub.tables()],
                 "conflicts": [conflict_view(t, c) for c in t.conflicts if c.match_id == mid],
                 # Tables still holding this match although it is not theirs to play.
@@ -464,6 +593,7 @@ class Pages:
             data,
             "director_tournament",
             Translator(lang)("live.match", id=mid),
+            context=await self._switch(request, data),
         )
 
     async def healthz(self, request: Request) -> Response:

@@ -150,6 +150,10 @@
     tpl.innerHTML = html.trim();
     const card = tpl.content.firstElementChild;
     if (!card) { if (old) old.remove(); return; }
+    // One event's live view (?t=) shows the tables playing its matches: a table that moves
+    // on to another event's match leaves it, one that takes this event's match joins it.
+    const only = grid.dataset.event;
+    if (only && card.dataset.event !== only) { if (old) old.remove(); return; }
     // Keep an open action panel open across updates, so the director is not interrupted.
     if (old) {
       old.querySelectorAll("details[open]").forEach(function (d) {
@@ -158,7 +162,7 @@
       });
       old.replaceWith(card);
     } else {
-      if (grid.dataset.all !== "1") return; // a one-table page shows only its own table
+      if (grid.dataset.all !== "1" && !only) return; // a one-table page shows only its own table
       const empty = document.getElementById("no-tables");
       if (empty) empty.remove();
       const cards = Array.from(grid.querySelectorAll(".card"));

@@ -85,8 +85,13 @@ def test_make_demo_plays_a_tournament_within_30_s_and_stops_on_ctrl_c(tmp_path: 
             )
         elapsed = time.monotonic() - started
         assert all(seen.values()), (seen, elapsed, "".join(lines))
-        # The evening's two events: the open (24) and the novatos (8 and two open players).
-        assert live["tournament"]["entrants"] in (24, 10)
+        # The evening's two events on the same tables: the open (24 players) and the novatos
+        # (8, and two open players who play both).
+        events = {e["category"]: e["id"] for e in live["open_events"]}
+        assert set(events) == {"open", "novatos"}, live["open_events"]
+        for category, entrants in (("open", 24), ("novatos", 10)):
+            one = _get(base + f"/live.json?t={events[category]}")
+            assert one["tournament"]["entrants"] == entrants
         page = urllib.request.urlopen(base + "/live", timeout=5).read().decode()
         assert "Mesa 8" in page and 'data-stream="/events' in page
         broker_pid = int((workdir / "broker" / "mosquitto.pid").read_text().strip())

@@ -109,7 +109,7 @@ async def walk_pages(client: httpx.AsyncClient, web: WebApp) -> None:
 
 def _form_fields(page: str, action: str) -> set[str]:
     """The names of the fields of the form that posts to ``action`` on an HTML page."""
-    start = page.index(f'action="/director/actions/{action}"')
+    start = page.index(f'action="/director/actions/{action}')  # "?t=<the event>" follows
     form = page[start : page.index("</form>", start)]
     return set(re.findall(r'name="([a-z_]+)"', form))
 
@@ -183,7 +183,7 @@ async def test_a_correction_that_annuls_a_playing_knockout_match_keeps_the_knock
     assert qf.status == "ready" and qf.table is None and qf.b == new_b
     await walk_pages(client, web)
     page = (await client.get("/director/matches/KO-QF-2")).text
-    assert "anulación" in page and 'action="/director/actions/assign"' in page
+    assert "anulación" in page and 'action="/director/actions/assign?t=2025-03"' in page
     # The knockout moves on: KO-QF-2 goes back to the table, with the new names.
     async with serving(fake_table):
         await _assign(client, csrf, web, "KO-QF-2")
@@ -239,7 +239,7 @@ async def test_liberar_mesa_frees_a_table_that_keeps_a_decided_match(
     assert "Esta mesa sigue con G1-1, que ya tiene resultado" in page
     assert "Liberar mesa" in page and 'data-act="forfeit"' not in page
     page = (await client.get("/director/matches/G1-1")).text
-    assert 'action="/director/actions/release_table"' in page
+    assert 'action="/director/actions/release_table?t=2025-03"' in page
     await walk_pages(client, web)
     # What used to be refused still is, and says so…
     r = await act(client, csrf, "forfeit", match_id="G1-1", winner="a", reason="x")
@@ -296,8 +296,8 @@ async def test_a_forfeited_final_keeps_its_page_and_forms(
     assert final.b != forfeiter and final.status == "ready" and final.table is None
     page = await client.get("/director/matches/KO-F-1")
     assert page.status_code == 200 and "forfait en la eliminatoria" in page.text
-    assert 'action="/director/actions/assign"' in page.text
-    assert 'action="/director/actions/forfeit"' in page.text
+    assert 'action="/director/actions/assign?t=2025-03"' in page.text
+    assert 'action="/director/actions/forfeit?t=2025-03"' in page.text
     await walk_pages(client, web)
     for _ in range(5):  # forfeit again, off the tables, until the final is decided
         if _t(web, lambda t: t.match("KO-F-1").status) == "done":
