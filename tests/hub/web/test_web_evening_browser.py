@@ -220,6 +220,7 @@ def test_two_categories_and_the_domino_room_from_the_door_to_the_final_lists(
 
     # ── the domino round: refused while ANA plays backgammon, then confirmed; or started ──
     d.open("/director/domino")
+    wait_until(lambda: _seated(web, ids["ANA"]), 20)  # ANA at a backgammon table, likely
     d.click("#domino-start_round button[type=submit]", navigates=True)
     refused = page.locator(".flash").all_inner_texts()
     late = False
@@ -280,6 +281,19 @@ def _playing_events(web: WebApp) -> set[str]:
                 for m in t.matches.values()
                 if m.status in ("assigned", "playing")
             ]
+        )
+    )
+
+
+def _seated(web: WebApp, player: str) -> bool:
+    return bool(
+        web.desk.read(
+            lambda club: any(
+                player in m.players
+                for t in club.tournaments.values()
+                for m in t.matches.values()
+                if m.status in ("assigned", "playing")
+            )
         )
     )
 
