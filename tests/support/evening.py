@@ -9,6 +9,13 @@ hub hands matches to the tables; every step (``step`` wall seconds) the harness 
 clear calls, resume a paused table, now and then settle a correction conflict), maybe intervenes,
 and crawls a few pages; once the tournament is finished it closes it and checks the final list.
 
+An evening may hold several events (``events``, ``domino``): the novatos category on the same
+tables (its own players, and some of the open's, registered with the override their category
+needs), and the domino room on its own tables (two of its players in a backgammon event; its
+rounds refused while one of them plays backgammon, then confirmed now and then, else started
+once they are free; :mod:`support.evening_domino`). The director's pages and forms then name
+their event (``t``); each intervention is made on one event's pages, drawn with the seed.
+
 Interventions (``kinds_for``), each drawn with ``random.Random(seed)``: every form of
 ``/director/tables/<id>`` (pause with a reason or a dispute, resume, clear call, clock adjustment,
 lost delay, score correction at the table, clock preset, forfeit at the table), of
@@ -42,6 +49,12 @@ Invariants, and the violation kind each breach is reported as:
 - ``points_do_not_add_up``, ``points_disagree_with_results``, ``final_list_disagrees_with_engine``,
   ``page_disagrees_with_store``: the final list's points reconcile with the results and with the
   engine (:meth:`Tournament.points` on the stored tournament);
+- with several events: ``player_on_two_tables`` (no player seated at two tables at once, in any
+  event or game: one snapshot of the store; a domino round the director confirmed with a
+  player still at a backgammon match excuses that match only), ``table_given_twice`` (no table
+  holding matches of two events), ``event_unfinished`` (every event closes with its final
+  list), ``page_of_other_event`` and ``final_list_of_other_event`` (a page naming an event
+  shows that one), and the points invariants above for each event's final list;
 - ``events_lost`` (and duplicated, mismatched, extra, out of order): the hub holds every event
   the tables sent (:mod:`support.checker`);
 - ``hub_died``: the hub never exits unless killed.

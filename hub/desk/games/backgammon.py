@@ -251,7 +251,7 @@ class TournamentDesk(OnDeskLoop):
             raise TableError(f"{a.match_id} is not assigned to table {a.table}: not published")
         # The tournament checks its own tables only: a match moved onto a table another
         # event holds is refused here (the desk rolls the move back), never two on one table.
-        self._refuse_held_elsewhere(t, a.table)
+        self.refuse_table(t, a.table)
         for other, held in list(self._meta["tables"].items()):
             if other != a.table and held == [t.id, a.match_id]:
                 log.warning("table %s: %s moves to table %s", other, a.match_id, a.table)
@@ -363,8 +363,10 @@ class TournamentDesk(OnDeskLoop):
         }
         return [tid for tid in free_tables_of(self.hub, GAME, FREE_STATES) if tid not in busy]
 
-    def _refuse_held_elsewhere(self, t: Tournament, table: str) -> None:
-        """:class:`TableError` when another open event has a match at ``table``."""
+    def refuse_table(self, t: Tournament, table: str) -> None:
+        """:class:`TableError` when ``table`` may not take a match of ``t``: another open event
+        has a match there, or it is another game's table (the grid offers every table). The
+        tournament checks its own tables only; call this before anything is withdrawn."""
         for other in self.open_tournaments():
             if other.id == t.id:
                 continue
@@ -376,6 +378,12 @@ class TournamentDesk(OnDeskLoop):
                         table=table,
                         match=f"{o.id} ({other.name})",
                     )
+        live = self.hub.table(table) if self.hub is not None else None
+        if live is not None and game_of_table(live) != GAME.name:
+            game = game_of_table(live)
+            raise TableError(
+                f"table {table} plays {game}", reason="table_other_game", table=table, game=game
+            )
 
     def assign_match(
         self, t: Tournament, match_id: str, table: str, now: datetime, actor: str
@@ -385,14 +393,7 @@ class TournamentDesk(OnDeskLoop):
         The tournament knows only its own matches; the evening's other events and games
         share the tables and some players: a table another event holds, or a player seated
         at another table, is refused here (RULES §4: never two tables at once)."""
-        self._refuse_held_elsewhere(t, table)
-        live = self.hub.table(table) if self.hub is not None else None
-        if live is not None and game_of_table(live) != GAME.name:
-            # The grid offers every table; a domino table cannot play a backgammon match.
-            game = game_of_table(live)
-            raise TableError(
-                f"table {table} plays {game}", reason="table_other_game", table=table, game=game
-            )
+        self.refuse_table(t, table)
         seated = {s.player for s in self.seats() if s.event != t.id}
         seated |= set(self.venue.busy(besides=GAME.name))
         busy = [p for p in t.match(match_id).players if p in seated]
