@@ -1041,6 +1041,8 @@ class Evening:
             self._tend_domino(rng)
         for c in self.cards:
             tid = str(c.get("id"))
+            if tid not in self.cfg.table_ids():
+                continue  # the domino room's tables have their own routine
             paused = c.get("paused") or {}
             if c.get("director_call") and c.get("link") == "online":
                 self._table_form("housekeeping", tid, "clear_call", rng)
@@ -1369,6 +1371,13 @@ class Evening:
             finished.append(self._close_and_check(e))
         if self.room is not None:
             finished.append(self._check_domino_final())
+        if self.domino_tables is not None:
+            for x in self.domino_tables.refusals():
+                topic = str(x.get("topic") or "").rsplit("/", 1)[-1]
+                self.violation(
+                    f"domino_table_refused_{topic or 'message'}",
+                    f"{x.get('table')}: {x.get('reason')} {x.get('detail')}",
+                )
         self.result.finished = all(finished)
         self.result.matches = sum(len(v.get("matches", [])) for v in self.Ts.values())
         self._check_genuine()

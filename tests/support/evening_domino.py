@@ -90,6 +90,7 @@ class DominoTables:
         self.speed = speed
         self.seed = seed
         self.sims: list[Any] = []
+        self.links: list[Any] = []
 
     def start(self) -> None:
         from mesa.controller.app import make_link
@@ -100,7 +101,7 @@ class DominoTables:
         for i, tid in enumerate(self.tables):
 
             def link(runtime: Any, snapshot: dict[str, Any], tid: str = tid) -> Any:
-                return make_link(
+                made = make_link(
                     runtime,
                     table_id=tid,
                     host="127.0.0.1",
@@ -109,12 +110,25 @@ class DominoTables:
                     outbox=self.folder / f"{tid}.sqlite3",
                     snapshot=snapshot,
                 )
+                self.links.append(made)
+                return made
 
             sim = SimTable(
                 tid, game="domino", speed=self.speed, seed=self.seed + i, style=FAST, link=link
             )
             sim.start()
             self.sims.append(sim)
+
+    def refusals(self) -> list[dict[str, Any]]:
+        """What the hub sent the domino tables that they could not read (its ``table``,
+        ``topic``, ``reason``, ``detail``): each one a message meant for another game's table,
+        or a domino message the hub built wrong."""
+        out: list[dict[str, Any]] = []
+        for link in self.links:
+            metrics = getattr(link, "metrics", None)
+            if metrics is not None:
+                out += metrics.recent_refusals()
+        return out
 
     def stop(self) -> None:
         for sim in self.sims:
