@@ -120,6 +120,13 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     _web("auto_assign", True, "1: hand ready matches to free tables"),
     _web(
+        "scheduler",
+        "critical",
+        "critical: the ready match that holds up most of the evening first; calendar: each "
+        "group's calendar order, knockout before consolation",
+        choices=("critical", "calendar"),
+    ),
+    _web(
         "publish_dir",
         None,
         "closing a tournament writes the static HTML results here (the club's website)",

@@ -12,6 +12,11 @@ from datetime import datetime
 from mesa.hub.desk.games.backgammon import TournamentDesk
 from mesa.hub.desk.ports import HubWithSettings
 from mesa.hub.settings import HubSettings
+from mesa.tournament.chains import critical_priority
+from mesa.tournament.scheduler import Priority, calendar_priority
+
+# MESA_WEB_SCHEDULER: how the evening's ready matches are ordered on the shared tables.
+POLICIES: dict[str, Priority] = {"critical": critical_priority, "calendar": calendar_priority}
 
 
 def make_desk(
@@ -31,4 +36,5 @@ def make_desk(
         timed=settings.timed_matches,
         auto_assign=settings.auto_assign,
         language=settings.language,
+        priority=POLICIES[settings.scheduler],
     )

@@ -395,6 +395,12 @@ _WEB: dict[str, dict[str, Entry]] = {
         "en": "A game is in progress: the clock comes off when this game ends.",
     },
     "note.other": {"es": "La mesa añade: {code}.", "en": "The table adds: {code}."},
+    "dir.reserve_hint": {
+        "es": "Las mesas reservadas solo reciben partidas de este torneo; los demás torneos de "
+              "la velada comparten el resto. Déjelo vacío para no reservar ninguna.",
+        "en": "Reserved tables only get this tournament's matches; the evening's other "
+              "tournaments share the rest. Leave it empty to reserve none.",
+    },
     "dir.impose_clock_hint": {
         "es": "El reloj pasa a ser obligatorio en esta partida: la mesa lo pone antes de "
               "empezar o, si ya se juega, con el próximo juego (reserva de HGV 7.6.2).",
@@ -474,6 +480,7 @@ _WEB: dict[str, dict[str, Entry]] = {
     "form.new_player": {"es": "Nuevo jugador (nombre)", "en": "New player (name)"},
     "form.override": {"es": "Ignorar sanción pendiente", "en": "Override a pending sanction"},
     "form.table": {"es": "Mesa", "en": "Table"},
+    "form.tables": {"es": "Mesas", "en": "Tables"},
     "form.score_a": {"es": "Puntos blancas", "en": "White's points"},
     "form.score_b": {"es": "Puntos negras", "en": "Black's points"},
     "form.side": {"es": "Jugador", "en": "Player"},
@@ -623,6 +630,7 @@ _WEB: dict[str, dict[str, Entry]] = {
     "call.timeout": {"es": "tiempo agotado", "en": "time out"},
     "call.disputed_result": {"es": "resultado en disputa", "en": "disputed result"},
     "call.director": {"es": "llamada", "en": "call"},
+    "act.reserve_tables": {"es": "reservar mesas", "en": "reserve tables"},
     "act.start_consolation": {"es": "empezar el Último Chance", "en": "start Último Chance"},
     "act.resolve_conflict": {"es": "resolver conflicto", "en": "resolve conflict"},
     "act.move": {"es": "cambiar de mesa", "en": "move to another table"},

@@ -91,6 +91,8 @@ class TournamentSettings:
     separate_groups: bool = True
     # Calendar slot of one group round (HGV 2.4: about half an hour for a 3-point match).
     minutes_per_group_round: int = 30
+    # The pace norm (HGV 2.4): a match of length L takes about L × this many minutes.
+    minutes_per_point: int = 10
     play_early: bool = True  # HGV 2.3.4
     feature_tables: tuple[str, ...] = ()  # tables reserved for the semifinals and final
     # Tables given to this event's matches only (the other events of the evening share the
@@ -101,7 +103,7 @@ class TournamentSettings:
 
     def __post_init__(self) -> None:
         for name in ("group_length", "knockout_length", "final_rounds_length",
-                     "consolation_length", "qualifiers_per_group"):
+                     "consolation_length", "qualifiers_per_group", "minutes_per_point"):
             if getattr(self, name) < 1:
                 raise TournamentError(f"setting {name} must be at least 1", code="bad_setting",
                                       reason="setting_min", setting=name)

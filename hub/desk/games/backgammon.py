@@ -45,6 +45,7 @@ from mesa.hub.backup import backup_now
 from mesa.hub.desk.loop import OnDeskLoop
 from mesa.hub.desk.ports import CommittedEvent, DeskHub
 from mesa.hub.desk.tables import free_tables_of, game_of_table
+from mesa.hub.desk.timing import EveningTime, evening_time
 from mesa.hub.desk.venue import Seat, Venue
 from mesa.tournament.club import Club
 from mesa.tournament.errors import TableError, TournamentError
@@ -97,6 +98,7 @@ class TournamentDesk(OnDeskLoop):
         self._meta = self._loop.call(self._load_meta)
         self._loop.call(self._publish_seats)
         self.venue.listen(GAME.name, self._on_venue_change)
+        self._time: tuple[tuple[int, int], EveningTime] | None = None
 
     # ── running things on the desk's thread ──────────────────────────────
     def submit(self, fn: Callable[[Club, datetime], T]) -> concurrent.futures.Future[T]:
@@ -165,6 +167,26 @@ class TournamentDesk(OnDeskLoop):
             (t for t in self.club.tournaments.values() if t.phase != "closed"),
             key=lambda t: (t.held_on, t.id),
         )
+
+    # ── the evening against the clock ───────────────────────────────────
+    def evening_time(self) -> EveningTime:
+        """The pace of every match under way and the forecast of the rest (desk's thread):
+        made again when the tournaments change, else at most every 30 seconds."""
+        now = self._now()
+        key = (self.version, int(now.timestamp() // 30))
+        if self._time is None or self._time[0] != key:
+            live = self.hub.tables() if self.hub is not None else []
+            tables = [
+                str(x["table"])
+                for x in live
+                if x.get("status") == "online" and game_of_table(x) == GAME.name
+            ]
+            elsewhere = sorted(self.venue.busy(besides=GAME.name))
+            made = evening_time(
+                self.open_tournaments(), live, now, tables=tables, elsewhere=elsewhere
+            )
+            self._time = (key, made)
+        return self._time[1]
 
     # ── the desk's own small memory (which match each table was given) ──
     def _load_meta(self) -> dict[str, Any]:

@@ -164,6 +164,18 @@ async def check_in(ctx: Context, v: dict[str, Any]) -> str:
     return name
 
 
+async def reserve_tables(ctx: Context, v: dict[str, Any]) -> str:
+    """The tables this event keeps for its own matches ("4, 5"; empty: none), RULES §4."""
+    wanted = [x for x in str(v["tables"] or "").replace(";", ",").replace(" ", ",").split(",")]
+
+    def run(club: Club, now: datetime) -> str:
+        tt = open_tournament(club, ctx.lang, ctx.event)
+        kept = tt.reserve_tables(wanted, actor=ctx.user, now=now)
+        return ", ".join(kept) or "—"
+
+    return await on_desk(ctx, run)
+
+
 async def start_consolation(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
         tt = open_tournament(club, ctx.lang, ctx.event)
@@ -347,7 +359,7 @@ async def impose_clock(ctx: Context, v: dict[str, Any]) -> str:
     mid = v["match_id"]
 
     def look(club: Club) -> tuple[str | None, ClockPreset]:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event, match_id=mid)
         m = tt.match(mid)
         if m.status == "done":
             raise Refused(
@@ -365,7 +377,7 @@ async def impose_clock(ctx: Context, v: dict[str, Any]) -> str:
     mandatory = ClockPreset(clock.reserve_s, clock.delay_s, True)
 
     def run(club: Club, now: datetime) -> str:
-        tt = open_tournament(club, ctx.lang)
+        tt = open_tournament(club, ctx.lang, ctx.event, match_id=mid)
         was = tt.match(mid).clock
         m = tt.set_match_format(mid, clock=mandatory, actor=ctx.user, now=now)
         if m.status == "assigned" and m.table and not held and not (

@@ -48,6 +48,7 @@ from mesa.hub.web.actions.tournament import (
     record_result,
     register_player,
     release_table,
+    reserve_tables,
     resolve_conflict,
     roll_dice,
     sanction,
@@ -129,6 +130,7 @@ ACTIONS: dict[str, Action] = {
             target=_tgt("player_id"),
         ),
         Action("start_consolation", (), start_consolation),
+        Action("reserve_tables", (S("tables", required=False),), reserve_tables),
         Action(
             "assign",
             (S("match_id"), S("table"), S("confirm_table", "bool", required=False)),

@@ -57,6 +57,7 @@ def tournament_info(t: Tournament | None, lang: str) -> dict[str, Any] | None:
         "consolation_drawn": t.consolation is not None,
         "champion": None if champion is None else {"id": champion, "name": t.name_of(champion)},
         "finished": t.is_finished(),
+        "reserved_tables": list(t.settings.reserved_tables),
     }
 
 

@@ -472,3 +472,26 @@ async def test_a_match_action_naming_no_event_finds_the_open_event_that_has_the_
     r = await act(client, csrf, "record_result", match_id="G2-1", score_a=3, score_b=1)
     assert r.status_code == 200, r.text
     assert web.desk.read(lambda club: club.tournament(A).match("G2-1").status) == "done"
+
+
+async def test_the_director_reserves_tables_for_one_event(
+    client: httpx.AsyncClient, web: WebApp
+) -> None:
+    two_events(web)
+    csrf = await login(client)
+    page = (await client.get(f"/director/tournament?t={B}")).text
+    assert 'name="tables"' in page and "reservar mesas" in page
+    r = await act(client, csrf, "reserve_tables", tables="4; 5 4", t=B)
+    assert r.status_code == 200, r.text
+    reserved = web.desk.read(
+        lambda club: {t.id: t.settings.reserved_tables for t in club.tournaments.values()}
+    )
+    assert reserved == {A: (), B: ("4", "5")}
+    assert (await client.get(f"/director/tournament.json?t={B}")).json()["tournament"][
+        "reserved_tables"
+    ] == ["4", "5"]
+    r = await act(client, csrf, "reserve_tables", tables="<b>", t=B)
+    assert r.status_code == 409 and "no es un número de mesa" in r.json()["message"], r.text
+    r = await act(client, csrf, "reserve_tables", tables="", t=B)
+    assert r.status_code == 200
+    assert web.desk.read(lambda club: club.tournament(B).settings.reserved_tables) == ()

@@ -1,0 +1,340 @@
+"""Simulated club evenings: today's calendar-order scheduler against the critical one, and the
+forecast's error for the start of each final.
+
+    .venv/bin/python bench/schedule.py                 # the ten evenings, 5 seeds each
+    .venv/bin/python bench/schedule.py --seeds 20      # more seeds
+
+Each evening is an open tournament and a novatos one (with Último Chance each) on shared
+backgammon tables, drawn at 20:00; one evening also has a domino room: a pairs event whose
+rounds (about 35 minutes, 5 between them) hold some of the open players busy (a round waits
+for its players to leave their backgammon tables; the backgammon waits for them while a round
+is due). Match durations come from :mod:`mesa.tournament.durations` (the HGV 2.4 norm, the
+lognormal spread, the clock's bound), drawn from the seed and each match's event and id: both
+schedulers play the very same matches for the very same time, with the same results.
+
+Printed per evening and scheduler: the evening's length (the last backgammon match's end),
+the lower bound ``max(longest chain, total match time ÷ tables)`` (the chain from
+:mod:`mesa.tournament.chains` over the evening as played), their ratio, the idle table-minutes,
+and the forecast's error (forecast − actual, minutes) for the start of each event's final,
+made at the draw and at half-time (half the evening's actual length; the tables report each
+match's score as growing evenly over its drawn duration). Then each run's worst figures
+against the issue's goals, and the forecast's wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from mesa.tournament.chains import chains_of, critical_priority
+from mesa.tournament.durations import SIGMA, drawn_s, moves_left, running_clock, spread
+from mesa.tournament.forecast import LiveMatch, RoomRounds, Rounds, Simulation, forecast
+from mesa.tournament.matches import Match
+from mesa.tournament.pace import ClockState
+from mesa.tournament.players import PlayerRegistry
+from mesa.tournament.scheduler import Priority, calendar_priority
+from mesa.tournament.tournament import Tournament
+
+T0 = datetime(2026, 12, 4, 20, 0)
+DAY = date(2026, 12, 4)
+DOMINO_ROUND_MIN = 35
+DOMINO_BREAK_MIN = 5
+
+
+@dataclass
+class _Spread:
+    sigma: float = SIGMA
+
+
+# The spread the evenings are drawn with (and the forecast told): --sigma.
+SPREAD = _Spread()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    players: int          # backgammon players of the evening, both categories
+    tables: int
+    novatos: int          # of them in the novatos tournament
+    domino_shared: int = 0  # open players who also play every round of the domino room
+    domino_rounds: int = 0
+
+
+def _scenarios() -> tuple[Scenario, ...]:
+    """The issue's grid: 31, 39 and 60 players (about 30 % novatos) on 6, 10 and 14 tables;
+    and 39 players on 10 tables beside a domino room (6 open players in its 4 rounds)."""
+    grid = [Scenario(f"{n} players, {k} tables", n, k, round(n * 0.3))
+            for n in (31, 39, 60) for k in (6, 10, 14)]
+    return (*grid, Scenario("39 players, 10 tables, domino", 39, 10, 12, domino_shared=6,
+                            domino_rounds=4))
+
+
+SCENARIOS = _scenarios()
+
+
+def _rng(*parts: object) -> random.Random:
+    digest = hashlib.sha256("|".join(map(str, parts)).encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def build(sc: Scenario, seed: int) -> list[Tournament]:
+    """The evening at its draw: both tournaments registered and their groups drawn at T0."""
+    reg = PlayerRegistry()
+    rng = _rng("ranking", seed)
+    events = []
+    for tid, n, cat in (("2026-12", sc.players - sc.novatos, "open"),
+                        ("2026-12-novatos", sc.novatos, "novatos")):
+        t = Tournament(tid, tid, DAY, category=cat)  # type: ignore[arg-type]
+        ids = [reg.add_new(f"{cat} {i:02d}", category=cat).id  # type: ignore[arg-type]
+               for i in range(n)]
+        for pid in ids:
+            t.register(reg, pid, now=T0)
+        t.start_groups(ranking={p: rng.randint(0, 60) * 4 for p in ids}, seed=seed, now=T0)
+        events.append(t)
+    return events
+
+
+def drawn(seed: int) -> object:
+    def duration(t: Tournament, m: Match, now: datetime) -> float:
+        total = drawn_s(m.id, m.length, seed=f"{seed}|{t.id}", clock=running_clock(m),
+                        sigma=SPREAD.sigma)
+        if m.status == "playing" and m.started_at is not None:
+            return max(0.0, total - (now - m.started_at).total_seconds())
+        return total
+    return duration
+
+
+def outcome(seed: int) -> object:
+    def result(t: Tournament, m: Match) -> tuple[int, int]:
+        rng = _rng("result", seed, t.id, m.id)
+        lo = rng.randint(0, m.length - 1)
+        return (m.length, lo) if rng.random() < 0.5 else (lo, m.length)
+    return result
+
+
+def domino_room(sc: Scenario, seed: int, events: Sequence[Tournament]) -> Rounds | None:
+    """The domino room: the shared open players in every round, each round's length drawn
+    (35 minutes, half the backgammon spread)."""
+    if not sc.domino_rounds:
+        return None
+    pool = sorted(events[0].entrants)
+    shared = frozenset(_rng("domino", seed).sample(pool, sc.domino_shared))
+    rounds = tuple(60 * DOMINO_ROUND_MIN * spread(f"{seed}|domino", str(r), SPREAD.sigma / 2)
+                   for r in range(sc.domino_rounds))
+    return Rounds(RoomRounds(shared, sc.domino_rounds, T0, round_s=60 * DOMINO_ROUND_MIN,
+                             break_s=60 * DOMINO_BREAK_MIN, durations_s=rounds))
+
+
+def tables(sc: Scenario) -> list[str]:
+    return [str(i + 1) for i in range(sc.tables)]
+
+
+@dataclass
+class Evening:
+    sim: Simulation
+    events: list[Tournament]
+    room: Rounds | None
+
+
+def play(sc: Scenario, seed: int, priority: Priority,
+         until: datetime | None = None) -> Evening:
+    events = build(sc, seed)
+    room = domino_room(sc, seed, events)
+    sim = Simulation(events, tables(sc), T0, duration=drawn(seed),  # type: ignore[arg-type]
+                     outcome=outcome(seed), priority=priority,  # type: ignore[arg-type]
+                     elsewhere=room)
+    sim.run(until)
+    return Evening(sim, events, room)
+
+
+def live_reports(ev: Evening, seed: int) -> dict[str, LiveMatch]:
+    """What each table reports at ``ev.sim.now``: the leader's points grow evenly over the
+    drawn duration, the other player's are a seeded share of them; a running clock has spent
+    the elapsed time but the delays, half each."""
+    now = ev.sim.now
+    out: dict[str, LiveMatch] = {}
+    duration = drawn(seed)
+    for t in ev.events:
+        for m in t.matches.values():
+            if m.status != "playing" or m.started_at is None or m.table is None:
+                continue
+            elapsed = (now - m.started_at).total_seconds()
+            total = elapsed + duration(t, m, now)  # type: ignore[operator]
+            share = elapsed / total if total else 1.0
+            leader = min(m.length - 1, int(m.length * share))
+            rng = _rng("score", seed, t.id, m.id)
+            other = min(leader, int(leader * rng.random()))
+            score = (leader, other) if rng.random() < 0.5 else (other, leader)
+            clock = None
+            if running_clock(m) is not None:
+                moves = moves_left(m.length) * share
+                used = max(0.0, elapsed - m.clock.delay_s * moves) / 2
+                left = max(0.0, m.clock.reserve_s - used)
+                clock = ClockState(m.clock, left, left)
+            out[m.table] = LiveMatch(*score, clock=clock)
+    return out
+
+
+@dataclass
+class Figures:
+    length_min: float
+    bound_min: float
+    idle_min: float
+    final_start: dict[str, datetime]
+    err_draw: dict[str, float]
+    err_half: dict[str, float]
+    forecast_ms: list[float]
+
+    @property
+    def ratio(self) -> float:
+        return self.length_min / self.bound_min
+
+
+def measure(sc: Scenario, seed: int, priority: Priority) -> Figures:
+    ev = play(sc, seed, priority)
+    sim = ev.sim
+    ends = list(sim.ends.values())
+    end = max(ends)
+    length = (end - T0).total_seconds() / 60
+    total_s = 0.0
+    chain_s = 0.0
+    for t in ev.events:
+        seconds = {m.id: (sim.ends[(t.id, m.id)] - sim.starts[(t.id, m.id)]).total_seconds()
+                   for m in t.matches.values()}
+        total_s += sum(seconds.values())
+        c = chains_of(t, lambda m, s=seconds: s[m.id],  # type: ignore[misc]
+                      include_done=True)
+        chain_s = max(chain_s, c.longest_s)
+        if ev.room is not None and t is ev.events[0]:
+            # A shared player plays the domino rounds and their group matches one after the
+            # other, and the knockout follows the last group.
+            tail = max((c.chain_s[m.id] for m in t.matches.values() if m.phase == "knockout"
+                        and m.sources and any(x.kind == "seed" for x in m.sources)),
+                       default=0.0)
+            for p in ev.room.plan.players:
+                mine = sum(seconds[m.id] for m in t.matches.values()
+                           if m.phase == "group" and p in m.players)
+                chain_s = max(chain_s, sum(ev.room.plan.durations_s or ()) + mine + tail)
+    bound = max(chain_s, total_s / sc.tables) / 60
+    idle = sc.tables * length - total_s / 60
+    finals = {t.id: sim.starts[(t.id, t.knockout.final_id)] for t in ev.events
+              if t.knockout is not None and t.knockout.final_id is not None}
+    timings: list[float] = []
+
+    def errors(events: Sequence[Tournament], now: datetime, live: dict[str, LiveMatch],
+               rooms: list[RoomRounds]) -> dict[str, float]:
+        t0 = time.perf_counter()
+        f = forecast(events, tables(sc), now, live=live, priority=priority, rooms=rooms,
+                     sigma=SPREAD.sigma)
+        timings.append((time.perf_counter() - t0) * 1000)
+        for t in events:
+            done = {mid for mid, m in t.matches.items() if m.result is not None}
+            assert not done & set(f.matches.get(t.id, {})), "the forecast named a done match"
+        out = {}
+        for tid, actual in finals.items():
+            e = f.events.get(tid)
+            if e is not None and e.final_start is not None:
+                out[tid] = (e.final_start - actual).total_seconds() / 60
+            else:
+                out[tid] = math.nan
+        return out
+
+    at_draw = build(sc, seed)
+    room0 = domino_room(sc, seed, at_draw)
+    err_draw = errors(at_draw, T0, {}, [room0.now_plan(T0)] if room0 else [])
+    half = T0 + (end - T0) / 2
+    mid = play(sc, seed, priority, until=half)
+    err_half = errors(mid.events, mid.sim.now, live_reports(mid, seed),
+                      [mid.room.now_plan(mid.sim.now)] if mid.room else [])
+    return Figures(length, bound, idle, finals, err_draw, err_half, timings)
+
+
+def hm(minutes: float) -> str:
+    whole = round(minutes)
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def errs(values: Sequence[float]) -> str:
+    ok = [v for v in values if not math.isnan(v)]
+    if not ok:
+        return "—"
+    return f"{statistics.mean(abs(v) for v in ok):5.1f} / {max(ok, key=abs):+6.1f}"
+
+
+POLICIES: tuple[tuple[str, Priority], ...] = (
+    ("calendar", calendar_priority), ("critical", critical_priority))
+
+
+def run(scenarios: Sequence[Scenario], seeds: Sequence[int]) -> dict[str, dict[str, list[Figures]]]:
+    """Every scenario under every policy for every seed: the figures."""
+    return {sc.name: {name: [measure(sc, s, p) for s in seeds] for name, p in POLICIES}
+            for sc in scenarios}
+
+
+def report(scenarios: Sequence[Scenario], seeds: Sequence[int]) -> int:
+    t_start = time.perf_counter()
+    results = run(scenarios, seeds)
+    print(f"seeds {seeds[0]}…{seeds[-1]} ({len(seeds)} evenings per scenario), spread σ = "
+          f"{SPREAD.sigma}; lengths h:mm "
+          "(mean over the seeds); forecast error = forecast − actual start of the final, "
+          "minutes: mean |error| / worst")
+    print(f"{'scenario':38} {'policy':9} {'length':>6} {'bound':>6} {'ratio':>5} "
+          f"{'worst':>5} {'idle t-min':>10}  {'final':9} {'err at draw':>15} "
+          f"{'err at half':>15}")
+    worst_ratio = 0.0
+    worst_half = 0.0
+    longer = 0
+    times: list[float] = []
+    for sc in scenarios:
+        by = results[sc.name]
+        for name, _ in POLICIES:
+            figs = by[name]
+            times += [x for f in figs for x in f.forecast_ms]
+            finals = sorted({tid for f in figs for tid in f.final_start})
+            for i, tid in enumerate(finals):
+                head = (f"{sc.name:38} {name:9} "
+                        f"{hm(statistics.mean(f.length_min for f in figs)):>6} "
+                        f"{hm(statistics.mean(f.bound_min for f in figs)):>6} "
+                        f"{statistics.mean(f.ratio for f in figs):5.2f} "
+                        f"{max(f.ratio for f in figs):5.2f} "
+                        f"{statistics.mean(f.idle_min for f in figs):10.0f}") if i == 0 else (
+                    " " * 89)
+                label = "novatos" if tid.endswith("novatos") else "open"
+                print(f"{head}  {label:9} {errs([f.err_draw[tid] for f in figs]):>15} "
+                      f"{errs([f.err_half[tid] for f in figs]):>15}")
+        crit, cal = by["critical"], by["calendar"]
+        worst_ratio = max(worst_ratio, *(f.ratio for f in crit))
+        worst_half = max(worst_half, *(abs(v) for f in crit for v in f.err_half.values()))
+        longer += sum(c.length_min > k.length_min + 1e-9 for c, k in zip(crit, cal, strict=True))
+    n = len(scenarios) * len(seeds)
+    print()
+    print(f"critical: worst ratio {worst_ratio:.3f} (goal ≤ 1.10); longer than calendar in "
+          f"{longer} of {n} evenings (goal 0); worst forecast error at half-time "
+          f"{worst_half:.1f} min (goal ≤ 10)")
+    print(f"forecast wall time: median {statistics.median(times):.0f} ms, "
+          f"max {max(times):.0f} ms over {len(times)} forecasts; bench {time.perf_counter() - t_start:.0f} s")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    p.add_argument("--seeds", type=int, default=5, help="evenings per scenario")
+    p.add_argument("--first-seed", type=int, default=1)
+    p.add_argument("--sigma", type=float, default=SIGMA,
+                   help=f"the spread of the match durations (default {SIGMA})")
+    a = p.parse_args(argv)
+    SPREAD.sigma = a.sigma
+    seeds = list(range(a.first_seed, a.first_seed + a.seeds))
+    return report(SCENARIOS, seeds)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
