@@ -54,7 +54,10 @@ Invariants, and the violation kind each breach is reported as:
   player still at a backgammon match excuses that match only), ``table_given_twice`` (no table
   holding matches of two events), ``event_unfinished`` (every event closes with its final
   list), ``page_of_other_event`` and ``final_list_of_other_event`` (a page naming an event
-  shows that one), and the points invariants above for each event's final list;
+  shows that one), ``forecast_names_finished_match`` (the desk's forecast,
+  :func:`~mesa.hub.desk.timing.evening_time` fed the stored events at every step, never gives
+  a decided match an expected start or end), and the points invariants above for each event's
+  final list;
 - ``events_lost`` (and duplicated, mismatched, extra, out of order): the hub holds every event
   the tables sent (:mod:`support.checker`);
 - ``hub_died``: the hub never exits unless killed.
@@ -86,7 +89,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +109,7 @@ from support.evening_events import (
     double_seats,
     double_tables,
     event_ids,
+    forecast_of_finished,
     read_store,
     stored_views,
     with_event,
@@ -853,6 +857,19 @@ class Evening:
                 f"{table}: " + ", ".join(f"{e} {m}" for e, m in held),
                 key=f"table_twice|{table}|{held}",
             )
+        # The forecast (the desk's own, fed these events now) never names a decided match.
+        try:
+            named = forecast_of_finished(
+                self.stored,
+                self.cfg.table_ids(),
+                datetime.now(),
+                [p for d in self.dstates.values() for p, *_ in d.seats],
+            )
+        except Exception as e:  # the forecast failing on a real evening's state is a finding
+            self.violation("forecast_failed", f"{type(e).__name__}: {e}", key="forecast_failed")
+            named = []
+        for what in named:
+            self.violation("forecast_names_finished_match", what, key=f"forecast|{what}")
         domino = [seat for d in self.dstates.values() for seat in d.seats]
         for pid, seats in double_seats(
             {e: self.stored[e] for e in self.events if e in self.stored}, domino

@@ -146,3 +146,30 @@ def default_event(views: dict[str, dict[str, Any]]) -> str | None:
     open_ = [i for i in infos if i.get("phase") != "closed"]
     pick = open_[-1] if open_ else (infos[-1] if infos else None)
     return None if pick is None else str(pick.get("id"))
+
+
+def forecast_of_finished(
+    views: dict[str, dict[str, Any]], tables: list[str], now: Any, elsewhere: list[str] = ()
+) -> list[str]:
+    """What the desk's forecast (:func:`~mesa.hub.desk.timing.evening_time`, fed the stored
+    events at ``now``) names that is already decided: ``"<event> <match>"`` for a decided
+    match with an expected start or end, or an event's final that is already played."""
+    from mesa.hub.desk.timing import evening_time
+
+    engines = [v["engine"] for v in views.values() if "engine" in v]
+    engines = [t for t in engines if t.phase != "closed"]
+    if not engines:
+        return []
+    et = evening_time(engines, [], now, tables=tables, elsewhere=list(elsewhere))
+    done = {
+        (eid, m["id"])
+        for eid, v in views.items()
+        for m in v.get("matches", [])
+        if m.get("status") == "done"
+    }
+    out = [f"{eid} {mid}" for eid, ms in et.matches.items() for mid in ms if (eid, mid) in done]
+    for eid, ev in et.events.items():
+        final = ev.get("final_id")
+        if final and (eid, final) in done and ev.get("final_start"):
+            out.append(f"{eid} {final} (the final, starting {ev.get('final_start')})")
+    return sorted(out)
