@@ -4,6 +4,12 @@ kill -9 of a table and of the hub, hostile tables; invariants checked after ever
 
     .venv/bin/python bench/evening.py                       # a handful of evenings
     .venv/bin/python bench/evening.py --evenings 200 --seed 1   # the issue's check
+    .venv/bin/python bench/evening.py --events 3                # every evening three events
+
+An evening holds one event (the open tournament), two (the open and the novatos categories on
+the same tables, some players in both) or three (and the domino room on its two tables, two
+of its players in a backgammon event too); by default (``--events mix``) each seeded evening
+draws one of the three, the multi-event ones twice as often.
 
 Prints, per evening: seed, players, tables, steps, wall time, violations by kind; then the
 totals, the violations by kind with a seed that reproduces each, and the director actions tried
@@ -34,7 +40,7 @@ def report(args: argparse.Namespace, cfg: EveningConfig, r: EveningResult) -> No
     seed = cfg.seed
     kinds = ", ".join(f"{k}×{n}" for k, n in sorted(r.by_kind().items())) or "none"
     print(
-        f"evening seed={seed} players={cfg.players} tables={cfg.tables} "
+        f"evening seed={seed} events={cfg.events}{'+domino' if cfg.domino else ''} players={cfg.players} tables={cfg.tables} "
         f"steps={r.steps} matches={r.matches} pages={r.pages} wall={r.wall:.1f}s "
         f"final={'yes' if r.finished else 'NO'} digest={r.decisions_digest}/"
         f"{r.results_digest} violations={len(r.violations)}: {kinds}",
@@ -46,6 +52,13 @@ def report(args: argparse.Namespace, cfg: EveningConfig, r: EveningResult) -> No
         )
 
 
+def events_of(choice: str, sizes: random.Random) -> int:
+    """How many events an evening holds: ``--events`` as given, or (mix) drawn per seed."""
+    if choice == "mix":
+        return sizes.choice((1, 2, 2, 3, 3))
+    return int(choice)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--evenings", type=int, default=4)
@@ -55,6 +68,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tables-min", type=int, default=4)
     p.add_argument("--tables-max", type=int, default=8)
     p.add_argument("--speed", type=float, default=60.0, help="table seconds per wall second")
+    p.add_argument(
+        "--events",
+        default="mix",
+        choices=("1", "2", "3", "mix"),
+        help="events an evening holds: 1 the open, 2 open + novatos sharing tables and "
+        "players, 3 and the domino room; mix (default) drawn per evening",
+    )
     p.add_argument(
         "--chaos",
         type=int,
@@ -79,10 +99,17 @@ def main(argv: list[str] | None = None) -> int:
 
     def one(seed: int) -> tuple[EveningConfig, EveningResult]:
         sizes = random.Random(f"size/{seed}")
+        players, tables = (
+            sizes.randint(args.players_min, args.players_max),
+            sizes.randint(args.tables_min, args.tables_max),
+        )
+        events = events_of(args.events, sizes)
         cfg = EveningConfig(
             seed=seed,
-            players=sizes.randint(args.players_min, args.players_max),
-            tables=sizes.randint(args.tables_min, args.tables_max),
+            players=players,
+            tables=tables,
+            events=min(2, events),
+            domino=events == 3,
             speed=args.speed,
             chaos=args.chaos,
             max_wall=args.max_wall,

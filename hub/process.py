@@ -55,8 +55,6 @@ class HubProcess:
         self.hub = Hub(self.settings).start(wait=wait)
         try:
             self.desk = make_desk(self.hub, self.settings)
-            self.hub.ingest.listeners.append(self._committed)
-            self.desk.wake()  # what was committed while the hub was down
             self.enrolment = self._start_enrolment()
             if self.settings.web:
                 from mesa.hub.broker.tls import uvicorn_tls_options
@@ -72,6 +70,11 @@ class HubProcess:
                     self.web, self.settings.host, self.settings.port, tls=tls
                 ).start()
                 self.url = self.server.url
+            # Only now does the desk plan: every game's desk (the dashboard's domino desk) has
+            # published its seats to the venue, so a player whose domino game is still on is
+            # not called to a backgammon table by a desk that has not heard of it yet.
+            self.hub.ingest.listeners.append(self._committed)
+            self.desk.wake()  # what was committed while the hub was down
             self._ticker = threading.Thread(target=self._tick, name="mesa-desk-tick", daemon=True)
             self._ticker.start()
         except BaseException:

@@ -265,9 +265,8 @@ class Hub:
             return
         for a in self.store.assignments():
             # The broker may have lost its retained messages (kill -9 before a save).
-            payload = Assignment(a["table"], a["txn"], a["args"], a["ts"]).to_payload()
             # (the args hold the epoch: the table learns the same token again)
-            client.publish(table_topic(a["table"], "assign"), payload, 1, True)
+            client.publish(table_topic(a["table"], "assign"), _retained(a), 1, True)
         client.publish(HUB_STATUS_TOPIC, self._status("online"), 1, True)
         self._online.set()
         log.info("hub online (session %d)", self._session)
@@ -470,6 +469,29 @@ class Hub:
 
     def contiguous(self, table: str, stream: str) -> int:
         return self.ingest.contiguous(table, stream)
+
+
+def _retained(a: dict[str, Any]) -> bytes:
+    """A stored assignment as its table reads it: a domino game (stored with its "TIEMPO"
+    instant beside the game's arguments, :meth:`Hub.domino_assign_many`) as the
+    ``DominoAssignment`` a domino table parses, never as a backgammon ``Assignment`` (which
+    it refuses: its game would be lost on the hub's restart).
+
+    >>> import json
+    >>> d = {"table": "d1", "txn": "x", "ts": 1.0,
+    ...      "args": {"game_id": "D1:R1-M1", "players": {}, "tiempo": 5.0}}
+    >>> sorted(json.loads(_retained(d))), json.loads(_retained(d))["tiempo"]
+    (['args', 'game', 'table', 'tiempo', 'ts', 'txn', 'v'], 5.0)
+    >>> sorted(json.loads(_retained({"table": "1", "txn": "y", "ts": 1.0, "args": None})))
+    ['args', 'table', 'ts', 'txn', 'v']
+    """
+    args = a["args"]
+    if isinstance(args, dict) and "game_id" in args:
+        game = {k: v for k, v in args.items() if k != "tiempo"}
+        return DominoAssignment(
+            a["table"], a["txn"], "domino", game, args.get("tiempo"), a["ts"]
+        ).to_payload()
+    return Assignment(a["table"], a["txn"], args, a["ts"]).to_payload()
 
 
 def _readable(sock: SocketLike | None) -> bool:

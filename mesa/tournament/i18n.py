@@ -270,6 +270,8 @@ _REFUSALS: dict[str, dict[str, Entry]] = {
     "assign_not_ready": {
         "es": "{match} está {status}: solo se asigna una partida lista (mueva la ya asignada)",
         "en": "{match} is {status}: only a ready match can be assigned (move an assigned one)"},
+    "table_other_game": {"es": "la mesa {table} no es de backgammon",
+                         "en": "table {table} is not a backgammon table"},
     "table_busy": {"es": "la mesa {table} está ocupada con {match}",
                    "en": "table {table} is busy with {match}"},
     "players_busy": {"es": "aún no puede empezar: {players} siguen jugando",

@@ -5,7 +5,10 @@ Run alone with ``pytest -m evening`` (or this file). Three short evenings:
 
 - one under full chaos (director actions, a table offline, kill -9 of a table process and of the
   hub, hostile tables): it must reach a published final list with 0 invariant violations;
-- one calm evening run twice with the same seed: the same decisions and the same results.
+- one calm evening run twice with the same seed: the same decisions and the same results;
+- one with three events (the open and the novatos categories on the same tables, some players
+  in both, and the domino room) under the director's chaos and the tables' faults: every event
+  reaches its final list, nobody at two tables.
 
 The invariants and the figures are in ``tests/support/evening.py``; ``bench/evening.py`` runs
 hundreds of these.
@@ -70,3 +73,17 @@ def test_same_seed_same_evening(tmp_path: Path) -> None:
     assert not one.violations and not two.violations, summary(one) + " | " + summary(two)
     assert one.decisions_digest == two.decisions_digest
     assert one.results_digest == two.results_digest
+
+
+def test_three_events_on_shared_tables(tmp_path: Path) -> None:
+    """Open and novatos on the same four tables, some players in both, the domino room beside
+    them (two of its players in a backgammon event), the director clicking on every event's
+    pages and the tables failing: 0 violations (among them nobody seated at two tables, each
+    event's final list its own), every event closed with its final list."""
+    r = evening(
+        tmp_path, "two", seed=5, players=8, tables=4, chaos=2, speed=150.0, events=2, domino=True,
+        stall_after=20.0,
+    )  # fmt: skip
+    assert r.steps > 10, summary(r)
+    assert not r.violations, summary(r)
+    assert r.finished, summary(r)

@@ -9,6 +9,13 @@ hub hands matches to the tables; every step (``step`` wall seconds) the harness 
 clear calls, resume a paused table, now and then settle a correction conflict), maybe intervenes,
 and crawls a few pages; once the tournament is finished it closes it and checks the final list.
 
+An evening may hold several events (``events``, ``domino``): the novatos category on the same
+tables (its own players, and some of the open's, registered with the override their category
+needs), and the domino room on its own tables (two of its players in a backgammon event; its
+rounds refused while one of them plays backgammon, then confirmed now and then, else started
+once they are free; :mod:`support.evening_domino`). The director's pages and forms then name
+their event (``t``); each intervention is made on one event's pages, drawn with the seed.
+
 Interventions (``kinds_for``), each drawn with ``random.Random(seed)``: every form of
 ``/director/tables/<id>`` (pause with a reason or a dispute, resume, clear call, clock adjustment,
 lost delay, score correction at the table, clock preset, forfeit at the table), of
@@ -42,6 +49,15 @@ Invariants, and the violation kind each breach is reported as:
 - ``points_do_not_add_up``, ``points_disagree_with_results``, ``final_list_disagrees_with_engine``,
   ``page_disagrees_with_store``: the final list's points reconcile with the results and with the
   engine (:meth:`Tournament.points` on the stored tournament);
+- with several events: ``player_on_two_tables`` (no player seated at two tables at once, in any
+  event or game: one snapshot of the store; a domino round the director confirmed with a
+  player still at a backgammon match excuses that match only), ``table_given_twice`` (no table
+  holding matches of two events), ``event_unfinished`` (every event closes with its final
+  list), ``page_of_other_event`` and ``final_list_of_other_event`` (a page naming an event
+  shows that one), ``forecast_names_finished_match`` (the desk's forecast,
+  :func:`~mesa.hub.desk.timing.evening_time` fed the stored events at every step, never gives
+  a decided match an expected start or end), and the points invariants above for each event's
+  final list;
 - ``events_lost`` (and duplicated, mismatched, extra, out of order): the hub holds every event
   the tables sent (:mod:`support.checker`);
 - ``hub_died``: the hub never exits unless killed.
@@ -73,7 +89,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +97,23 @@ import httpx
 
 from mesa.hub.broker.mosquitto import free_port
 from mesa.protocol import new_id
+from support.evening_domino import (
+    ACTION_URL,
+    DOMINO_TABLES,
+    DominoRoom,
+    DominoTables,
+    stored_domino,
+)
+from support.evening_events import (
+    default_event,
+    double_seats,
+    double_tables,
+    event_ids,
+    forecast_of_finished,
+    read_store,
+    stored_views,
+    with_event,
+)
 from support.evening_pages import Form, PageParser, crawlable, fill, parse_page, route_of, twin
 from support.evening_tables import (
     Genuine,
@@ -105,6 +138,11 @@ NAMES = (
     "ALBA", "BRUNO", "CARMEN", "DIEGO", "ELENA", "FÉLIX", "GLORIA", "HUGO", "INÉS", "JORGE",
     "LUCÍA", "MANUEL", "NURIA", "ÓSCAR", "PAULA", "RAMÓN", "SARA", "TOMÁS", "ÚRSULA", "VÍCTOR",
     "WANDA", "XAVI", "YOLANDA", "ZOE", "ALEX", "BEA", "CÉSAR", "DORA", "EMILIO", "FÁTIMA",
+)  # fmt: skip
+DOMINO_NAMES = ("DOMINGO", "ENCARNA", "FAUSTINO", "GRACIA", "HIGINIO", "INMA")
+NOVATOS = (
+    "ADRIÁN", "BELÉN", "CLARA", "DAVID", "EVA", "FERNANDO", "GABRIEL", "HELENA", "IVÁN", "JULIA",
+    "KEVIN", "LAURA", "MARIO", "NOELIA", "OLGA", "PEDRO", "QUIQUE", "ROSA", "SERGIO", "TERESA",
 )  # fmt: skip
 
 # What a director can do from the dashboard, by where the form lives. Every one is tried.
@@ -169,6 +207,12 @@ class EveningConfig:
     grace: float = 5.0  # a transient state must persist this long to be a violation
     crawl_per_step: int = 3
     workdir: Path = Path("/tmp/mesa-evening")
+    # 1: the open tournament alone; 2: the open and the novatos categories on the same tables,
+    # some players in both (RULES §4: a club evening holds several events).
+    events: int = 1
+    # The domino room beside them: a domino event on its own tables, some of its players in
+    # a backgammon event too (:mod:`support.evening_domino`).
+    domino: bool = False
 
     def table_ids(self) -> list[str]:
         return [f"t{i}" for i in range(1, self.tables + 1)]
@@ -190,6 +234,7 @@ class ActionRecord:
     code: str
     message: str = ""
     variant: str = ""  # the conflict choice, the sanction kind
+    detail: str = ""  # what the action made (a new domino event's id)
 
 
 @dataclass
@@ -261,6 +306,16 @@ class Evening:
         # Tables whose retained state a hostile forged: their card shows the forgery until the
         # real table publishes again (its outbox grows past this seq); not the hub's fault.
         self.forged: dict[str, int] = {}
+        # The evening's events; the director's pages and forms name one (``t``): the focus.
+        self.events = event_ids(config.seed, config.events)
+        self.focus = self.events[0]
+        self.Ts: dict[str, dict[str, Any]] = {}  # every event's director view
+        self.stored: dict[str, dict[str, Any]] = {}  # every event as the store holds it
+        self.event_pages = False  # the hub answered a page for a non-default event
+        self.room: DominoRoom | None = None  # the domino room, once set up
+        self.domino_tables: DominoTables | None = None
+        self.dstates: dict[str, Any] = {}  # the domino events as the store holds them
+        self.domino_ended = 0
 
     # ── reporting ────────────────────────────────────────────────────────
     def say(self, text: str) -> None:
@@ -310,7 +365,8 @@ class Evening:
     def _start(self) -> None:
         wd = self.cfg.workdir
         wd.mkdir(parents=True, exist_ok=True)
-        self.broker = start_broker(wd / "broker", tables=tuple(self.cfg.table_ids()))
+        tables = tuple(self.cfg.table_ids()) + (DOMINO_TABLES if self.cfg.domino else ())
+        self.broker = start_broker(wd / "broker", tables=tables)
         self.hub_port = free_port()
         self._start_hub()
         self.http = httpx.Client(
@@ -360,6 +416,10 @@ class Evening:
             folder = self.cfg.workdir / "tables" / tid
             self.tables[tid] = RobotTable(tid, proxy.port, folder, self.cfg.speed, self.cfg.seed)
             self.tables[tid].start()
+        if self.cfg.domino:
+            wd = self.cfg.workdir / "tables" / "domino"
+            self.domino_tables = DominoTables(self.broker.port, wd, self.cfg.speed, self.cfg.seed)
+            self.domino_tables.start()
 
     def _start_proc_table(self) -> None:
         assert self.proc_table is not None
@@ -377,6 +437,8 @@ class Evening:
     def _stop(self) -> None:
         steps: list[Any] = [t.stop for t in self.tables.values()]
         steps += [p.stop for p in self.proxies.values()]
+        if self.domino_tables is not None:
+            steps.append(self.domino_tables.stop)
         if self.proc is not None:
             steps.append(self.proc.terminate)
         if self.http is not None:
@@ -449,18 +511,27 @@ class Evening:
             return None
 
     def post(
-        self, kind: str, name: str, fields: dict[str, str], *, csrf: bool = True
+        self,
+        kind: str,
+        name: str,
+        fields: dict[str, str],
+        *,
+        csrf: bool = True,
+        url: str | None = None,
     ) -> ActionRecord:
-        """POST a director form as the dashboard's script does (JSON answer)."""
+        """POST a director form as the dashboard's script does (JSON answer); ``url`` for
+        another game's actions (``name`` is then what the audit log calls it)."""
         assert self.http is not None
         headers = {"Accept": "application/json"}
+        if len(self.events) > 1 and "t" not in fields and url is None:
+            fields = {**fields, "t": self.focus}  # the event the director's page is about
         rec = ActionRecord(self.step, kind, name, None, "")
         self.result.actions.append(rec)
         if self.hub_down:
             rec.code = "hub_down"
             return rec
         try:
-            r = self.http.post(f"/director/actions/{name}", data=fields, headers=headers)
+            r = self.http.post(url or f"/director/actions/{name}", data=fields, headers=headers)
         except httpx.HTTPError as e:
             rec.code = f"no_answer:{type(e).__name__}"
             if self.hub is not None and not self.hub.alive:
@@ -471,6 +542,7 @@ class Evening:
             body = r.json()
             rec.code = "" if body.get("ok") else str(body.get("error", "?"))
             rec.message = str(body.get("message", ""))[:200]
+            rec.detail = str(body.get("detail", ""))[:200]
         except ValueError:
             rec.code = "not_json"
         if r.status_code >= 500:
@@ -505,6 +577,12 @@ class Evening:
                 return "[" + line.strip()[:160] + "]"
         return ""
 
+    def at(self, path: str, event: str | None = None) -> str:
+        """``path`` naming the focus event (or ``event``) when the evening holds several."""
+        if len(self.events) == 1:
+            return path
+        return with_event(path, event or self.focus)
+
     def csrf(self) -> str:
         r = self.get("/director")
         if r is None:
@@ -515,6 +593,8 @@ class Evening:
         return m.group(1) if m else ""
 
     def forms_on(self, path: str, name: str) -> list[Form]:
+        """The forms called ``name`` on ``path`` (the focus event's page)."""
+        path = self.at(path)
         r = self.get(path)
         if r is None or r.status_code != 200:
             return []
@@ -546,10 +626,12 @@ class Evening:
 
         must(
             "create_tournament",
-            {"name": f"Velada {cfg.seed}", "date": today.isoformat(), "id": f"velada-{cfg.seed}",
+            {"name": f"Velada {cfg.seed}", "date": today.isoformat(), "id": self.events[0],
              "category": "open", "official": "1", "consolation": "1"},
         )  # fmt: skip
         ranked = names[: max(2, len(names) * 2 // 3)]
+        if cfg.domino:  # the domino room's own players, in the registry from the ranking
+            ranked += list(DOMINO_NAMES)
         lines = ["nombre;puntos;torneos;ganados;finales"]
         for n in ranked:
             pts = rng.randint(10, 400)
@@ -561,22 +643,86 @@ class Evening:
         )  # fmt: skip
         for n in [*names, f"INVITADO {cfg.seed}"]:
             must("register_player", {"player_id": "", "new_name": n})
-        page = self.get_json("/director/tournament.json") or {}
+        opened = self._door(must, rng)
+        draws = [self._drawn()]
+        novatos: list[str] = []
+        if len(self.events) > 1:
+            # The novatos category the same evening, on the same tables (RULES §4): its own
+            # players, and some of the open's in both (their category needs the override).
+            self.focus = self.events[1]
+            must(
+                "create_tournament",
+                {"name": f"Novatos {cfg.seed}", "date": today.isoformat(), "id": self.focus,
+                 "category": "novatos", "official": "1", "consolation": "1"},
+            )  # fmt: skip
+            n = max(4, cfg.players // 2)
+            novatos = [NOVATOS[i] if i < len(NOVATOS) else f"NOVATO {i + 1}" for i in range(n)]
+            for name in novatos:
+                must("register_player", {"player_id": "", "new_name": name})
+            for pid in rng.sample(opened, max(1, min(len(opened) // 4, 4))):
+                must("register_player", {"player_id": pid, "new_name": "", "override": "1"})
+            self._door(must, rng)
+            draws.append(self._drawn())
+            self.focus = self.events[0]
+        if cfg.domino:
+            self._setup_domino(token, opened, rng)
+        self.setup_digest = json.dumps(
+            {"names": names, "novatos": novatos, "draw": draws}, sort_keys=True
+        )
+
+    def _setup_domino(self, token: str, opened: list[str], rng: random.Random) -> None:
+        """The domino room: its event and pairs, two of its players in a backgammon event
+        (an open player and, with two events, a novato)."""
+        view = self.get_json(self.at("/director/tournament.json", self.events[0])) or {}
+        others = {str(p["name"]): str(p["id"]) for p in view.get("others", [])}
+        own = [others[n] for n in DOMINO_NAMES if n in others]
+        shared = [opened[0]]
+        if len(self.events) > 1:
+            nov = self.get_json(self.at("/director/tournament.json", self.events[1])) or {}
+            novatos = [str(e["id"]) for e in nov.get("entrants", []) if e["id"] not in opened]
+            shared.append(novatos[0] if novatos else opened[1])
+        else:
+            shared.append(opened[1])
+        if len(own) < 6:
+            raise RuntimeError(f"domino players not in the registry: {sorted(others)}")
+        players = [shared[0], own[0], shared[1], own[1], *own[2:6]]
+        r = self._domino("setup", "create", {"csrf": token, "name": f"Dominó {self.cfg.seed}"})
+        if r.status != 200 or not r.detail:
+            raise RuntimeError(f"domino create: {r.status} {r.code} {r.detail}")
+        self.room = DominoRoom(self.cfg.seed, players, event=r.detail)
+        for a, b in self.room.pairs():
+            fields = {"csrf": token, "t": self.room.event, "a": a, "b": b}
+            r = self._domino("setup", "register_pair", fields)
+            if r.status != 200:
+                raise RuntimeError(f"domino register_pair {a} {b}: {r.status} {r.code}")
+
+    def _domino(self, kind: str, name: str, fields: dict[str, str]) -> ActionRecord:
+        """POST one of the domino director's forms."""
+        return self.post(kind, f"domino_{name}", fields, url=ACTION_URL.format(name=name))
+
+    def _door(self, must: Any, rng: random.Random) -> list[str]:
+        """The focus event's door: the one registered by mistake taken off, the check-ins, the
+        groups drawn with the evening's seed. Returns who plays."""
+        page = self.get_json(self.at("/director/tournament.json")) or {}
+        playing = []
         for e in page.get("entrants", []):
             if e["name"].startswith("INVITADO"):  # registered by mistake: taken off again
                 must("unregister_player", {"player_id": e["id"]})
                 continue
+            playing.append(str(e["id"]))
             must("check_in", {"player_id": e["id"], "present": "1"})
             if rng.random() < 0.2:  # marked absent, then present after all
                 must("check_in", {"player_id": e["id"], "present": "0"})
                 must("check_in", {"player_id": e["id"], "present": "1"})
-        must("start_groups", {"seed": str(cfg.seed), "groups": ""})
-        groups = self.get_json("/groups.json") or {}
-        draw = [
+        must("start_groups", {"seed": str(self.cfg.seed), "groups": ""})
+        return playing
+
+    def _drawn(self) -> list[list[str]]:
+        groups = self.get_json(self.at("/groups.json")) or {}
+        return [
             sorted(str(row.get("name")) for row in g.get("rows", g.get("standings", [])))
             for g in groups.get("groups", [])
         ]
-        self.setup_digest = json.dumps({"names": names, "draw": draw}, sort_keys=True)
 
     # ── the loop ─────────────────────────────────────────────────────────
     def _loop(self) -> None:
@@ -589,15 +735,14 @@ class Evening:
             sub = random.Random(self.rng.getrandbits(64))
             self._tend_faults()
             self._observe()
-            if self.T.get("tournament", {}).get("phase") == "closed":
-                return
-            if self.T.get("tournament", {}).get("finished"):
+            if all(self._done(e) for e in self.events) and self._domino_done():
                 return
             self._housekeeping(sub)
             for u, pick in draws:
                 if not kinds or u >= self.cfg.intervention_chance:
                     continue
                 kind = kinds[int(pick * len(kinds))]
+                self._focus_on(sub.choice(self.events) if len(self.events) > 1 else None)
                 self.decisions.append((self.step, kind))
                 self.result.interventions[kind] += 1
                 try:
@@ -625,13 +770,36 @@ class Evening:
                 return
             time.sleep(self.cfg.step)
 
+    def _done(self, event: str) -> bool:
+        info = self.Ts.get(event, {}).get("tournament") or {}
+        return bool(info.get("phase") == "closed" or info.get("finished"))
+
+    def _domino_done(self) -> bool:
+        if self.room is None:
+            return True
+        d = self.dstates.get(self.room.event)
+        return d is not None and d.phase == "closed"
+
+    def _focus_on(self, event: str | None) -> None:
+        """The director turns to ``event``'s pages (None: stays)."""
+        if event is not None:
+            self.focus = event
+        self.T = self.Ts.get(self.focus, {})
+
     def _unfinished(self) -> str:
         """The undecided matches, and what their tables show (why the evening is stuck)."""
-        ms = [m for m in self.T.get("matches", []) if m.get("status") != "done"]
+        ms = [
+            (e, m)
+            for e in self.events
+            for m in self.Ts.get(e, {}).get("matches", [])
+            if m.get("status") != "done"
+        ]
         cards = {str(c.get("id")): c for c in self.cards}
         out = []
-        for m in ms[:8]:
+        for e, m in ms[:8]:
             text = f"{m['id']}:{m['status']}@{m.get('table')}"
+            if len(self.events) > 1:
+                text = f"{e}/{text}"
             c = cards.get(str(m.get("table")))
             if c is not None:
                 text += f"[{c.get('link')} {c.get('state')} {c.get('match_id')}]"
@@ -640,19 +808,81 @@ class Evening:
 
     # ── observing and checking ──────────────────────────────────────────
     def _observe(self) -> None:
-        T = self.get_json("/director/tournament.json")
+        views: dict[str, dict[str, Any]] = {}
+        for e in self.events:
+            T = self.get_json(self.at("/director/tournament.json", e))
+            if T is None:
+                return
+            views[e] = T
         live = self.get_json("/live.json")
-        if T is None or live is None:
+        if live is None:
             return
-        self.T = T
+        if len(self.events) > 1 or self.cfg.domino:
+            views = self._per_event(views)
+        self.Ts = views
+        self._focus_on(None)
         self.cards = live.get("tables", [])
-        matches = T.get("matches", [])
         self._check_genuine()
-        decided = sum(1 for m in matches if m.get("status") == "done")
+        decided = sum(
+            1 for v in views.values() for m in v.get("matches", []) if m.get("status") == "done"
+        )
+        decided += sum(d.ended for d in self.dstates.values())  # the domino games recorded
         if decided != self.decided:
             self.decided = decided
             self.last_progress = time.monotonic()
-        self._check(matches)
+        self._check()
+
+    def _per_event(self, views: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """Each event's view: its own page when the hub answers one per event (``t``), else
+        the store's (a hub whose pages show only the newest open event). Then the invariant
+        across the events: no player seated at two tables (one snapshot of the store)."""
+        snapshot = read_store(self.cfg.workdir / "hub.sqlite3")
+        self.stored = stored_views(snapshot)
+        self.dstates = stored_domino(snapshot)
+        out = {}
+        for e, page in views.items():
+            shown = (page.get("tournament") or {}).get("id")
+            if shown == e and e != default_event(self.stored):
+                self.event_pages = True  # a page named an event that is not the default
+            if shown != e and self.event_pages:
+                self.violation(
+                    "page_of_other_event",
+                    f"/director/tournament.json?t={e} shows {shown}",
+                    key=f"other_event|{e}|{shown}",
+                )
+            out[e] = page if shown == e else self.stored.get(e, page)
+        for table, held in double_tables(self.stored).items():
+            self.violation(
+                "table_given_twice",
+                f"{table}: " + ", ".join(f"{e} {m}" for e, m in held),
+                key=f"table_twice|{table}|{held}",
+            )
+        # The forecast (the desk's own, fed these events now) never names a decided match.
+        try:
+            named = forecast_of_finished(
+                self.stored,
+                self.cfg.table_ids(),
+                datetime.now(),
+                [p for d in self.dstates.values() for p, *_ in d.seats],
+            )
+        except Exception as e:  # the forecast failing on a real evening's state is a finding
+            self.violation("forecast_failed", f"{type(e).__name__}: {e}", key="forecast_failed")
+            named = []
+        for what in named:
+            self.violation("forecast_names_finished_match", what, key=f"forecast|{what}")
+        domino = [seat for d in self.dstates.values() for seat in d.seats]
+        for pid, seats in double_seats(
+            {e: self.stored[e] for e in self.events if e in self.stored}, domino
+        ).items():
+            if self.room is not None and self.room.excused(pid, seats):
+                continue  # the director started the domino round knowing they would be late
+            where = ", ".join(f"{e} {m} at {t}" for e, t, m in seats)
+            self.violation(
+                "player_on_two_tables",
+                f"{pid}: {where}",
+                key=f"double_seat|{pid}|{'|'.join(sorted(t for _, t, _ in seats))}",
+            )
+        return out
 
     def _down(self, tid: str) -> bool:
         if tid in self.offline_until:
@@ -663,20 +893,43 @@ class Evening:
             del self.forged[tid]
         return tid == self.proc_table and self.proc_down_until is not None
 
-    def _check(self, matches: list[dict[str, Any]]) -> None:
+    def _check(self) -> None:
         self.touched = set()
-        self._check_now(matches)
+        self._check_now()
         for key in [k for k in self.pending if k not in self.touched]:
             del self.pending[key]  # it stopped holding: it was a transient
 
-    def _check_now(self, matches: list[dict[str, Any]]) -> None:
+    def _held_by(
+        self, tid: str, mid: str, card: dict[str, Any]
+    ) -> tuple[str, dict[str, Any] | None]:
+        """The event and match a table's card plays: the card's own event label when the hub
+        gives one, else the event that has ``mid`` at that table (match codes repeat across
+        events: G1-1 in the open and in novatos), else the first event that has ``mid``."""
+        label = card.get("event")
+        if isinstance(label, dict) and label.get("id") in self.Ts:
+            e = str(label["id"])
+            return e, self._by_id(e).get(mid)
+        found = [(e, self._by_id(e).get(mid)) for e in self.events if mid in self._by_id(e)]
+        for wanted in (("assigned", "playing"), ("done",)):
+            for e, m in found:
+                if m is not None and m.get("table") == tid and m.get("status") in wanted:
+                    return e, m
+        return found[0] if found else ("?", None)
+
+    def _by_id(self, event: str) -> dict[str, dict[str, Any]]:
+        return {m["id"]: m for m in self.Ts.get(event, {}).get("matches", [])}
+
+    def _check_now(self) -> None:
         g = self.cfg.grace
-        by_id = {m["id"]: m for m in matches}
         holders: dict[str, list[str]] = {}
+        held: dict[str, tuple[str, dict[str, Any] | None]] = {}
         for c in self.cards:
-            mid, state = c.get("match_id"), c.get("state")
-            if mid and state not in FREE_STATES and c.get("link") == "online":
-                holders.setdefault(str(mid), []).append(str(c.get("id")))
+            tid, mid, state = str(c.get("id")), c.get("match_id"), c.get("state")
+            if not mid or state in FREE_STATES or c.get("link") != "online":
+                continue
+            held[tid] = self._held_by(tid, str(mid), c)
+            key = str(mid) if len(self.events) == 1 else f"{held[tid][0]}/{mid}"
+            holders.setdefault(key, []).append(tid)
         for mid, tids in holders.items():
             self.persistent(
                 f"double|{mid}",
@@ -685,49 +938,52 @@ class Evening:
                 f"{mid} on {tids}",
                 g,
             )
-        for m in matches:
-            mid = m["id"]
-            self.persistent(
-                f"notable|{mid}",
-                m.get("status") in ("assigned", "playing") and not m.get("table"),
-                "played_without_table",
-                f"{mid} ({m.get('phase')}) is {m.get('status')} with table null",
-                g,
-            )
+        for e in self.events:
+            for m in self.Ts.get(e, {}).get("matches", []):
+                mid = m["id"] if len(self.events) == 1 else f"{e}/{m['id']}"
+                self.persistent(
+                    f"notable|{mid}",
+                    m.get("status") in ("assigned", "playing") and not m.get("table"),
+                    "played_without_table",
+                    f"{mid} ({m.get('phase')}) is {m.get('status')} with table null",
+                    g,
+                )
         for c in self.cards:
-            tid, mid, state = str(c.get("id")), c.get("match_id"), c.get("state")
-            if not mid or state in FREE_STATES or c.get("link") != "online" or self._down(tid):
+            tid, mid = str(c.get("id")), c.get("match_id")
+            if tid not in held or self._down(tid):
                 continue
-            held = by_id.get(str(mid))
-            stale = held is not None and (
-                held.get("status") == "done" or (held.get("table") not in (None, tid))
+            _, m = held[tid]
+            stale = m is not None and (
+                m.get("status") == "done" or (m.get("table") not in (None, tid))
             )
             self.persistent(
                 f"stale|{tid}|{mid}",
                 stale,
                 "table_holds_decided_or_moved_match",
-                f"table {tid} plays {mid} which is {held and held.get('status')} at "
-                f"{held and held.get('table')}",
+                f"table {tid} plays {mid} which is {m and m.get('status')} at "
+                f"{m and m.get('table')}",
                 3 * g,
             )
-        for m in matches:
-            by = str(m.get("recorded_by") or "")
-            if (
-                m.get("score")
-                and by.startswith("table ")
-                and m.get("table")
-                and by[6:] != m["table"]
-            ):
-                self.violation(
-                    "result_from_other_table",
-                    f"{m['id']} held by {m['table']}, result {m['score']} by {by}",
-                    key=f"other|{m['id']}|{by}",
-                )
+        for e in self.events:
+            for m in self.Ts.get(e, {}).get("matches", []):
+                by = str(m.get("recorded_by") or "")
+                if (
+                    m.get("score")
+                    and by.startswith("table ")
+                    and m.get("table")
+                    and by[6:] != m["table"]
+                ):
+                    self.violation(
+                        "result_from_other_table",
+                        f"{m['id']} held by {m['table']}, result {m['score']} by {by}",
+                        key=f"other|{e}|{m['id']}|{by}",
+                    )
 
     def _check_genuine(self) -> None:
         for tid in self.cfg.table_ids():
             self.genuine.read(tid, self._outbox(tid))
-        for m in self.T.get("matches", []):
+        every = [m for e in self.events for m in self.Ts.get(e, {}).get("matches", [])]
+        for m in every:
             by = str(m.get("recorded_by") or "")
             if not m.get("score") or not by.startswith("table "):
                 continue
@@ -778,7 +1034,13 @@ class Evening:
         base = ["/", "/live", "/groups", "/draw", "/consolation", "/rankings", "/players",
                 "/final", "/exports", "/director", "/director/tournament", "/director/audit",
                 "/draw/print", "/rankings?kind=rating", "/rankings?kind=annual"]  # fmt: skip
-        base += [f"/director/matches/{m['id']}" for m in self.T.get("matches", [])]
+        if len(self.events) > 1:  # every event's pages, and all together (no ``t``)
+            base += [with_event(p, e) for e in self.events for p in base]
+        for e in self.events:
+            base += [
+                self.at(f"/director/matches/{m['id']}", e)
+                for m in self.Ts.get(e, {}).get("matches", [])
+            ]
         base += [f"/director/tables/{tid}" for tid in self.cfg.table_ids()]
         self.page_pool = base
         self.pages_seen.update(base)
@@ -787,11 +1049,17 @@ class Evening:
     def _housekeeping(self, rng: random.Random) -> None:
         if self.hub_down:
             return
-        if self.T.get("pending_dice"):
-            for f in self.forms_on("/director", "roll_dice")[:1]:
-                self._submit("housekeeping", f, rng)
+        focus = self.focus
+        for e in self.events:
+            self._focus_on(e)
+            self._tend_event(rng)
+        self._focus_on(focus)
+        if self.room is not None:
+            self._tend_domino(rng)
         for c in self.cards:
             tid = str(c.get("id"))
+            if tid not in self.cfg.table_ids():
+                continue  # the domino room's tables have their own routine
             paused = c.get("paused") or {}
             if c.get("director_call") and c.get("link") == "online":
                 self._table_form("housekeeping", tid, "clear_call", rng)
@@ -802,6 +1070,58 @@ class Evening:
                     self.director_paused.pop(tid, None)
             else:
                 self.director_paused.pop(tid, None)
+
+    def _tend_domino(self, rng: random.Random) -> None:
+        """The domino room's routine: the next round (refused while one of its players plays
+        backgammon: then confirmed now and then, else tried again once they are free),
+        "TIEMPO" for it, and closing after the last round."""
+        room = self.room
+        assert room is not None
+        state = self.dstates.get(room.event)
+        what = room.next_step(state, rng)
+        if what is None or state is None:
+            return
+        t = {"csrf": self.csrf(), "t": room.event}
+        if what == "tiempo":
+            if self._domino("domino", "tiempo", t).status == 200:
+                room.tiempo_called = state.rounds
+                room.count("tiempo")
+        elif what == "close":
+            r = self._domino("domino", "close", t)
+            room.closed = r.status == 200
+            if not room.closed:
+                self.violation("close_refused", f"{room.event}: {r.status} {r.code}")
+        else:
+            r = self._domino("domino", "start_round", {**t, "confirm": ""})
+            if r.status == 200:
+                room.count("round_started_free")
+            elif r.code == "players_busy" and rng.random() < 0.5:
+                r = self._domino("domino", "start_round", {**t, "confirm": "1"})
+                if r.status == 200:
+                    room.count("round_confirmed_late")
+                    self._note_late(room)
+            elif r.code == "players_busy":
+                room.count("round_refused_waiting")
+
+    def _note_late(self, room: DominoRoom) -> None:
+        """After a round confirmed with players at backgammon tables: each of them, and the
+        match they are playing (the only one they may hold while their domino game waits)."""
+        snapshot = read_store(self.cfg.workdir / "hub.sqlite3")
+        views = stored_views(snapshot)
+        for e, v in views.items():
+            for m in v.get("matches", []):
+                if m.get("status") not in ("assigned", "playing"):
+                    continue
+                for side in ("a", "b"):
+                    pid = (m.get(side) or {}).get("id")
+                    if pid in room.players:
+                        room.late[(str(pid), room.event)] = (e, str(m["id"]))
+
+    def _tend_event(self, rng: random.Random) -> None:
+        """The focus event's routine: dice for ties, now and then a correction conflict."""
+        if self.T.get("pending_dice"):
+            for f in self.forms_on("/director", "roll_dice")[:1]:
+                self._submit("housekeeping", f, rng)
         if (
             any(c.get("status") == "open" for c in self.T.get("conflicts", []))
             and rng.random() < 0.3
@@ -869,8 +1189,11 @@ class Evening:
             self._hostile(kind, rng)
 
     def _pick_table(self, rng: random.Random) -> str | None:
-        busy = [str(c["id"]) for c in self.cards if c.get("state") not in FREE_STATES]
-        pool = busy if busy and rng.random() < 0.8 else self.cfg.table_ids()
+        ids = self.cfg.table_ids()  # the backgammon tables (the domino room's are left alone)
+        busy = [
+            str(c["id"]) for c in self.cards if c.get("state") not in FREE_STATES and c["id"] in ids
+        ]
+        pool = busy if busy and rng.random() < 0.8 else ids
         return rng.choice(sorted(pool)) if pool else None
 
     def _table_form(self, kind: str, tid: str, name: str, rng: random.Random) -> None:
@@ -935,7 +1258,7 @@ class Evening:
         """Forms the harness has no recipe for (new ones, e.g. "free table"): filled generically."""
         pages = ["/director", "/director/tournament"]
         pages += [f"/director/tables/{t}" for t in self.cfg.table_ids()]
-        path = rng.choice(pages)
+        path = self.at(rng.choice(pages))
         r = self.get(path)
         if r is None or r.status_code != 200:
             return
@@ -1057,23 +1380,24 @@ class Evening:
         if self.hub_down or (self.hub is not None and not self.hub.alive):
             self._restart_hub()
         self._observe()
-        info = self.T.get("tournament") or {}
-        closed = info.get("phase") == "closed"
-        if info.get("finished") and not closed:
-            for f in self.forms_on("/director/tournament", "close"):
-                rec = self._submit("close", f, random.Random(0))
-                closed = rec.status == 200
-                if not closed:
-                    self.violation("close_refused", f"{rec.status} {rec.code}")
-            self._observe()
-        final = self.get_json("/final.json") or {}
-        rows = final.get("rows") or []
-        self.result.finished = bool(closed and rows)
-        if closed and not rows:
-            self.violation("no_final_list", "closed but /final.json has no rows")
-        self.result.matches = len(self.T.get("matches", []))
+        # The newest event first: a hub whose forms act on the newest open event closes
+        # them in that order too.
+        finished = []
+        for e in reversed(self.events):
+            self._focus_on(e)
+            finished.append(self._close_and_check(e))
+        if self.room is not None:
+            finished.append(self._check_domino_final())
+        if self.domino_tables is not None:
+            for x in self.domino_tables.refusals():
+                topic = str(x.get("topic") or "").rsplit("/", 1)[-1]
+                self.violation(
+                    f"domino_table_refused_{topic or 'message'}",
+                    f"{x.get('table')}: {x.get('reason')} {x.get('detail')}",
+                )
+        self.result.finished = all(finished)
+        self.result.matches = sum(len(v.get("matches", [])) for v in self.Ts.values())
         self._check_genuine()
-        self._check_final(rows)
         self._check_audit()
         self._check_events()
         self._seed_pages()
@@ -1081,12 +1405,68 @@ class Evening:
             self._crawl(len(self.page_pool))
         self._digests()
 
-    def _check_final(self, rows: list[dict[str, Any]]) -> None:
+    def _close_and_check(self, event: str) -> bool:
+        """Close the focus event once finished, and check its final list: True when it has
+        one (an event that did not finish is a violation)."""
+        info = self.T.get("tournament") or {}
+        closed = info.get("phase") == "closed"
+        if info.get("finished") and not closed:
+            for f in self.forms_on("/director/tournament", "close"):
+                rec = self._submit("close", f, random.Random(0))
+                closed = rec.status == 200
+                if not closed:
+                    self.violation("close_refused", f"{event}: {rec.status} {rec.code}")
+            self._observe()
+            self._focus_on(event)
+            closed = (self.T.get("tournament") or {}).get("phase") == "closed"
+        final = self.get_json(self.at("/final.json")) or {}
+        rows = final.get("rows") or []
+        shown = (final.get("tournament") or {}).get("id")
+        if len(self.events) > 1 and final and shown != event:
+            self.violation("final_list_of_other_event", f"/final.json?t={event} shows {shown}")
+            rows = []
+        elif closed and not rows:
+            self.violation("no_final_list", f"{event}: closed but /final.json has no rows")
+        if not closed and len(self.events) > 1:
+            self.violation(
+                "event_unfinished", f"{event} ({info.get('phase')}): {self._unfinished()}"
+            )
+        self._check_final(event, rows)
+        return bool(closed and rows)
+
+    def _check_domino_final(self) -> bool:
+        """The domino event closed with its final list (its own)."""
+        assert self.room is not None
+        self._observe()
+        event = self.room.event
+        if not self._domino_done():
+            d = self.dstates.get(event)
+            self.violation(
+                "event_unfinished",
+                f"{event} ({d and d.phase}, round {d and d.rounds}, {self.room.said})",
+            )
+            return False
+        final = self.get_json(f"/domino/final.json?t={event}") or {}
+        shown = final.get("id") or (final.get("tournament") or {}).get("id")
+        rows = final.get("rows") or final.get("standings") or []
+        if shown is not None and shown != event:
+            self.violation(
+                "final_list_of_other_event", f"/domino/final.json?t={event} shows {shown}"
+            )
+            return False
+        if not rows:
+            self.violation("no_final_list", f"{event}: closed but /domino/final.json has no rows")
+            return False
+        return True
+
+    def _check_final(self, event: str, rows: list[dict[str, Any]]) -> None:
+        """The focus event's final list (``rows``) against its results and its engine."""
         if not rows:
             return
         from mesa.tournament.tournament import Tournament
 
         matches = self.T.get("matches", [])
+        of = f"{event} " if len(self.events) > 1 else ""  # which event's list, when several
         wins: Counter[tuple[str, str]] = Counter()
         for m in matches:
             if m.get("score") and m.get("winner"):
@@ -1096,7 +1476,7 @@ class Evening:
             total = b["place_points"] + b["participation"] + b["consolation_finalist"]
             total += b["wins"] * b["per_win"]
             if total != b["total"] or r["points_hundredths"] != b["total"]:
-                self.violation("points_do_not_add_up", f"{r['name']}: {b}")
+                self.violation("points_do_not_add_up", f"{of}{r['name']}: {b}")
             removed = Counter(
                 "group" if x["rule"] == "HGV 2.3.3" else "knockout" for x in b.get("removed", [])
             )
@@ -1108,21 +1488,19 @@ class Evening:
                 if b[key] + removed[phase] != wins[(r["player_id"], phase)]:
                     self.violation(
                         "points_disagree_with_results",
-                        f"{r['name']}: {key}={b[key]} (+{removed[phase]} removed) but "
+                        f"{of}{r['name']}: {key}={b[key]} (+{removed[phase]} removed) but "
                         f"{wins[(r['player_id'], phase)]} {phase} wins in the results",
-                        key=f"pwins|{r['player_id']}|{phase}",
+                        key=f"pwins|{event}|{r['player_id']}|{phase}",
                     )
         # The engine, fed the stored tournament, must give every player the same points.
         db = self.cfg.workdir / "hub.sqlite3"
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
         try:
-            row = conn.execute(
-                "SELECT state FROM t_tournaments WHERE id = ?", (f"velada-{self.cfg.seed}",)
-            ).fetchone()
+            row = conn.execute("SELECT state FROM t_tournaments WHERE id = ?", (event,)).fetchone()
         finally:
             conn.close()
         if row is None:
-            self.violation("points_unverifiable", "tournament not in the store")
+            self.violation("points_unverifiable", f"{event} not in the store")
             return
         state = json.loads(row[0])
         state.setdefault("audit", [])  # kept in t_audit; the points do not need it
@@ -1132,7 +1510,8 @@ class Evening:
             if engine.get(r["player_id"]) != r["points_hundredths"]:
                 self.violation(
                     "final_list_disagrees_with_engine",
-                    f"{r['name']}: page {r['points_hundredths']}, engine {engine.get(r['player_id'])}",
+                    f"{of}{r['name']}: page {r['points_hundredths']}, "
+                    f"engine {engine.get(r['player_id'])}",
                 )
         stored = {
             m.id: (m.result.score_a, m.result.score_b) if m.result else None
@@ -1142,7 +1521,7 @@ class Evening:
             if stored.get(m["id"]) != (tuple(m["score"]) if m.get("score") else None):
                 self.violation(
                     "page_disagrees_with_store",
-                    f"{m['id']}: page {m.get('score')}, store {stored.get(m['id'])}",
+                    f"{of}{m['id']}: page {m.get('score')}, store {stored.get(m['id'])}",
                 )
 
     def _check_audit(self) -> None:
@@ -1204,13 +1583,14 @@ class Evening:
         self.result.decisions_digest = hashlib.sha256(decisions.encode()).hexdigest()[:16]
         results = sorted(
             (
-                m["id"],
+                m["id"] if len(self.events) == 1 else f"{e}/{m['id']}",
                 (m.get("a") or {}).get("name"),
                 (m.get("b") or {}).get("name"),
                 m.get("score"),
                 m.get("forfeit"),
             )
-            for m in self.T.get("matches", [])
+            for e in self.events
+            for m in self.Ts.get(e, {}).get("matches", [])
         )
         self.result.results_digest = hashlib.sha256(json.dumps(results).encode()).hexdigest()[:16]
 
@@ -1235,7 +1615,7 @@ def _tail(path: Path) -> str:
 def _config_dict(cfg: EveningConfig) -> dict[str, Any]:
     return {
         "seed": cfg.seed, "players": cfg.players, "tables": cfg.tables, "speed": cfg.speed,
-        "chaos": cfg.chaos,
+        "chaos": cfg.chaos, "events": cfg.events, "domino": cfg.domino,
     }  # fmt: skip
 
 

@@ -272,6 +272,9 @@ class TournamentDesk(OnDeskLoop):
             # The club was reloaded after the plan was made (an action refused meanwhile):
             # publishing it would give a table a match the tournament does not know it has.
             raise TableError(f"{a.match_id} is not assigned to table {a.table}: not published")
+        # The tournament checks its own tables only: a match moved onto a table another
+        # event holds is refused here (the desk rolls the move back), never two on one table.
+        self.refuse_table(t, a.table)
         for other, held in list(self._meta["tables"].items()):
             if other != a.table and held == [t.id, a.match_id]:
                 log.warning("table %s: %s moves to table %s", other, a.match_id, a.table)
@@ -383,10 +386,48 @@ class TournamentDesk(OnDeskLoop):
         }
         return [tid for tid in free_tables_of(self.hub, GAME, FREE_STATES) if tid not in busy]
 
+    def refuse_table(self, t: Tournament, table: str) -> None:
+        """:class:`TableError` when ``table`` may not take a match of ``t``: another open event
+        has a match there, or it is another game's table (the grid offers every table). The
+        tournament checks its own tables only; call this before anything is withdrawn."""
+        for other in self.open_tournaments():
+            if other.id == t.id:
+                continue
+            for o in other.matches.values():
+                if o.table == table and o.status in ("assigned", "playing"):
+                    raise TableError(
+                        f"table {table} is busy with {o.id} ({other.name})",
+                        reason="table_busy",
+                        table=table,
+                        match=f"{o.id} ({other.name})",
+                    )
+        live = self.hub.table(table) if self.hub is not None else None
+        if live is not None and game_of_table(live) != GAME.name:
+            game = game_of_table(live)
+            raise TableError(
+                f"table {table} plays {game}", reason="table_other_game", table=table, game=game
+            )
+
     def assign_match(
         self, t: Tournament, match_id: str, table: str, now: datetime, actor: str
     ) -> Assignment:
-        """Give one ready match to one table (the director's choice, not the calendar's)."""
+        """Give one ready match to one table (the director's choice, not the calendar's).
+
+        The tournament knows only its own matches; the evening's other events and games
+        share the tables and some players: a table another event holds, or a player seated
+        at another table, is refused here (RULES §4: never two tables at once)."""
+        self.refuse_table(t, table)
+        seated = {s.player for s in self.seats() if s.event != t.id}
+        seated |= set(self.venue.busy(besides=GAME.name))
+        busy = [p for p in t.match(match_id).players if p in seated]
+        if busy:
+            names = ", ".join(t.name_of(p) for p in busy)
+            raise TableError(
+                f"{match_id} cannot start now: {names} seated at another table",
+                code="players_busy",
+                reason="players_busy",
+                players=names,
+            )
         return t.assign_match(match_id, table, now=now, actor=actor)
 
     # ── following the tables (the loop's DeskGame) ───────────────────────
@@ -441,14 +482,14 @@ class TournamentDesk(OnDeskLoop):
         evening) and tell each table its match."""
         if not self.auto_assign:
             return False
+        # Every running event goes into the plan, not only those with a ready match: an event
+        # whose matches are all at tables still seats its players (a player in both
+        # categories, playing a novatos match, is not called to the open's next one).
         playing = [
-            tid
-            for tid in tids
-            if self.club.tournaments[tid].phase in ("groups", "knockout")
-            and self.club.tournaments[tid].ready_matches()
+            tid for tid in tids if self.club.tournaments[tid].phase in ("groups", "knockout")
         ]
         free = self.free_tables()
-        if not free or not playing:
+        if not free or not any(self.club.tournaments[tid].ready_matches() for tid in playing):
             return False
         now = self._now()
         elsewhere = set(self.venue.busy(besides=GAME.name))

@@ -205,6 +205,9 @@ async def move(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
         tt = open_tournament(club, ctx.lang, ctx.event, match_id=v["match_id"])
         require_table(ctx, v["table"])
+        # Before anything is withdrawn: a table of another game or event is refused here,
+        # not once the old table has been told to let the match go (it would stay "playing").
+        desk.refuse_table(tt, v["table"])
         old = tt.match(v["match_id"]).table
         a = tt.move_match(v["match_id"], v["table"], actor=ctx.user, now=now)
         if old and old != a.table:

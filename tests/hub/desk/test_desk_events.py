@@ -153,3 +153,121 @@ def test_a_result_reaches_its_own_event_when_match_codes_repeat(hub: Hub) -> Non
     other = next(x for x in results if x != tid)
     assert results[other] == [], "the same code in the other event is untouched"
     desk.close()
+
+
+def test_a_player_seated_in_an_event_with_nothing_ready_is_not_called_by_another(
+    hub: Hub,
+) -> None:
+    # The novatos event's only match is playing (nothing of it is ready): its players are
+    # still seated, and the open event's match with the same player waits for them.
+    _online(hub, ["1", "2", "3"])
+    desk = _desk(hub)
+    ids: dict[str, str] = {}
+
+    def run(club: Any, now: datetime) -> None:
+        club.create_tournament("open", "Open", TODAY)
+        club.create_tournament("nov", "Novatos", TODAY, category="novatos")
+        for name in ("ANA", "BEA"):
+            ids[name] = club.registry.add_new(name).id
+        ids["LUZ"] = club.registry.add_new("LUZ", category="novatos").id
+        club.register("nov", ids["ANA"], now=now, override=True)
+        club.register("nov", ids["LUZ"], now=now)
+        club.start("nov", seed=5, now=now)
+
+    desk.call(run)
+    desk.sync()
+    assert {p for _, _, p in _seated(desk)} == {ids["ANA"], ids["LUZ"]}
+
+    def later(club: Any, now: datetime) -> None:
+        for name in ("ANA", "BEA"):
+            club.register("open", ids[name], now=now)
+        club.start("open", seed=5, now=now)
+
+    desk.call(later)
+    desk.sync()
+    seated = _seated(desk)
+    players = [p for _, _, p in seated]
+    assert len(players) == len(set(players)), seated
+    assert all(tid == "nov" for tid, _, _ in seated), "ANA is at the novatos' table"
+    desk.close()
+
+
+def test_the_directors_assign_refuses_a_player_or_table_of_another_event(hub: Hub) -> None:
+    import pytest
+
+    from mesa.tournament.errors import TableError
+
+    _online(hub, ["1", "2", "3", "4"])
+    desk = _desk(hub, auto_assign=False)
+    ids = _two_events(desk)
+
+    def first(club: Any, now: datetime) -> tuple[str, str]:
+        m = next(m for m in club.tournaments["nov"].ready_matches() if ids["ANA"] in m.players)
+        desk.assign_match(club.tournaments["nov"], m.id, "1", now, "director")
+        o = next(m for m in club.tournaments["open"].ready_matches() if ids["ANA"] in m.players)
+        free = next(m for m in club.tournaments["open"].ready_matches() if ids["ANA"] not in m.players)
+        return o.id, free.id
+
+    with_ana, without = desk.call(first)
+    with pytest.raises(TableError) as busy:
+        desk.call(lambda club, now: desk.assign_match(
+            club.tournaments["open"], with_ana, "2", now, "director"))
+    assert busy.value.reason == "players_busy"
+    with pytest.raises(TableError) as table:
+        desk.call(lambda club, now: desk.assign_match(
+            club.tournaments["open"], without, "1", now, "director"))
+    assert table.value.reason == "table_busy"
+    desk.call(lambda club, now: desk.assign_match(
+        club.tournaments["open"], without, "2", now, "director"))
+    players = [p for _, _, p in _seated(desk)]
+    assert len(players) == len(set(players)) == 4
+    desk.close()
+
+
+def test_a_match_moved_onto_a_table_another_event_holds_is_refused(hub: Hub) -> None:
+    import pytest
+
+    from mesa.tournament.errors import TableError
+
+    _online(hub, ["1", "2", "3", "4"])
+    desk = _desk(hub)
+    _two_events(desk)
+    desk.sync()
+    held = {table: (tid, mid) for tid, table, mid in desk.read(lambda club: [
+        (t.id, m.table, m.id) for t in club.tournaments.values() for m in t.matches.values()
+        if m.status == "assigned"])}  # fmt: skip
+    nov_table = next(table for table, (tid, _) in held.items() if tid == "nov")
+    open_table, (_, open_match) = next((x, h) for x, h in held.items() if h[0] == "open")
+
+    def move(club: Any, now: datetime) -> None:
+        a = club.tournaments["open"].move_match(open_match, nov_table, actor="director", now=now)
+        desk.publish_assignment(club.tournaments["open"], a, now)
+
+    with pytest.raises(TableError) as refused:
+        desk.call(move)
+    assert refused.value.reason == "table_busy"
+    assert desk.read(lambda club: club.tournaments["open"].match(open_match).table) == open_table
+    desk.close()
+
+
+def test_the_directors_assign_refuses_a_domino_table(hub: Hub) -> None:
+    import pytest
+
+    from mesa.tournament.errors import TableError
+    from support.dominokit import FakeDominoTable
+
+    _online(hub, ["1"])
+    FakeDominoTable(hub, "d1").online()
+    desk = _desk(hub, auto_assign=False)
+    _two_events(desk)
+
+    def assign(club: Any, now: datetime) -> None:
+        m = club.tournaments["open"].ready_matches()[0]
+        desk.assign_match(club.tournaments["open"], m.id, "d1", now, "director")
+
+    with pytest.raises(TableError) as refused:
+        desk.call(assign)
+    assert refused.value.reason == "table_other_game"
+    assert desk.read(lambda club: [m.table for m in club.tournaments["open"].matches.values()
+                                   if m.table]) == []  # fmt: skip
+    desk.close()

@@ -510,3 +510,37 @@ async def test_on_the_match_page_the_clock_is_made_mandatory_and_the_table_told(
                 ("impose_clock", "refused")]
     finally:
         web.close()
+
+
+async def test_a_move_onto_a_table_another_event_holds_is_refused_and_changes_nothing(
+    client: httpx.AsyncClient, web: WebApp, fake_table: FakeTable
+) -> None:
+    # Two events on the evening's tables: the open's G1-1 at table 3, the novatos' at 4.
+    make_tournament(web, 4)
+
+    def novatos(club: Any, now: Any) -> None:
+        club.create_tournament("nov", "Novatos", TODAY, category="novatos")
+        for name in ("NOA", "NIL", "NUR", "NEL"):
+            club.register("nov", club.registry.add_new(name, category="novatos").id, now=now)
+        club.start("nov", seed=3, now=now)
+
+    web.desk.call(novatos)
+    other = FakeTable(web.hub, "4")
+    web.hub.register_table("4")
+    other.online()
+    csrf = await login(client)
+    async with serving(fake_table, other):
+        r = await act(client, csrf, "assign", t="2025-03", match_id="G1-1", table="3")
+        assert r.status_code == 200, r.text
+        r = await act(client, csrf, "assign", t="nov", match_id="G1-1", table="4")
+        assert r.status_code == 200, r.text
+        r = await act(client, csrf, "move", t="2025-03", match_id="G1-1", table="4", reason="x")
+        assert r.status_code == 409 and "ocupada" in r.text, r.text
+        await asyncio.sleep(0.3)
+        # Nothing moved, nothing withdrawn: table 3 still holds the open's G1-1.
+        assert _t(web, lambda t: (t.match("G1-1").table, t.match("G1-1").status)) == (
+            "3", "assigned",
+        )  # fmt: skip
+        assert fake_table.table.s.match_id == "G1-1" and fake_table.table.state != "idle"
+        held = {a["table"]: a["args"] for a in web.hub.store.assignments()}
+        assert held["3"] is not None and held["3"]["match_id"] == "G1-1"
