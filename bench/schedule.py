@@ -396,7 +396,15 @@ def spread_of(figs: Sequence[Figures], tid: str) -> str:
     return f"{statistics.mean(std):4.1f} / {max(p90):4.1f}"
 
 
-def report(scenarios: Sequence[Scenario], seeds: Sequence[int], replays: int = 30,
+def _mean(xs: Sequence[float]) -> float:
+    return statistics.fmean(xs) if xs else math.nan
+
+
+def _mean_abs(xs: Sequence[float]) -> float:
+    return _mean([abs(x) for x in xs])
+
+
+def report(scenarios: Sequence[Scenario], seeds: Sequence[int], replays: int = 20,
            policies: Sequence[tuple[str, Priority]] = POLICIES) -> int:
     t_start = time.perf_counter()
     results = run(scenarios, seeds, replays, policies)
@@ -410,6 +418,8 @@ def report(scenarios: Sequence[Scenario], seeds: Sequence[int], replays: int = 3
           f"{'err at half':>14} {'floor':>11} {'vs mean':>14}")
     worst = {"ratio": 0.0, "barrier": 0.0, "half": 0.0, "p90": 0.0, "bias": 0.0}
     signed: list[float] = []
+    biases: list[float] = []
+    stds: list[float] = []
     longer = 0
     times: list[float] = []
     for sc in scenarios:
@@ -445,6 +455,8 @@ def report(scenarios: Sequence[Scenario], seeds: Sequence[int], replays: int = 3
         worst["bias"] = max(worst["bias"], *(abs(v) for f in crit for v in f.bias_half.values()),
                             0.0)
         signed += [v for f in crit for v in f.err_half.values() if not math.isnan(v)]
+        biases += [v for f in crit for v in f.bias_half.values()]
+        stds += [v for f in crit for v in f.replay_std.values()]
         if "calendar" in by:
             longer += sum(c.length_min > k.length_min + 1e-9
                           for c, k in zip(crit, by["calendar"], strict=True))
@@ -452,10 +464,11 @@ def report(scenarios: Sequence[Scenario], seeds: Sequence[int], replays: int = 3
     print()
     print(f"critical: worst ratio {worst['ratio']:.3f} (goal ≤ 1.10), against the barrier bound "
           f"{worst['barrier']:.3f}; longer than calendar in {longer} of {n} evenings (goal 0)")
-    print(f"forecast at half-time: worst error {worst['half']:.1f} min (goal ≤ 10), mean error "
-          f"{statistics.fmean(signed) if signed else math.nan:+.1f}; the floor (worst p90 of "
-          f"the replays) {worst['p90']:.1f} min; worst distance from the replays' mean "
-          f"{worst['bias']:.1f} min")
+    print(f"forecast at half-time: worst error {worst['half']:.1f} min (goal ≤ 10), mean "
+          f"|error| {_mean_abs(signed):.1f}, mean error {_mean(signed):+.1f}; the floor: "
+          f"replays' std {_mean(stds):.1f} on average, worst p90 {worst['p90']:.1f} min; "
+          f"forecast − replays' mean: mean |·| {_mean_abs(biases):.1f}, mean {_mean(biases):+.1f}, "
+          f"worst {worst['bias']:.1f} min")
     print(f"forecast wall time: median {statistics.median(times):.0f} ms, "
           f"max {max(times):.0f} ms over {len(times)} forecasts; bench "
           f"{time.perf_counter() - t_start:.0f} s")
@@ -466,7 +479,7 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--seeds", type=int, default=5, help="evenings per scenario")
     p.add_argument("--first-seed", type=int, default=1)
-    p.add_argument("--replays", type=int, default=30,
+    p.add_argument("--replays", type=int, default=20,
                    help="replays of each second half for the forecast's floor (0: none)")
     p.add_argument("--sigma", type=float, default=SIGMA,
                    help=f"the spread of the match durations (default {SIGMA})")
