@@ -450,9 +450,10 @@ def _precedence_starts(pairs: Sequence[tuple[Tournament, Tournament]], sim: Simu
     """Each match's expected start in seconds from now by what it waits for (the slowest of
     them, :mod:`mesa.tournament.slowest`), over the simulated draw of every event: its
     precedences (calendar order in a group, the draw after the groups, a bracket's feeders,
-    Último Chance after the first knockout round). Tables are not in it (a waiting match
-    takes whichever table frees first: counting the one it got in the simulation as a
-    precedence forecasts scarce-table evenings about 15 minutes late).
+    Último Chance after the first knockout round), and no sooner than the simulation could
+    seat it when it had to wait for a table (its ``release``). The table's previous match is
+    not counted as a predecessor: a waiting match takes whichever table frees first (counting
+    the one it got in the simulation forecast scarce-table evenings about 15 minutes late).
 
     A match's spread is the model's (:func:`~mesa.tournament.durations.moments_s`: narrower
     under a running clock, which cuts the long tail off); what a match under way has left
@@ -496,4 +497,16 @@ def _precedence_starts(pairs: Sequence[tuple[Tournament, Tournament]], sim: Simu
             if om is not None and om.status in ("assigned", "playing") and key in sim.ends:
                 rest = (sim.ends[key] - now).total_seconds()
                 fixed[k(*key)] = (rest, min((cv * rest) ** 2, var))
-    return {keys[name]: mv[0] for name, mv in expected_starts(preds, duration, fixed).items()}
+    # A match the simulation kept waiting after what it follows had ended (for a table, or a
+    # player busy elsewhere) cannot start before it got one there: the slowest-of then
+    # carries on from that start (the rounds after a wide knockout round on scarce tables).
+    release: dict[str, float] = {}
+    for name, key in keys.items():
+        start = sim.starts.get(key)
+        if start is None or name in fixed:
+            continue
+        ready = max((sim.ends.get(keys[p], now) for p in preds[name]), default=now)
+        if start > ready:
+            release[name] = (start - now).total_seconds()
+    starts = expected_starts(preds, duration, fixed, release)
+    return {keys[name]: mv[0] for name, mv in starts.items()}
