@@ -219,8 +219,10 @@ def bounds(sc: Scenario, ev: Evening) -> tuple[float, float]:
     and the barrier bound, which also knows that an event's knockout is drawn only once every
     group match of it is decided (flow.py): for each event, its group stage's own bound (its
     longest group chain, its group time ÷ tables, a domino player's rounds and group matches)
-    plus the larger of the knockout's longest chain after it and its knockout and Último
-    Chance time ÷ tables; and the groups of every event ÷ tables plus the shortest such tail."""
+    plus the larger of the knockout's longest chain after it, its knockout and Último Chance
+    time ÷ tables and, with more first knockout matches than tables, the shortest of them and
+    then their shortest chain; the groups of every event ÷ tables plus the shortest such
+    tail; and :func:`_tail_bound_s` over every match."""
     sim = ev.sim
     total_s = chain_s = 0.0
     barrier_s = 0.0
@@ -251,6 +253,12 @@ def bounds(sc: Scenario, ev: Evening) -> tuple[float, float]:
                 chain_s = max(chain_s, rounds + mine + tail)
                 stage = max(stage, rounds + mine)
         after = max(tail, after_s / sc.tables)
+        firsts = [m.id for m in t.matches.values() if _first_ko(m)]
+        if len(firsts) > sc.tables:
+            # More first knockout matches than tables: some start a whole (shortest) match
+            # after the draw, and the shortest chain of them still follows.
+            after = max(after, min(seconds[f] for f in firsts)
+                        + min(c.chain_s[f] for f in firsts))
         barrier_s = max(barrier_s, stage + after)
         all_groups_s += group_s
         tails.append(after)
@@ -464,11 +472,12 @@ def report(scenarios: Sequence[Scenario], seeds: Sequence[int], replays: int = 2
     print()
     print(f"critical: worst ratio {worst['ratio']:.3f} (goal ≤ 1.10), against the barrier bound "
           f"{worst['barrier']:.3f}; longer than calendar in {longer} of {n} evenings (goal 0)")
+    floor = (f"the floor: replays' std {_mean(stds):.1f} on average, worst p90 "
+             f"{worst['p90']:.1f} min; forecast − replays' mean: mean |·| "
+             f"{_mean_abs(biases):.1f}, mean {_mean(biases):+.1f}, worst {worst['bias']:.1f} min"
+             ) if stds else "the floor not measured (--replays 0)"
     print(f"forecast at half-time: worst error {worst['half']:.1f} min (goal ≤ 10), mean "
-          f"|error| {_mean_abs(signed):.1f}, mean error {_mean(signed):+.1f}; the floor: "
-          f"replays' std {_mean(stds):.1f} on average, worst p90 {worst['p90']:.1f} min; "
-          f"forecast − replays' mean: mean |·| {_mean_abs(biases):.1f}, mean {_mean(biases):+.1f}, "
-          f"worst {worst['bias']:.1f} min")
+          f"|error| {_mean_abs(signed):.1f}, mean error {_mean(signed):+.1f}; {floor}")
     print(f"forecast wall time: median {statistics.median(times):.0f} ms, "
           f"max {max(times):.0f} ms over {len(times)} forecasts; bench "
           f"{time.perf_counter() - t_start:.0f} s")
