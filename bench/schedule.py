@@ -1,8 +1,9 @@
 """Simulated club evenings: today's calendar-order scheduler against the critical one, and the
 forecast's error for the start of each final.
 
-    .venv/bin/python bench/schedule.py                 # the ten evenings, 5 seeds each
+    .venv/bin/python bench/schedule.py                 # the ten evenings, 5 seeds, 20 replays
     .venv/bin/python bench/schedule.py --seeds 20      # more seeds
+    .venv/bin/python bench/schedule.py --replays 0     # without the forecast's floor (6 s)
 
 Each evening is an open tournament and a novatos one (with Último Chance each) on shared
 backgammon tables, drawn at 20:00; one evening also has a domino room: a pairs event whose
@@ -14,11 +15,14 @@ schedulers play the very same matches for the very same time, with the same resu
 
 Printed per evening and scheduler: the evening's length (the last backgammon match's end),
 the lower bound ``max(longest chain, total match time ÷ tables)`` (the chain from
-:mod:`mesa.tournament.chains` over the evening as played), their ratio, the idle table-minutes,
-and the forecast's error (forecast − actual, minutes) for the start of each event's final,
-made at the draw and at half-time (half the evening's actual length; the tables report each
-match's score as growing evenly over its drawn duration). Then each run's worst figures
-against the issue's goals, and the forecast's wall time.
+:mod:`mesa.tournament.chains` over the evening as played) and a tighter one that knows the
+knockout is drawn after every group (:func:`bounds`), the ratio to each, the idle
+table-minutes, and the forecast's error (forecast − actual, minutes) for the start of each
+event's final, made at the draw and at half-time (half the evening's actual length; the tables
+report each match's score as growing evenly over its drawn duration). Beside it the floor no
+forecast can beat: the spread of that start over replays of the second half from the same
+state with fresh draws (:func:`replay`), and the forecast's distance from the replays' mean.
+Then each run's worst figures against the issue's goals, and the forecast's wall time.
 """
 
 from __future__ import annotations

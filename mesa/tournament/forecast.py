@@ -4,13 +4,14 @@ event's final starts and the event finishes.
 :func:`forecast` plays the rest of the evening on copies of the events (the inputs never
 change) with the scheduler itself (:func:`~mesa.tournament.scheduler.plan_evening`, the given
 priority) and the expected durations of :mod:`mesa.tournament.durations`: a match that starts
-takes the norm (at most its clock's bound); a match under way takes what its pace leaves
-(:func:`~mesa.tournament.pace.pace_of`, from the score and clock its table reports, ``live``);
-an assigned match starts now. A match that follows several others (a knockout round, the
-draw after the groups) starts no sooner than the expected *slowest* of them
-(:mod:`mesa.tournament.slowest`): the last of parallel matches ends later than their expected
-duration, so the final below starts about 22:39 rather than 20:00 + 90 + 50 once the spread
-of the group's and the play-in's matches is counted. Results in the copies go to the better
+takes the model's mean (the norm; under a running clock a little less, its long tail cut at
+the bound); a match under way takes what its pace leaves (:func:`~mesa.tournament.pace.
+pace_of`, from the score and clock its table reports, ``live``); an assigned match starts
+now. A match that follows several others (a knockout round, the draw after the groups)
+starts no sooner than the expected *slowest* of them (:mod:`mesa.tournament.slowest`), nor
+than the simulation could seat it when it waited for a table: the last of parallel matches
+ends later than their expected duration, so the final below starts about 22:39 rather than
+20:00 + 90 + 50 once the spread of the group's and the play-in's matches is counted. Results in the copies go to the better
 seed (the draws that follow need a winner; who wins changes nobody's time but a shared
 player's). Último Chance is drawn when its first knockout round is over, as the desk does,
 and ties wait for no dice.

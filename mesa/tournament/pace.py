@@ -14,9 +14,8 @@ remaining time. The rules (``docs/schedule.md``):
   clock runs on it: that is when the director imposes the clock (HGV 2.4, 7.6.1). A match on
   the clock is bounded already and never flagged.
 - **Expected total.** The norm, blended with the pace so far by progress:
-  ``T = (1 − w) × norm + w × L × elapsed / (leader + ½)`` with ``w = leader / L`` (0 at 0–0: the
-  norm; the observed pace counts more as the match goes on). The half is the leader's next
-  point, under way when the score is read (half played, on average). It is at least
+  ``T = (1 − w) × norm + w × L × elapsed / leader`` with ``w = leader / L`` (0 at 0–0: the norm;
+  the observed pace counts more as the match goes on). It is at least
   ``min(L × elapsed / (leader + 1), elapsed + (L − leader) × minutes_per_point)``: at its pace so
   far the leader has not reached the next point yet, but nobody is expected slower than the
   norm for all the points still needed. A little always remains while the match is under way
@@ -25,9 +24,9 @@ remaining time. The rules (``docs/schedule.md``):
   plus the delay of the moves left (:func:`mesa.tournament.durations.clock_bound_s`); without the
   reserves reported, the whole match's bound less the elapsed time.
 
->>> p = pace_of(3, 1, 0, 600)         # 1–0 after 10 minutes: on the norm, a bit ahead of it
+>>> p = pace_of(3, 1, 0, 600)         # 1–0 after 10 minutes: on the norm
 >>> p.minutes_per_point, round(p.expected_remaining_s / 60), p.behind_s, p.flagged
-(10.0, 17, 0.0, False)
+(10.0, 20, 0.0, False)
 >>> p = pace_of(3, 0, 0, 20 * 60)     # 0–0 after 20 minutes: a point's norm behind
 >>> p.behind_s / 60, p.flagged, round(p.expected_remaining_s / 60)
 (10.0, True, 30)
@@ -47,11 +46,6 @@ from mesa.tournament.matches import ClockPreset, Match
 MIN_SHARE = 0.25
 # Behind by this many points' norm: flagged.
 FLAG_POINTS = 1.0
-# The share of the leader's next point already played, on average, when the score is read:
-# the time since the leader's last point belongs to the next one (half of it, at a random
-# moment). Without it the pace so far overstates every match under way; the forecast was
-# about 3 minutes late on average (bench/schedule.py).
-POINT_UNDER_WAY = 0.5
 
 
 @dataclass(frozen=True)
@@ -138,7 +132,7 @@ def pace_of(length: int, score_a: int, score_b: int, elapsed_s: float, *,
         total, remaining = elapsed, 0.0
     else:
         w = leader / length
-        observed = length * elapsed / (leader + POINT_UNDER_WAY) if leader else norm
+        observed = length * elapsed / leader if leader else norm
         total = (1 - w) * norm + w * observed
         total = max(total, min(length * elapsed / (leader + 1), elapsed + need * per_point))
         remaining = max(total - elapsed, MIN_SHARE * per_point * need)

@@ -16,12 +16,10 @@ def test_at_the_start_the_norm() -> None:
     assert p.minutes_per_point is None
 
 
-def test_on_the_norm_the_rest_a_little_under_the_norm() -> None:
+def test_on_the_norm_the_rest_at_the_norm() -> None:
     p = pace_of(5, 2, 1, 20 * 60)
     assert p.minutes_per_point == 10
-    # the leader's third point is half played, on average: 2.5 points in 20 minutes, the
-    # pace so far (8 a point) blended with the norm by progress: 0.6 × 50 + 0.4 × 40 − 20
-    assert p.expected_remaining_s == pytest.approx(26 * 60)
+    assert p.expected_remaining_s == pytest.approx(30 * 60)
     assert p.behind_s == 0 and not p.flagged
 
 
