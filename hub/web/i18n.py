@@ -93,6 +93,7 @@ _WEB: dict[str, dict[str, Entry]] = {
         "en": "Slow: you may impose the clock; it starts with the next game (HGV 2.4, 9.1.1).",
     },
     "pace.title": {"es": "Ritmo", "en": "Pace"},
+    "pace.start_label": {"es": "Inicio", "en": "Start"},
     "pace.started": {"es": "empezó a las {time}", "en": "started at {time}"},
     "pace.bounded": {"es": "con reloj: como mucho hasta las {time}",
                      "en": "on the clock: at the latest {time}"},
