@@ -8,6 +8,10 @@ gives a match to a table, and the waiting match says why ("espera: ANA juega en 
 dominó"). A desk whose seats change wakes the other desks (their listeners), so a match waiting
 for a player is assigned the moment the player is free.
 
+Seating is check-then-act across two desks' threads: a desk reads the others' seats, seats its
+players and publishes them, all inside :meth:`Venue.seating` (one lock for the venue), so two
+desks never both seat a player each had seen free.
+
 The venue holds no state of its own worth keeping: each desk publishes again from its store when
 it starts, so a restart loses nothing.
 
@@ -28,7 +32,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 __all__ = ["Seat", "Venue"]
@@ -51,7 +56,8 @@ class Venue:
     """See the module docstring. Thread-safe: each desk publishes from its own thread."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        # Reentrant: a desk publishes its seats while it holds :meth:`seating`.
+        self._lock = threading.RLock()
         self._seats: dict[str, dict[str, Seat]] = {}  # game → player → seat
         self._listeners: dict[str, list[Callable[[], None]]] = {}
 
@@ -68,6 +74,13 @@ class Venue:
                 fn()
             except Exception:  # a listener's failure must not undo the publishing desk's step
                 log.exception("venue listener failed")
+
+    @contextmanager
+    def seating(self) -> Iterator[None]:
+        """Hold the venue while a desk reads the seats, seats players and publishes them (on
+        that desk's own thread; never wait for another desk inside)."""
+        with self._lock:
+            yield
 
     def busy(self, *, besides: str | None = None) -> dict[str, Seat]:
         """Every seated player, by player id; ``besides`` leaves out that game's own seats (a

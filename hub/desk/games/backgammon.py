@@ -162,11 +162,22 @@ class TournamentDesk(OnDeskLoop):
         return ts[-1] if ts else None
 
     def open_tournaments(self) -> list[Tournament]:
-        """Every tournament not yet closed, oldest first: the evening's backgammon events."""
+        """Every tournament not yet closed, oldest first."""
         return sorted(
             (t for t in self.club.tournaments.values() if t.phase != "closed"),
             key=lambda t: (t.held_on, t.id),
         )
+
+    def evening_events(self) -> list[Tournament]:
+        """The open tournaments held on the evening's date (the newest an open one has): those
+        the desk hands tables to and forecasts by itself. An older one still open (last
+        month's, never closed, or reopened by a late correction) gets a table only from the
+        director's own "Asignar a mesa": it must not take tonight's tables unasked."""
+        events = self.open_tournaments()
+        if not events:
+            return []
+        tonight = max(t.held_on for t in events)
+        return [t for t in events if t.held_on == tonight]
 
     # ── the evening against the clock ───────────────────────────────────
     def evening_time(self) -> EveningTime:
@@ -183,7 +194,7 @@ class TournamentDesk(OnDeskLoop):
             ]
             elsewhere = sorted(self.venue.busy(besides=GAME.name))
             made = evening_time(
-                self.open_tournaments(), live, now, tables=tables, elsewhere=elsewhere,
+                self.evening_events(), live, now, tables=tables, elsewhere=elsewhere,
                 timed=lambda m: self.timed == "all" or m.clock.mandatory, rate=self.rate,
             )
             self._time = (key, made)
@@ -448,7 +459,7 @@ class TournamentDesk(OnDeskLoop):
         # a refused step reloads the club from the store, and an object taken before that
         # would take the next step's changes with it, unsaved (matches published to a table
         # but "ready" in the tournament, then given to a second table).
-        tids = [t.id for t in self.open_tournaments()]
+        tids = [t.id for t in self.evening_events()]
         if not tids:
             return False
         changed = bool(self.release_stale())
@@ -492,18 +503,23 @@ class TournamentDesk(OnDeskLoop):
         if not free or not any(self.club.tournaments[tid].ready_matches() for tid in playing):
             return False
         now = self._now()
-        elsewhere = set(self.venue.busy(besides=GAME.name))
 
         def assign(club: Club, now: datetime) -> list[tuple[str, Assignment]]:
-            events = [club.tournaments[tid] for tid in playing]
-            plans = plan_evening(
-                events, free, now, busy_elsewhere=elsewhere, priority=self.priority
-            )
-            return [
-                (tid, a)
-                for tid, plan in plans.items()
-                for a in club.tournaments[tid].give_tables(plan, now=now)
-            ]
+            # Read the other games' seats, seat, publish: one hold of the venue, so the domino
+            # desk never seats a player this plan is seating (and the reverse).
+            with self.venue.seating():
+                elsewhere = set(self.venue.busy(besides=GAME.name))
+                events = [club.tournaments[tid] for tid in playing]
+                plans = plan_evening(
+                    events, free, now, busy_elsewhere=elsewhere, priority=self.priority
+                )
+                given = [
+                    (tid, a)
+                    for tid, plan in plans.items()
+                    for a in club.tournaments[tid].give_tables(plan, now=now)
+                ]
+                self._publish_seats()
+            return given
 
         given = self._apply(assign)
         for tid, a in given:

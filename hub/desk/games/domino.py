@@ -44,6 +44,7 @@ mesa.games.domino.pairs.PairsError: which_tournament: 2 domino tournaments are o
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import time
@@ -256,6 +257,10 @@ class DominoDesk(OnDeskLoop):
         if self.venue is not None:
             self.venue.publish(GAME.name, seats)
 
+    def _seating(self) -> contextlib.AbstractContextManager[None]:
+        """The venue's hold for check-then-seat (nothing to hold without a venue)."""
+        return self.venue.seating() if self.venue is not None else contextlib.nullcontext()
+
     def _elsewhere(self, t: PairsTournament, players: Iterable[str]) -> list[Elsewhere]:
         """``players`` of ``t`` seated at another table now: by another game's desk (the
         venue) or by another open domino event."""
@@ -332,17 +337,22 @@ class DominoDesk(OnDeskLoop):
         free = self.free_tables() if tables is None else list(tables)
 
         def start(x: PairsTournament) -> tuple[list[PairsGame], Assignments]:
-            away = self._elsewhere(x, _next_players(x))
-            if away and not confirm:
-                raise PlayersBusy(away)
-            # Held now, on the desk's thread: another event's round may have taken a table
-            # since the grid said it was free.
-            held = {s.table for s in self._seats}
-            games = x.start_round([f for f in free if f not in held], actor=actor, at=self._at())
-            if away:
-                x._log(actor, self._at(), "late", players=[
-                    {"player": e.seat.player, "name": e.name, "table": e.seat.table,
-                     "event": e.seat.event, "game": e.seat.game} for e in away])
+            # Check the seats, seat the round, publish: one hold of the venue, so the
+            # backgammon desk never seats a player this round is seating (and the reverse).
+            with self._seating():
+                away = self._elsewhere(x, _next_players(x))
+                if away and not confirm:
+                    raise PlayersBusy(away)
+                # Held now, on the desk's thread: another event's round may have taken a table
+                # since the grid said it was free.
+                held = {s.table for s in self._seats}
+                games = x.start_round([f for f in free if f not in held], actor=actor,
+                                      at=self._at())  # fmt: skip
+                if away:
+                    x._log(actor, self._at(), "late", players=[
+                        {"player": e.seat.player, "name": e.name, "table": e.seat.table,
+                         "event": e.seat.event, "game": e.seat.game} for e in away])
+                self._refresh()  # the round's seats, published before the venue is let go
             return games, {g.table: self.assign_args(x, g) for g in games}
 
         games, assignments = self.call(start, t)

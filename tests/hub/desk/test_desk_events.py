@@ -271,3 +271,67 @@ def test_the_directors_assign_refuses_a_domino_table(hub: Hub) -> None:
     assert desk.read(lambda club: [m.table for m in club.tournaments["open"].matches.values()
                                    if m.table]) == []  # fmt: skip
     desk.close()
+
+
+def test_two_desks_seating_at_once_never_seat_one_player_twice(hub: Hub, monkeypatch: Any) -> None:
+    """The domino desk checks the venue and seats while this desk is planning: the venue's
+    hold makes it wait for this plan's seats, so it sees them (a reviewer's race)."""
+    import threading
+    import time
+
+    import mesa.hub.desk.games.backgammon as bg
+
+    _online(hub, ["1", "2", "3", "4"])
+    desk = _desk(hub, auto_assign=False)
+    ids = _two_events(desk)
+    venue = desk.venue
+    planning = threading.Event()
+    real = bg.plan_evening
+
+    def slow_plan(*a: Any, **kw: Any) -> Any:
+        planning.set()
+        time.sleep(0.3)  # the other desk's thread tries to seat now
+        return real(*a, **kw)
+
+    seated_at_domino: list[str] = []
+
+    def domino_desk() -> None:
+        planning.wait(5)
+        with venue.seating():  # what DominoDesk.start_round does: check, seat, publish
+            if ids["ANA"] not in venue.busy(besides="domino"):
+                venue.publish("domino", [Seat(ids["ANA"], "d1", "D1", "Dominó", "domino")])
+                seated_at_domino.append(ids["ANA"])
+
+    monkeypatch.setattr(bg, "plan_evening", slow_plan)
+    other = threading.Thread(target=domino_desk)
+    other.start()
+    desk.auto_assign = True
+    desk.sync()
+    other.join(5)
+    at_backgammon = {p for _, _, p in _seated(desk)}
+    assert ids["ANA"] in at_backgammon | set(seated_at_domino)
+    assert not at_backgammon & set(seated_at_domino), "a player at two tables"
+    desk.close()
+
+
+def test_an_older_event_still_open_takes_no_table_unasked(hub: Hub) -> None:
+    """Last month's tournament, reopened by a late correction (or never closed), must not
+    take tonight's tables: only the evening's events are handed tables by the desk."""
+    from datetime import timedelta
+
+    _online(hub, ["1", "2", "3", "4"])
+    desk = _desk(hub)
+
+    def run(club: Any, now: datetime) -> None:
+        club.create_tournament("old", "Noviembre", TODAY - timedelta(days=28))
+        club.create_tournament("tonight", "Diciembre", TODAY)
+        for tid, names in (("old", ["A1", "A2", "A3", "A4"]), ("tonight", ["B1", "B2", "B3"])):
+            for n in names:
+                club.register(tid, club.registry.add_new(n).id, now=now)
+            club.start(tid, seed=2, now=now)
+
+    desk.call(run)
+    desk.sync()
+    assert {tid for tid, _, _ in _seated(desk)} == {"tonight"}
+    assert [t.id for t in desk.read(lambda club: desk.evening_events())] == ["tonight"]
+    desk.close()
