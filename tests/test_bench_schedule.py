@@ -28,12 +28,16 @@ def test_a_tiny_evening_under_both_policies(bench: ModuleType,
     tiny = (bench.Scenario("12 players, 3 tables", 12, 3, 4),
             bench.Scenario("12 players, 3 tables, domino", 12, 3, 4, domino_shared=2,
                            domino_rounds=2))
-    results = bench.run(tiny, [1])
+    results = bench.run(tiny, [1], replays=3)
     for sc in tiny:
         for name in ("calendar", "critical"):
             [f] = results[sc.name][name]
             assert f.ratio >= 1 - 1e-9            # the lower bound is one
+            assert f.ratio >= f.barrier_ratio >= 1 - 1e-9   # the barrier bound too, tighter
+            # a final under way at half-time has nothing left to replay
+            assert set(f.replay_std) == set(f.replay_p90) <= set(f.final_start)
+            assert all(v >= 0 for v in f.replay_std.values())
             assert set(f.err_half) == set(f.final_start) == {"2026-12", "2026-12-novatos"}
-    assert bench.report(tiny[:1], [1]) == 0
+    assert bench.report(tiny[:1], [1], replays=2) == 0
     out = capsys.readouterr().out
-    assert "critical" in out and "forecast wall time" in out
+    assert "critical" in out and "forecast wall time" in out and "floor" in out

@@ -24,14 +24,15 @@ club) and is cached there (:meth:`TournamentDesk.evening_time
 
 from __future__ import annotations
 
+import dataclasses
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from mesa.tournament.forecast import BusyWindow, Forecast, LiveMatch, forecast
-from mesa.tournament.matches import iso
+from mesa.tournament.matches import Match, iso
 from mesa.tournament.pace import ClockState, Pace, pace_of
 from mesa.tournament.tournament import Tournament
 
@@ -83,12 +84,18 @@ def evening_time(
     *,
     tables: Sequence[str],
     elsewhere: Sequence[str] = (),
+    timed: Callable[[Match], bool] | None = None,
+    rate: float = 1.0,
 ) -> EveningTime:
     """The pace of the matches under way and the forecast of the rest, at ``now``.
 
     ``live_tables`` are the hub's table projections (score and reserves of the match a table
     plays), ``tables`` the backgammon tables the rest may use, ``elsewhere`` the players
-    another game holds now. Without tables there is no forecast, only the paces.
+    another game holds now, ``timed`` whether a match was given a clock (the desk knows; by
+    default: its table reports reserves that are not both zero, as an untimed table does).
+    ``rate`` is the tables' time scale (the demo's acceleration: table seconds per hub
+    second): a pace is measured in table time, and every time it gives is in the hub's.
+    Without tables there is no forecast, only the paces.
     """
     by_table = {str(x.get("table")): x for x in live_tables}
     paces: dict[str, dict[str, Pace]] = {}
@@ -103,10 +110,14 @@ def evening_time(
                 report = {}  # the table reports another match: its score is not this one's
             score = _score(report)
             reserves = _reserves(report)
-            clock = None if reserves is None else ClockState(m.clock, *reserves)
-            elapsed = max(0.0, (now - m.started_at).total_seconds())
-            paces.setdefault(t.id, {})[m.id] = pace_of(
-                m.length, *score, elapsed, minutes_per_point=mpp, clock=clock
+            on_clock = (timed(m) if timed is not None
+                        else reserves is not None and any(reserves))  # fmt: skip
+            clock = ClockState(m.clock, *reserves) if on_clock and reserves else None
+            if on_clock and clock is None:
+                clock = ClockState(m.clock)  # timed, its reserves not reported yet
+            elapsed = max(0.0, (now - m.started_at).total_seconds()) * rate
+            paces.setdefault(t.id, {})[m.id] = _in_hub_time(
+                pace_of(m.length, *score, elapsed, minutes_per_point=mpp, clock=clock), rate
             )
             live[m.table] = LiveMatch(*score, clock=clock)
     out = EveningTime(now, paces)
@@ -116,12 +127,26 @@ def evening_time(
     busy = (
         [BusyWindow(frozenset(elsewhere), now, now + OTHER_GAME_LEFT)] if elsewhere else []
     )
+    # Each event's own norm, in the hub's time (scaled only in the demo).
+    norm = None if rate == 1.0 else playing[0].settings.minutes_per_point / rate
     try:
-        f = forecast(playing, list(tables), now, live=live, busy=busy)
+        f = forecast(playing, list(tables), now, live=live, busy=busy, minutes_per_point=norm)
     except Exception:  # a forecast is advice: never the reason a page or the desk fails
         log.exception("the evening's forecast could not be made")
         return out
     return EveningTime(now, paces, _matches(f), _events(f))
+
+
+def _in_hub_time(p: Pace, rate: float) -> Pace:
+    """A pace measured in table time with its durations said in the hub's (rate ≠ 1: the
+    demo); the minutes per point stay the table's."""
+    if rate == 1.0:
+        return p
+    return dataclasses.replace(
+        p,
+        expected_remaining_s=p.expected_remaining_s / rate,
+        bound_s=None if p.bound_s is None else p.bound_s / rate,
+    )
 
 
 def _matches(f: Forecast) -> dict[str, dict[str, dict[str, str | None]]]:

@@ -18,7 +18,7 @@ a template uses exists. The clock and number formats are :mod:`mesa.words`'s, re
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from mesa.hub.web.domino_i18n import DOMINO_STRINGS
@@ -74,6 +74,29 @@ _WEB: dict[str, dict[str, Entry]] = {
     "next.opponent": {"es": "Rival", "en": "Opponent"},
     "next.round": {"es": "Ronda", "en": "Round"},
     "next.time": {"es": "Hora", "en": "Time"},
+    "next.expected": {"es": "Hora prevista", "en": "Expected at"},
+    "next.about": {"es": "hacia las {time}", "en": "at about {time}"},
+    # the forecast (docs/schedule.md): an event's final and end, a match's expected end
+    "fc.final_at": {"es": "la final, hacia las {time}", "en": "the final at about {time}"},
+    "fc.final_playing": {"es": "la final se está jugando", "en": "the final is being played"},
+    "fc.finish_at": {"es": "fin hacia las {time}", "en": "ends at about {time}"},
+    "fc.title": {"es": "Previsión", "en": "Forecast"},
+    # the pace of a match under way (HGV 2.4: about 10 minutes a point)
+    "pace.so_far": {"es": "ritmo {mpp} min/punto (norma {norm})",
+                    "en": "pace {mpp} min/point (norm {norm})"},
+    "pace.no_points": {"es": "{min} min sin puntos (norma {norm} min/punto)",
+                       "en": "{min} min without a point (norm {norm} min/point)"},
+    "pace.end": {"es": "fin hacia las {time}", "en": "ends at about {time}"},
+    "pace.slow": {"es": "va lenta: {min} min tras la norma", "en": "slow: {min} min behind the norm"},
+    "pace.slow_hint": {
+        "es": "Va lenta: puede imponer el reloj; empieza con el próximo juego (HGV 2.4, 9.1.1).",
+        "en": "Slow: you may impose the clock; it starts with the next game (HGV 2.4, 9.1.1).",
+    },
+    "pace.title": {"es": "Ritmo", "en": "Pace"},
+    "pace.start_label": {"es": "Inicio", "en": "Start"},
+    "pace.started": {"es": "empezó a las {time}", "en": "started at {time}"},
+    "pace.bounded": {"es": "con reloj: como mucho hasta las {time}",
+                     "en": "on the clock: at the latest {time}"},
     "next.score": {"es": "Marcador", "en": "Score"},
     "next.out": {"es": "No le quedan partidas en este torneo.",
                  "en": "You have no matches left in this tournament."},
@@ -836,6 +859,26 @@ def format_datetime(value: datetime | str | None, lang: str) -> str:
     return value.strftime("%d/%m/%Y %H:%M:%S" if lang == "es" else "%Y-%m-%d %H:%M:%S")
 
 
+def format_hour(value: datetime | str | None, lang: str) -> str:
+    """A forecast's time of day, to the nearest five minutes (a forecast is no more exact than
+    that): ``23:40``; ``—`` when there is none.
+
+    >>> format_hour("2026-12-04T23:38:10", "es"), format_hour(None, "en")
+    ('23:40', '—')
+    """
+    if value is None:
+        return "—"
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return str(value)
+    rounded = value + timedelta(minutes=2, seconds=30)
+    rounded -= timedelta(minutes=rounded.minute % 5, seconds=rounded.second,
+                         microseconds=rounded.microsecond)
+    return rounded.strftime("%H:%M")
+
+
 def format_date(value: Any, lang: str) -> str:
     """A date: ``31/12/2025`` in Spanish, ``2025-12-31`` in English."""
     if value is None:
@@ -871,6 +914,19 @@ class Translator:
 
     def date(self, value: Any) -> str:
         return format_date(value, self.lang)
+
+    def hour(self, value: Any) -> str:
+        """A forecast's time (to five minutes)."""
+        return format_hour(value, self.lang)
+
+    def hm(self, value: Any) -> str:
+        """A time that happened, to the minute: ``21:07``."""
+        if isinstance(value, str):
+            try:
+                value = datetime.fromisoformat(value)
+            except ValueError:
+                return value
+        return "—" if value is None else value.strftime("%H:%M")
 
     def actor(self, who: str | None) -> str:
         """Who did it: ``table 4`` → «mesa 4», the automatic actors by name, a user as is."""

@@ -43,6 +43,7 @@ from mesa.hub.web.http.store import WebStore
 from mesa.hub.web.http.stream_slots import StreamSlots
 from mesa.hub.web.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, format_clock, pick_language
 from mesa.hub.web.live import LiveFeed, LivePoller, summarize
+from mesa.hub.web.timing import add_forecasts, table_labels
 from mesa.metrics import Metrics
 from mesa.tournament.club import Club
 
@@ -68,6 +69,9 @@ def current_tournament(club: Club) -> Any:
 
 # The routes whose links keep the event the page is about (``?t=``); the others (the login,
 # the audit log, the call board and a player's next match, which span every event) do not.
+# Seconds between two reads of the cards' labels when nothing changed: a match's pace moves.
+PACE_REFRESH_S = 30.0
+
 EVENT_ROUTES = frozenset(
     {
         "home", "live", "groups", "draw", "draw_print", "consolation", "rankings", "players",
@@ -113,6 +117,7 @@ class Site:
     # Table → the event whose match it holds (read on the desk's thread when the tournament's
     # version changes; the cards carry it, see :meth:`event_at`).
     event_labels: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _labels_at: float = 0.0
 
     def __post_init__(self) -> None:
         self.poller.label = self.event_at
@@ -146,7 +151,11 @@ class Site:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        future = self.desk.submit_read(table_events)
+        self._labels_at = time.monotonic()
+        evening = getattr(self.desk, "evening_time", None)
+        future = self.desk.submit_read(
+            table_events if evening is None else lambda club: table_labels(club, evening())
+        )
 
         def done(f: Any) -> None:
             if f.cancelled() or f.exception() is not None:
@@ -171,6 +180,8 @@ class Site:
             self._tv_published = v
             self.feed.publish("tournament", "current", {"version": v})
             self._read_labels()
+        elif time.monotonic() - self._labels_at >= PACE_REFRESH_S:
+            self._read_labels()  # a match's pace moves with the clock, not only with events
 
     def publish_enrolment(self) -> None:
         """The pending tables changed: the feed says how many (the director's page refetches
@@ -199,8 +210,17 @@ class Site:
         return self.store.session(request.cookies.get(SESSION_COOKIE))
 
     async def read(self, fn: Callable[[Club], Any]) -> Any:
-        """``fn(club)`` on the desk's thread (a page never sees half an action)."""
-        return await asyncio.wrap_future(self.desk.submit_read(fn))
+        """``fn(club)`` on the desk's thread (a page never sees half an action); every
+        tournament header in what it returns gets its event's forecast."""
+        evening = getattr(self.desk, "evening_time", None)
+
+        def run(club: Club) -> Any:
+            out = fn(club)
+            if evening is not None:
+                add_forecasts(out, evening)
+            return out
+
+        return await asyncio.wrap_future(self.desk.submit_read(run))
 
     def live_data(self) -> dict[str, Any]:
         cards = self.poller.current()

@@ -4,13 +4,14 @@ event's final starts and the event finishes.
 :func:`forecast` plays the rest of the evening on copies of the events (the inputs never
 change) with the scheduler itself (:func:`~mesa.tournament.scheduler.plan_evening`, the given
 priority) and the expected durations of :mod:`mesa.tournament.durations`: a match that starts
-takes the norm (at most its clock's bound); a match under way takes what its pace leaves
-(:func:`~mesa.tournament.pace.pace_of`, from the score and clock its table reports, ``live``);
-an assigned match starts now. A match that follows several others (a knockout round, the
-draw after the groups) starts no sooner than the expected *slowest* of them
-(:mod:`mesa.tournament.slowest`): the last of parallel matches ends later than their expected
-duration, so the final below starts about 22:39 rather than 20:00 + 90 + 50 once the spread
-of the group's and the play-in's matches is counted. Results in the copies go to the better
+takes the model's mean (the norm; under a running clock a little less, its long tail cut at
+the bound); a match under way takes what its pace leaves (:func:`~mesa.tournament.pace.
+pace_of`, from the score and clock its table reports, ``live``); an assigned match starts
+now. A match that follows several others (a knockout round, the draw after the groups)
+starts no sooner than the expected *slowest* of them (:mod:`mesa.tournament.slowest`), nor
+than the simulation could seat it when it waited for a table: the last of parallel matches
+ends later than their expected duration, so the final below starts about 22:39 rather than
+20:00 + 90 + 50 once the spread of the group's and the play-in's matches is counted. Results in the copies go to the better
 seed (the draws that follow need a winner; who wins changes nobody's time but a shared
 player's). Último Chance is drawn when its first knockout round is over, as the desk does,
 and ties wait for no dice.
@@ -29,10 +30,10 @@ It is deterministic: the same state gives the same forecast.
 >>> f = forecast([t], ["1", "2"], now)
 >>> e = f.events["2026-12"]
 >>> hm = lambda d: d.strftime("%H:%M")
->>> e.final_id, hm(e.final_start), hm(e.final_end)   # groups 90, play-in 50, final 70 …
-('KO-F-1', '22:39', '23:49')
+>>> e.final_id, hm(e.final_start), hm(e.final_end)   # groups 90, play-in 50, final 67 …
+('KO-F-1', '22:39', '23:46')
 >>> hm(e.finish)         # … and Último Chance (its final to 3) once the final decided its draw
-'00:19'
+'00:16'
 >>> hm(f.match("2026-12", "G1-1").end), len(t.matches)     # the input is unchanged
 ('20:30', 6)
 """
@@ -46,7 +47,7 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from mesa.tournament.chains import critical_priority
-from mesa.tournament.durations import SIGMA, match_expected_s, running_clock
+from mesa.tournament.durations import SIGMA, match_moments_s, running_clock
 from mesa.tournament.errors import TournamentError
 from mesa.tournament.matches import Match
 from mesa.tournament.pace import ClockState, pace_of
@@ -363,14 +364,16 @@ def copy_event(t: Tournament) -> Tournament:
 
 
 def expected_durations(live: Mapping[str, LiveMatch], *,
-                       minutes_per_point: float | None = None) -> DurationOf:
-    """The forecast's durations: the norm (at most the running clock's bound) for a match
-    that starts; for a match under way, what its pace leaves (``live``, by table)."""
+                       minutes_per_point: float | None = None,
+                       sigma: float = SIGMA) -> DurationOf:
+    """The forecast's durations: the model's mean for a match that starts (the norm; under
+    a running clock the mean of the spread cut at its bound, a little less); for a match
+    under way, what its pace leaves (``live``, by table)."""
 
     def duration(t: Tournament, m: Match, now: datetime) -> float:
         mpp = t.settings.minutes_per_point if minutes_per_point is None else minutes_per_point
         if m.status != "playing" or m.started_at is None or m.started_at >= now:
-            return match_expected_s(m, mpp)
+            return match_moments_s(m, mpp, sigma)[0]
         report = live.get(m.table or "")
         clock = None if report is None else report.clock
         if clock is None and running_clock(m) is not None:
@@ -401,21 +404,23 @@ def forecast(tournaments: Sequence[Tournament], tables: Sequence[str], now: date
     """
     copies = [copy_event(t) for t in tournaments]
     sim = Simulation(copies, tables, now,
-                     duration=expected_durations(live or {}, minutes_per_point=minutes_per_point),
+                     duration=expected_durations(live or {}, minutes_per_point=minutes_per_point,
+                                                 sigma=sigma),
                      priority=priority, elsewhere=_elsewhere(busy, rooms))
     sim.run()
     matches: dict[str, dict[str, MatchForecast]] = {}
     events: dict[str, EventForecast] = {}
-    for original, t in zip(tournaments, copies, strict=True):
+    pairs = list(zip(tournaments, copies, strict=True))
+    waits = _precedence_starts(pairs, sim, now, sigma, minutes_per_point)
+    for original, t in pairs:
         done = {mid for mid, m in original.matches.items() if m.result is not None}
-        waits = _precedence_starts(original, t, sim, done, now, cv_of(sigma))
         mine: dict[str, MatchForecast] = {}
         for mid, m in t.matches.items():
             end = sim.ends.get((t.id, mid))
             if mid in done or end is None:
                 continue
             start = sim.starts.get((t.id, mid)) or m.started_at or now
-            later = now + timedelta(seconds=waits.get(mid, 0.0))
+            later = now + timedelta(seconds=waits.get((t.id, mid), 0.0))
             if (t.id, mid) in sim.starts and later > start:  # the slowest of what it follows
                 end, start = end + (later - start), later
             mine[mid] = MatchForecast(t.id, mid, start, end, sim.table_of.get((t.id, mid)))
@@ -440,34 +445,69 @@ def _first(m: Match) -> bool:
     return bool(m.sources) and any(s.kind == "seed" for s in m.sources or ())
 
 
-def _precedence_starts(original: Tournament, t: Tournament, sim: Simulation,
-                       done: set[str], now: datetime, cv: float) -> dict[str, float]:
-    """Each match's expected start in seconds from now by its precedences alone (the
-    slowest of what it follows, :mod:`mesa.tournament.slowest`), over the simulated draw."""
-    left = {mid: m for mid, m in t.matches.items() if mid not in done}
-    groups = [m for m in left.values() if m.phase == "group"]
-    first_ko = [m.id for m in left.values() if m.phase == "knockout" and _first(m)]
-    preds: dict[str, list[str]] = {mid: [] for mid in left}
-    for m in groups:
-        preds[m.id] = [o.id for o in groups if o.group == m.group and o.round_no < m.round_no
-                       and set(o.players) & set(m.players)]
-    for m in left.values():
-        for src in m.sources or ():
-            if src.kind != "seed" and str(src.ref) in left:
-                preds[m.id].append(str(src.ref))
-        if m.phase == "knockout" and _first(m) and original.knockout is None:
-            preds[m.id] += [g.id for g in groups]
-        if m.phase == "consolation" and _first(m) and original.consolation is None:
-            preds[m.id] += first_ko
+def _precedence_starts(pairs: Sequence[tuple[Tournament, Tournament]], sim: Simulation,
+                       now: datetime, sigma: float,
+                       minutes_per_point: float | None) -> dict[tuple[str, str], float]:
+    """Each match's expected start in seconds from now by what it waits for (the slowest of
+    them, :mod:`mesa.tournament.slowest`), over the simulated draw of every event: its
+    precedences (calendar order in a group, the draw after the groups, a bracket's feeders,
+    Último Chance after the first knockout round), and no sooner than the simulation could
+    seat it when it had to wait for a table (its ``release``). The table's previous match is
+    not counted as a predecessor: a waiting match takes whichever table frees first (counting
+    the one it got in the simulation forecast scarce-table evenings about 15 minutes late).
+
+    A match's spread is the model's (:func:`~mesa.tournament.durations.moments_s`: narrower
+    under a running clock, which cuts the long tail off); what a match under way has left
+    spreads as much as a whole match's share of it, never more than the whole match."""
+    cv = cv_of(sigma)
+    preds: dict[str, list[str]] = {}
     duration: dict[str, Moments] = {}
     fixed: dict[str, Moments] = {}
-    for mid in left:
-        key = (t.id, mid)
-        seconds = (sim.ends[key] - sim.starts.get(key, now)).total_seconds() if (
-            key in sim.ends) else 0.0
-        duration[mid] = (seconds, (cv * seconds) ** 2)
-        om = original.matches.get(mid)
-        if om is not None and om.status in ("assigned", "playing") and key in sim.ends:
-            rest = (sim.ends[key] - now).total_seconds()
-            fixed[mid] = (rest, (cv * rest) ** 2)
-    return {mid: mv[0] for mid, mv in expected_starts(preds, duration, fixed).items()}
+    keys: dict[str, tuple[str, str]] = {}
+
+    def k(tid: str, mid: str) -> str:
+        return f"{tid}\x1f{mid}"
+
+    for original, t in pairs:
+        done = {mid for mid, m in original.matches.items() if m.result is not None}
+        mpp = t.settings.minutes_per_point if minutes_per_point is None else minutes_per_point
+        left = {mid: m for mid, m in t.matches.items() if mid not in done}
+        groups = [m for m in left.values() if m.phase == "group"]
+        first_ko = [m.id for m in left.values() if m.phase == "knockout" and _first(m)]
+        mine: dict[str, list[str]] = {mid: [] for mid in left}
+        for m in groups:
+            mine[m.id] = [o.id for o in groups if o.group == m.group
+                          and o.round_no < m.round_no and set(o.players) & set(m.players)]
+        for m in left.values():
+            for src in m.sources or ():
+                if src.kind != "seed" and str(src.ref) in left:
+                    mine[m.id].append(str(src.ref))
+            if m.phase == "knockout" and _first(m) and original.knockout is None:
+                mine[m.id] += [g.id for g in groups]
+            if m.phase == "consolation" and _first(m) and original.consolation is None:
+                mine[m.id] += first_ko
+        for mid, before in mine.items():
+            key = (t.id, mid)
+            keys[k(*key)] = key
+            preds[k(*key)] = [k(t.id, p) for p in before]
+            seconds = (sim.ends[key] - sim.starts.get(key, now)).total_seconds() if (
+                key in sim.ends) else 0.0
+            var = match_moments_s(left[mid], mpp, sigma)[1]
+            duration[k(*key)] = (seconds, var)
+            om = original.matches.get(mid)
+            if om is not None and om.status in ("assigned", "playing") and key in sim.ends:
+                rest = (sim.ends[key] - now).total_seconds()
+                fixed[k(*key)] = (rest, min((cv * rest) ** 2, var))
+    # A match the simulation kept waiting after what it follows had ended (for a table, or a
+    # player busy elsewhere) cannot start before it got one there: the slowest-of then
+    # carries on from that start (the rounds after a wide knockout round on scarce tables).
+    release: dict[str, float] = {}
+    for name, key in keys.items():
+        start = sim.starts.get(key)
+        if start is None or name in fixed:
+            continue
+        ready = max((sim.ends.get(keys[p], now) for p in preds[name]), default=now)
+        if start > ready:
+            release[name] = (start - now).total_seconds()
+    starts = expected_starts(preds, duration, fixed, release)
+    return {keys[name]: mv[0] for name, mv in starts.items()}

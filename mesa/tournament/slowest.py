@@ -76,9 +76,11 @@ def fold_max(items: Iterable[Moments]) -> Moments:
 
 
 def expected_starts(preds: Mapping[str, Sequence[str]], duration: Mapping[str, Moments],
-                    fixed: Mapping[str, Moments] | None = None) -> dict[str, Moments]:
-    """Each node's start (mean, variance) from now (0): the maximum of now and its
-    predecessors' ends; ``fixed`` nodes (under way) have their end given instead.
+                    fixed: Mapping[str, Moments] | None = None,
+                    release: Mapping[str, float] | None = None) -> dict[str, Moments]:
+    """Each node's start (mean, variance) from now (0): the maximum of now, its
+    ``release`` (a time it cannot start before, when given) and its predecessors' ends;
+    ``fixed`` nodes (under way) have their end given instead.
 
     >>> preds = {"SF-1": [], "SF-2": [], "F": ["SF-1", "SF-2"]}
     >>> dur = {k: (70.0, 21.0 ** 2) for k in preds}
@@ -86,6 +88,7 @@ def expected_starts(preds: Mapping[str, Sequence[str]], duration: Mapping[str, M
     81.8
     """
     fixed = fixed or {}
+    release = release or {}
     start: dict[str, Moments] = {}
     end: dict[str, Moments] = {}
     for key in preds:
@@ -105,7 +108,8 @@ def expected_starts(preds: Mapping[str, Sequence[str]], duration: Mapping[str, M
                 stack.extend(todo)
                 continue
             stack.pop()
-            s = fold_max([(0.0, 0.0), *(end[p] for p in preds.get(k, ()) if p in end)])
+            s = fold_max([(release.get(k, 0.0), 0.0),
+                          *(end[p] for p in preds.get(k, ()) if p in end)])
             d = duration[k]
             start[k] = s
             end[k] = (s[0] + d[0], s[1] + d[1])

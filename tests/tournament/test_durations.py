@@ -51,3 +51,18 @@ def test_the_spread_is_seeded_by_match_and_keeps_the_mean() -> None:
 def test_a_drawn_duration_never_passes_the_clock() -> None:
     c = ClockPreset(840, 10, True)
     assert all(drawn_s(f"X{i}", 7, seed=1, clock=c) <= clock_bound_s(7, c) for i in range(500))
+
+
+def test_the_moments_are_those_of_the_drawn_durations() -> None:
+    import statistics
+
+    from mesa.tournament.durations import drawn_s, moments_s
+    from mesa.tournament.matches import ClockPreset
+
+    for clock in (None, ClockPreset(840, 10, True), ClockPreset(600, 10, True)):
+        xs = [drawn_s(str(i), 7, seed="moments", clock=clock) for i in range(20000)]
+        mean, var = moments_s(7, clock=clock)
+        assert abs(statistics.fmean(xs) - mean) < 0.01 * mean
+        assert abs(statistics.pstdev(xs) - var ** 0.5) < 0.03 * var ** 0.5
+    assert moments_s(7, clock=ClockPreset(840, 10, True))[0] < 70 * 60    # the bound cuts
+    assert moments_s(3, sigma=0) == (1800.0, 0.0)

@@ -121,7 +121,8 @@ def test_a_room_round_waits_for_its_players_and_holds_them_while_due() -> None:
     # called (nobody is at two tables, and the second round waits in turn)
     nxt = min((f.matches["open"][m.id] for m in t.matches.values()
                if a in m.players and m.id != "G1-1"), key=lambda x: x.start)
-    assert nxt.start == g11.end + timedelta(minutes=35)
+    # (the slowest of the round and G1-1's uncertain end: the round, by far)
+    assert abs(nxt.start - (g11.end + timedelta(minutes=35))) < timedelta(seconds=1)
     r = Rounds(room)
     assert r.busy(NOW) == () and r.next_change(NOW) == room.due
     assert r.busy(room.due) == room.players   # due: held, though not started

@@ -183,7 +183,8 @@ class TournamentDesk(OnDeskLoop):
             ]
             elsewhere = sorted(self.venue.busy(besides=GAME.name))
             made = evening_time(
-                self.open_tournaments(), live, now, tables=tables, elsewhere=elsewhere
+                self.open_tournaments(), live, now, tables=tables, elsewhere=elsewhere,
+                timed=lambda m: self.timed == "all" or m.clock.mandatory, rate=self.rate,
             )
             self._time = (key, made)
         return self._time[1]

@@ -54,12 +54,20 @@ class CallPages:
             named = request.query_params.get("t")
             events = [t] if named and t is not None else (open_events(club) or ([t] if t else []))
             board = call_board_all(events, cards, lang)
+            evening = getattr(self.site.desk, "evening_time", None)
+            if evening is not None:
+                et = evening()
+                for c in board["next"]:  # when each should start, by the forecast
+                    fc = et.match(c["event"]["id"], c["id"])
+                    c["expected"] = None if fc is None else fc["start"]
             # the other games' tables (the domino room), as the venue knows them
             names = club.names()
             return {
                 "tournament": tournament_info(t, lang),
                 **board,
                 "other_games": [] if named else other_games(seats, names),
+                # each event's header, for its forecast ("la final, hacia las 23:40")
+                "sections": [{"tournament": tournament_info(e, lang)} for e in events],
             }
 
         return Page(
@@ -86,6 +94,10 @@ class CallPages:
                 events = [] if last is None else [last]
             view = next_match_all(events, pid, cards, lang, elsewhere)
             shown = club.tournaments[view["match_event"]["id"]]
+            m = view.get("match")
+            evening = getattr(self.site.desk, "evening_time", None)
+            if m and evening is not None and m.get("status") in ("waiting", "ready", "assigned"):
+                view["expected"] = evening().match(shown.id, m["id"])
             return {"tournament": tournament_info(shown, lang), **view}
 
         data = await self.site.read(build)

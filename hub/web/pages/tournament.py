@@ -57,7 +57,9 @@ from mesa.hub.web.pages.views import (
     tournament_info,
 )
 from mesa.hub.web.site import Page, Site
+from mesa.hub.web.timing import pace_view, table_labels
 from mesa.tournament.club import Club
+from mesa.tournament.matches import iso
 from mesa.tournament.players import name_key
 from mesa.tournament.tournament import Tournament
 
@@ -160,7 +162,7 @@ class Pages:
             return {
                 "tournament": tournament_info(t, lang),
                 "open_events": [event_label(x) for x in open_events(club)],
-                "labels": table_events(club),
+                "labels": self._labels(club),
             }
 
         got = await self.site.read(build)
@@ -361,10 +363,12 @@ class Pages:
             return {
                 "tournament": tournament_info(t, lang),
                 "events_shown": [event_label(ev) for ev in events],
+                # each event's header, for its forecast ("la final, hacia las 23:40")
+                "sections": [{"tournament": tournament_info(ev, lang)} for ev in events],
                 "ready": ready,
                 "conflicts": conflicts,
                 "pending_dice": dice,
-                "labels": table_events(club),
+                "labels": self._labels(club),
             }
 
         data = await self.site.read(build)
@@ -534,7 +538,7 @@ class Pages:
         commands = await asyncio.to_thread(self.site.hub.store.commands, table, 50)
 
         def build(club: Club) -> tuple[Any, dict[str, Any] | None, dict[str, Any] | None]:
-            label = table_events(club).get(table)
+            label = self._labels(club).get(table)
             # the event whose match the table holds (its forms act on that event)
             t = club.tournaments[label["id"]] if label else chosen_event(club, request)
             return self.site.desk.stale_hold(table), tournament_info(t, lang), label
@@ -567,6 +571,7 @@ class Pages:
             m = t.match(mid)
             waits = waiting_reason(t, m, seats_elsewhere(club, venue), lang)
             return {
+                "time": self._match_time(t.id, m, cards),
                 "tournament": tournament_info(t, lang),
                 "match": match_view(t, m, lang) | ({"waits": waits} if m.status == "ready" else {}),
                 "tables": [d["table"] for d in self.site.hub.tables()],
@@ -600,6 +605,31 @@ class Pages:
             Translator(lang)("live.match", id=mid),
             context=await self._switch(request, data),
         )
+
+    def _labels(self, club: Club) -> dict[str, dict[str, Any]]:
+        """Table → its event, with the pace of the match under way (desk's thread)."""
+        evening = getattr(self.site.desk, "evening_time", None)
+        return table_events(club) if evening is None else table_labels(club, evening())
+
+    def _match_time(self, tid: str, m: Any, cards: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """A match's page: its live score, start, pace and expected end (desk's thread)."""
+        if m.status == "done":
+            return None
+        evening = getattr(self.site.desk, "evening_time", None)
+        et = None if evening is None else evening()
+        card = next(
+            (c for c in cards if c.get("match_id") == m.id and c.get("id") == m.table), None
+        )
+        pace = None if et is None else et.pace(tid, m.id)
+        return {
+            "live": None if card is None or m.status != "playing" else {
+                "a": (card.get("score") or {}).get("a", 0),
+                "b": (card.get("score") or {}).get("b", 0),
+            },
+            "started": iso(m.started_at),
+            "pace": None if pace is None or et is None else pace_view(pace, et.made_at),
+            "expected": None if et is None else et.match(tid, m.id),
+        }
 
     async def healthz(self, request: Request) -> Response:
         return JSONResponse(

@@ -98,3 +98,27 @@ def test_an_untimed_match_behind_the_norm_is_flagged() -> None:
     pace = et.pace("T", m.id)
     assert pace is not None and pace.flagged  # 1-0 after 45 minutes of a 3-point match
     assert et.events["T"]["final_start"] is not None
+
+
+def test_in_the_demos_accelerated_time_the_pace_is_the_tables_and_the_times_the_hubs() -> None:
+    from datetime import date
+
+    from mesa.tournament.club import Club
+
+    club = Club()
+    club.create_tournament("T", "T", date(2026, 12, 4))
+    for n in ("ANA", "BEA"):
+        club.register("T", club.registry.add_new(n).id, now=NOW)
+    club.start("T", seed=1, now=NOW)
+    t = club.tournament("T")
+    m = next(iter(t.matches.values()))
+    t.assign_tables(["1"], now=NOW)
+    t.match_started(m.id, now=NOW)
+    live = [{"table": "1", "match_id": m.id, "score": {"a": 1, "b": 0}, "reserve": {}}]
+    # Ten table seconds a hub second: 4.5 hub minutes are 45 table minutes at 1-0.
+    et = evening_time([t], live, NOW + timedelta(minutes=4.5), tables=["1"], rate=10.0)
+    pace = et.pace("T", m.id)
+    assert pace is not None and pace.flagged and pace.elapsed_s == 45 * 60
+    assert pace.expected_remaining_s < 5 * 60  # a few hub minutes, not table ones
+    final = et.events["T"]["final_start"]
+    assert final is not None and final < (NOW + timedelta(minutes=30)).isoformat()

@@ -359,9 +359,11 @@ def test_the_switcher_and_the_labels_fit_a_phone(tmp_path: Path) -> None:
             phone.fill("input[name=password]", PASSWORD)
             phone.click("button[type=submit]")
             phone.wait_for_url(re.compile(r".*/director.*"))
-            # the public pages fit whole; on the director's, the switcher and the labels do
-            # (its tables of matches scrolled sideways on a phone before there were events)
-            for path in ("/groups", "/final", "/llamadas", "/live", f"/draw?t={B}"):
+            # every page fits whole: a wide table scrolls inside itself, the page never does
+            for path in ("/groups", "/final", "/llamadas", "/live", f"/draw?t={B}",
+                         f"/players/{ids_a[0]}", "/domino", "/director/domino",
+                         f"/director/matches/{a_match}?t={A}", "/director", f"/director?t={B}",
+                         f"/director/tournament?t={B}"):  # fmt: skip
                 phone.goto(url + path)
                 width = phone.evaluate("() => document.documentElement.scrollWidth")
                 assert width <= 390, (path, width)
