@@ -966,6 +966,17 @@ class Evening:
                 3 * g,
             )
         for e in self.events:
+            # The forecast the page's header carries never names a final already played.
+            info = self.Ts.get(e, {}).get("tournament") or {}
+            fc = info.get("forecast") or {}
+            final = self._by_id(e).get(str(fc.get("final_id") or ""))
+            if final is not None and final.get("status") == "done" and fc.get("final_start"):
+                self.violation(
+                    "forecast_names_finished_match",
+                    f"{e} page header: the final {final['id']} is played, forecast {fc}",
+                    key=f"forecast_page|{e}|{final['id']}",
+                )
+        for e in self.events:
             for m in self.Ts.get(e, {}).get("matches", []):
                 by = str(m.get("recorded_by") or "")
                 if (
