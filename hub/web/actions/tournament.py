@@ -56,7 +56,7 @@ def current_or_refuse(
             )
     except UnknownEvent:
         raise Refused(
-            t(lang, "flash.refused", why=t(lang, "err.unknown_tournament") + f" ({event})"),
+            t(lang, "flash.refused", why=t(lang, "err.unknown_tournament") + f" ({(event or '')[:40]})"),
             code="unknown_tournament", status=404,
         ) from None  # fmt: skip
     if chosen is None:
