@@ -57,7 +57,8 @@ Invariants, and the violation kind each breach is reported as:
   shows that one), ``forecast_names_finished_match`` (the desk's forecast,
   :func:`~mesa.hub.desk.timing.evening_time` fed the stored events at every step, never gives
   a decided match an expected start or end), and the points invariants above for each event's
-  final list;
+  final list (the domino event's: its places, games and points against its recorded games and
+  its engine);
 - ``events_lost`` (and duplicated, mismatched, extra, out of order): the hub holds every event
   the tables sent (:mod:`support.checker`);
 - ``hub_died``: the hub never exits unless killed.
@@ -965,6 +966,17 @@ class Evening:
                 3 * g,
             )
         for e in self.events:
+            # The forecast the page's header carries never names a final already played.
+            info = self.Ts.get(e, {}).get("tournament") or {}
+            fc = info.get("forecast") or {}
+            final = self._by_id(e).get(str(fc.get("final_id") or ""))
+            if final is not None and final.get("status") == "done" and fc.get("final_start"):
+                self.violation(
+                    "forecast_names_finished_match",
+                    f"{e} page header: the final {final['id']} is played, forecast {fc}",
+                    key=f"forecast_page|{e}|{final['id']}",
+                )
+        for e in self.events:
             for m in self.Ts.get(e, {}).get("matches", []):
                 by = str(m.get("recorded_by") or "")
                 if (
@@ -1457,7 +1469,38 @@ class Evening:
         if not rows:
             self.violation("no_final_list", f"{event}: closed but /domino/final.json has no rows")
             return False
+        self._check_domino_points(event, final)
         return True
+
+    def _check_domino_points(self, event: str, final: dict[str, Any]) -> None:
+        """The domino final list against its games and against the engine fed the stored
+        tournament (:meth:`PairsTournament.standings`): the same places, games and points."""
+        from mesa.games.domino.pairs import PairsTournament
+
+        snapshot = read_store(self.cfg.workdir / "hub.sqlite3")
+        state = next((json.loads(s) for tid, s in snapshot["d"] if tid == event), None)
+        if state is None:
+            self.violation("points_unverifiable", f"{event} not in the store")
+            return
+        state.setdefault("audit", [])
+        engine = {
+            r.pair: (r.rank, r.played, r.won, r.points, r.penalties)
+            for r in PairsTournament.from_dict(state).standings()
+        }
+        ended = [g for g in final.get("games", []) if g.get("status") == "ended"]
+        for r in final.get("standings", []):
+            shown = (r["rank"], r["played"], r["won"], r["points"], r["penalties"])
+            if engine.get(r["pair"]) != shown:
+                self.violation(
+                    "final_list_disagrees_with_engine",
+                    f"{event} {r['pair']}: page {shown}, engine {engine.get(r['pair'])}",
+                )
+            games = sum(1 for g in ended if r["pair"] in (g.get("ns"), g.get("ew")))
+            if r["played"] != games + r.get("byes", 0) and r["played"] != games:
+                self.violation(
+                    "points_disagree_with_results",
+                    f"{event} {r['pair']}: played {r['played']}, {games} games recorded",
+                )
 
     def _check_final(self, event: str, rows: list[dict[str, Any]]) -> None:
         """The focus event's final list (``rows``) against its results and its engine."""

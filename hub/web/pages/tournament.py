@@ -588,8 +588,13 @@ class Pages:
 
         data = await self.site.read(build)
         by_id = {c["id"]: c for c in self.site.poller.current()}
-        # every table the hub knows, also one that never spoke (marked offline, not hidden)
-        data["tables"] = sorted(set(data["tables"]) | set(by_id))
+        # every table the hub knows, also one that never spoke (marked offline, not hidden);
+        # not another game's (a domino table cannot take a backgammon match)
+        data["tables"] = sorted(
+            tb
+            for tb in set(data["tables"]) | set(by_id)
+            if (by_id.get(tb) or {}).get("kind", "backgammon") == "backgammon"
+        )
         data["table_warnings"] = {
             tb: table_warning(by_id.get(tb), lang) for tb in data["tables"]
         }

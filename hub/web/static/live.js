@@ -219,11 +219,14 @@
     try {
       if (focused && typeof focused.selectionStart === "number") caret = [focused.selectionStart, focused.selectionEnd];
     } catch (e) { /* an input without a caret */ }
-    if (kept.some(function (f) { return !f.id; })) return false; // cannot place it: wait
+    // The attribute, not ``form.id``: a form with a field named "id" (create a tournament)
+    // answers ``form.id`` with that field, and was never kept (what was typed, lost).
+    const idOf = function (f) { return f.getAttribute("id"); };
+    if (kept.some(function (f) { return !idOf(f); })) return false; // cannot place it: wait
     const tpl = document.createElement("template");
     tpl.innerHTML = html;
     kept.forEach(function (old) {
-      const twin = tpl.content.getElementById(old.id);
+      const twin = tpl.content.getElementById(idOf(old));
       if (twin) twin.replaceWith(old); // the very node: value, file, focus, listeners
     });
     main.querySelectorAll("details[open][data-key]").forEach(function (d) {
