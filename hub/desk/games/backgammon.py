@@ -509,6 +509,16 @@ class TournamentDesk(OnDeskLoop):
             # desk never seats a player this plan is seating (and the reverse).
             with self.venue.seating():
                 elsewhere = set(self.venue.busy(besides=GAME.name))
+                # and those at a table for an event outside tonight's plan (an older one the
+                # director gave a table by hand)
+                elsewhere |= {
+                    p
+                    for t in club.tournaments.values()
+                    if t.id not in playing
+                    for m in t.matches.values()
+                    if m.status in ("assigned", "playing")
+                    for p in m.players
+                }
                 events = [club.tournaments[tid] for tid in playing]
                 plans = plan_evening(
                     events, free, now, busy_elsewhere=elsewhere, priority=self.priority
