@@ -162,9 +162,10 @@ def _plan(
         early = m.planned_start is not None and m.planned_start > now
         if early and not ask.play_early:
             continue
+        # The event's own reserved tables first (nobody else may use them), the shared ones
+        # after: a reserved table is never passed over for a shared one another event needs.
         mine = [t for t in free if owner.get(t) == ask.event]
-        usable = mine + [t for t in free if t not in owner]
-        table = _choose(ask, m, usable)
+        table = _choose(ask, m, mine) or _choose(ask, m, [t for t in free if t not in owner])
         if table is None:
             continue
         free.remove(table)

@@ -65,7 +65,8 @@ class Tables:
         return EventAsk(s.id, list(s.matches.values()) if playing else [],
                         play_early=s.settings.play_early,
                         feature_tables=s.settings.feature_tables, needs_feature_table=feature,
-                        home_tables=self._home_tables(),
+                        # a group's table matters while its groups play (HGV 7.4.8)
+                        home_tables=self._home_tables() if s.phase == "groups" else {},
                         reserved_tables=s.settings.reserved_tables)
 
     def assign_tables(self, free_tables: Sequence[str], *, now: datetime,

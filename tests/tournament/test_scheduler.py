@@ -112,3 +112,26 @@ def test_give_tables_checks_the_plan_again() -> None:
     plan = plan_evening([t], ["T1", "T2"], now)["open"]
     assert t.give_tables(plan, now=now) == plan
     assert t.give_tables(plan, now=now) == []  # given already: nothing twice
+
+
+def test_a_reserved_table_is_taken_before_a_shared_one_another_event_needs() -> None:
+    """Novatos reserve tables 1 and 2; table 2 was their group's table. With 2 and 7 free, their
+    semifinal takes its own table 2, and the open event's ready match gets table 7."""
+    from mesa.tournament.scheduler import EventAsk
+
+    def match(mid: str, phase: Any, a: str, b: str) -> Match:
+        return Match(mid, phase, "1", 1, 1, 3, ClockPreset.for_length(3), a, b, planned_start=T0)
+
+    class Ask:
+        def __init__(self, ask: EventAsk) -> None:
+            self.ask = ask
+
+        def table_ask(self) -> EventAsk:
+            return self.ask
+
+    nov = EventAsk("nov", [match("KO-SF-1", "knockout", "N3", "N4")], home_tables={1: "2"},
+                   reserved_tables=("1", "2"))  # fmt: skip
+    opn = EventAsk("open", [match("UC-R1-1", "consolation", "A", "B")])
+    plan = plan_evening([Ask(nov), Ask(opn)], ["2", "7"], T0)
+    assert {k: [(a.match_id, a.table) for a in v] for k, v in plan.items()} == {
+        "nov": [("KO-SF-1", "2")], "open": [("UC-R1-1", "7")]}
