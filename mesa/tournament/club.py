@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -26,6 +27,9 @@ from mesa.tournament.records import Entrant, Outcome
 from mesa.tournament.season import Ranking, SeasonBook, TournamentRecord
 from mesa.tournament.settings import TournamentSettings
 from mesa.tournament.tournament import Tournament
+
+# A tournament's id: letters, digits, '.', '-' and '_', 64 at most (a date, "2026-12-04-novatos").
+TOURNAMENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 @dataclass
@@ -40,6 +44,10 @@ class Club:
     def create_tournament(self, id: str, name: str, held_on: date, *,
                           category: Category = "open", official: bool = True,
                           settings: TournamentSettings | None = None) -> Tournament:
+        if not TOURNAMENT_ID.fullmatch(id) or ".." in id:
+            # The id names files and folders (the static site, the exports) and URLs.
+            raise TournamentError(f"{id[:40]!r} is not a tournament id", code="bad_setting",
+                                  reason="tournament_id", tournament=id[:40])
         if id in self.tournaments:
             raise TournamentError(f"tournament {id!r} already exists",
                                   code="duplicate_tournament", reason="tournament_exists",

@@ -312,6 +312,10 @@ _REFUSALS: dict[str, dict[str, Entry]] = {
                         "en": "a bracket needs at least 2 players, got {n}"},
     "setting_min": {"es": "el ajuste {setting} debe ser al menos 1",
                     "en": "setting {setting} must be at least 1"},
+    "tournament_id": {"es": "{tournament} no vale como código de torneo (letras sin acento, "
+                            "cifras, «-», «_» o «.», 64 como mucho)",
+                      "en": "{tournament} is not a tournament id (letters, digits, '-', '_' or "
+                            "'.', 64 at most)"},
     "table_id": {"es": "{table} no es un número de mesa",
                  "en": "{table} is not a table id"},
     "dice_by": {"es": "los dados los tira el hub o el director",

@@ -117,3 +117,19 @@ def test_round_trip(h) -> None:
     assert back.to_dict() == club.to_dict()
     with pytest.raises(TournamentError):
         back.tournament("nope")
+
+
+@pytest.mark.parametrize("bad", ["../etc", "a/b", "", "x" * 65, "ñu", "a..b", ".x", "<b>"])
+def test_a_tournament_id_that_would_name_a_path_is_refused(bad: str) -> None:
+    club = Club()
+    with pytest.raises(TournamentError) as err:
+        club.create_tournament(bad, "Marzo", date(2026, 12, 4))
+    assert err.value.reason == "tournament_id"
+    assert club.tournaments == {}
+
+
+def test_the_usual_ids_are_fine() -> None:
+    club = Club()
+    for tid in ("2026-12-04", "2026-12-04-novatos", "2026-12-04-2", "x0", "T"):
+        club.create_tournament(tid, "Marzo", date(2026, 12, 4))
+    assert len(club.tournaments) == 5

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import urllib.parse
 import zipfile
 from collections.abc import Callable
@@ -183,7 +184,12 @@ class Exports:
         if folder is None:
             return None
         data = await self.static_site(self.site.settings.language, tournament_id)
-        target = Path(folder) / tournament_id
+        # The folder is named after the id, never led out of publish_dir by it (ids made
+        # before ids were checked may hold anything).
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", tournament_id).strip(".") or "torneo"
+        target = Path(folder) / name
+        if Path(folder).resolve() not in target.resolve().parents:
+            raise ValueError(f"{tournament_id[:40]!r}: not a folder inside publish_dir")
         target.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             z.extractall(target)
