@@ -14,7 +14,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from mesa.hub.web.events import chosen_event, default_event, open_events
+from mesa.hub.web.events import chosen_event, open_events
 from mesa.hub.web.http.paths import path_for
 from mesa.hub.web.i18n import Translator
 from mesa.hub.web.pages.calls import (
@@ -90,8 +90,17 @@ class CallPages:
         def build(club: Club) -> dict[str, Any]:
             events = open_events(club)
             if not any(pid in t.entrants for t in events):
-                last = default_event(club)
-                events = [] if last is None else [last]
+                # in no open event: the newest one they played (a champion of an event closed
+                # tonight), else only where another game seats them (a domino-only player)
+                theirs = sorted((t for t in club.tournaments.values() if pid in t.entrants),
+                                key=lambda t: (t.held_on, t.id))  # fmt: skip
+                if not theirs:
+                    if pid not in club.registry:
+                        raise KeyError(pid)
+                    return {"tournament": None, "match_event": None, "match": None,
+                            "last": None, "out": False, "others": [], "elsewhere": elsewhere,
+                            "player": {"id": pid, "name": club.registry.get(pid).name}}  # fmt: skip
+                events = theirs[-1:]
             view = next_match_all(events, pid, cards, lang, elsewhere)
             shown = club.tournaments[view["match_event"]["id"]]
             m = view.get("match")
@@ -131,11 +140,12 @@ class CallPages:
 
     async def qr(self, request: Request) -> Response:
         """A player's QR code (SVG) leading to their "mi próxima partida"; 404 for an id that
-        is not a player of an open tournament (or of the last one)."""
+        is not a player of the club (a domino-only player, a champion of an event closed
+        tonight have their page too)."""
         pid = request.path_params["id"]
 
         def known(club: Club) -> bool:
-            return any(pid in t.entrants for t in [*open_events(club), default_event(club)] if t)
+            return pid in club.registry
 
         if not await self.site.read(known):
             return Response(status_code=404)

@@ -497,3 +497,24 @@ async def test_the_director_reserves_tables_for_one_event(
     r = await act(client, csrf, "reserve_tables", tables="", t=B)
     assert r.status_code == 200
     assert web.desk.read(lambda club: club.tournament(B).settings.reserved_tables) == ()
+
+
+async def test_every_player_of_the_club_has_a_next_match_page(
+    client: httpx.AsyncClient, web: WebApp
+) -> None:
+    """A player only at the domino room, and the champion of an event closed while another is
+    open, have their "mi próxima partida" and its QR code (a reviewer found both 404)."""
+    from mesa.hub.desk.venue import Seat
+
+    ids_a, ids_b = two_events(web)
+    domino_only = web.desk.call(lambda club, now: club.registry.add_new("DORA").id)
+    web.desk.venue.publish("domino", [Seat(domino_only, "d1", "D1", "Dominó de marzo", "domino")])
+    r = await client.get(f"/players/{domino_only}/next")
+    assert r.status_code == 200 and "d1" in r.text, r.text[:300]
+    assert (await client.get(f"/players/{domino_only}/qr.svg")).status_code == 200
+    assert (await client.get("/players/P9999/next")).status_code == 404
+    # B played out and closed; A still open: B's players keep their page (their last result)
+    web.desk.call(lambda club, now: play_out(club, B, random.Random(1), now))
+    only_b = ids_b[1]
+    r = await client.get(f"/players/{only_b}/next.json")
+    assert r.status_code == 200 and r.json()["match_event"]["id"] == B
