@@ -168,7 +168,7 @@ class Tables:
         share the rest); an empty list frees them. A match already at a table stays there."""
         cleaned = tuple(dict.fromkeys(str(t).strip() for t in tables if str(t).strip()))
         for t in cleaned:
-            if len(t) > 32 or not all(c.isalnum() or c in "-_." for c in t):
+            if len(t) > 32 or not all(c.isascii() and (c.isalnum() or c in "-_.") for c in t):
                 raise TournamentError(f"{t[:40]!r} is not a table id", code="bad_setting",
                                       reason="table_id", table=t[:40])
         s = self.state

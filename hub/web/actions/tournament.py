@@ -167,9 +167,25 @@ async def check_in(ctx: Context, v: dict[str, Any]) -> str:
 async def reserve_tables(ctx: Context, v: dict[str, Any]) -> str:
     """The tables this event keeps for its own matches ("4, 5"; empty: none), RULES §4."""
     wanted = [x for x in str(v["tables"] or "").replace(";", ",").replace(" ", ",").split(",")]
+    cards = {c["id"]: c for c in ctx.web.poller.current()}
+    for table in (x.strip() for x in wanted if x.strip()):
+        # A table the hub knows, and a backgammon one: a typo or a domino table reserved
+        # would only keep a table from the evening silently.
+        if ctx.web.hub is None or not ctx.web.hub.store.known(table[:40]):
+            raise Refused(t(ctx.lang, "flash.no_table", table=table[:40]), code="no_table")
+        if (cards.get(table) or {}).get("kind") not in (None, "backgammon"):
+            raise Refused(t(ctx.lang, "flash.refused", why=t(ctx.lang, "err.table_other_game",
+                                                             table=table)),
+                          code="table_other_game")  # fmt: skip
 
     def run(club: Club, now: datetime) -> str:
         tt = open_tournament(club, ctx.lang, ctx.event)
+        for other in club.tournaments.values():
+            taken = set(other.settings.reserved_tables) & {x.strip() for x in wanted}
+            if other.id != tt.id and other.phase != "closed" and taken:
+                raise Refused(t(ctx.lang, "flash.refused", why=t(
+                    ctx.lang, "err.reserved_elsewhere", table=", ".join(sorted(taken)),
+                    event=other.name)), code="reserved_elsewhere")  # fmt: skip
         kept = tt.reserve_tables(wanted, actor=ctx.user, now=now)
         return ", ".join(kept) or "—"
 

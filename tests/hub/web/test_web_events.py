@@ -480,9 +480,12 @@ async def test_the_director_reserves_tables_for_one_event(
     client: httpx.AsyncClient, web: WebApp
 ) -> None:
     two_events(web)
+    tables = _tables(web.hub, "4", "5", "6")
     csrf = await login(client)
     page = (await client.get(f"/director/tournament?t={B}")).text
     assert 'name="tables"' in page and "reservar mesas" in page
+    r = await act(client, csrf, "reserve_tables", tables="4, 99", t=B)  # an unknown table
+    assert r.status_code == 409 and r.json()["error"] == "no_table", r.text
     r = await act(client, csrf, "reserve_tables", tables="4; 5 4", t=B)
     assert r.status_code == 200, r.text
     reserved = web.desk.read(
@@ -493,10 +496,15 @@ async def test_the_director_reserves_tables_for_one_event(
         "reserved_tables"
     ] == ["4", "5"]
     r = await act(client, csrf, "reserve_tables", tables="<b>", t=B)
-    assert r.status_code == 409 and "no es un número de mesa" in r.json()["message"], r.text
+    assert r.status_code == 409 and "no existe" in r.json()["message"], r.text
+    r = await act(client, csrf, "reserve_tables", tables="5, 6", t=A)  # 5 is B's
+    assert r.status_code == 409 and "ya está reservada para Principiantes" in r.json()["message"]
+    r = await act(client, csrf, "reserve_tables", tables="٤", t=B)  # not an ASCII digit
+    assert r.status_code in (404, 409), r.text
     r = await act(client, csrf, "reserve_tables", tables="", t=B)
     assert r.status_code == 200
     assert web.desk.read(lambda club: club.tournament(B).settings.reserved_tables) == ()
+    assert tables  # the tables stay online throughout
 
 
 async def test_every_player_of_the_club_has_a_next_match_page(
@@ -506,7 +514,7 @@ async def test_every_player_of_the_club_has_a_next_match_page(
     open, have their "mi próxima partida" and its QR code (a reviewer found both 404)."""
     from mesa.hub.desk.venue import Seat
 
-    ids_a, ids_b = two_events(web)
+    _, ids_b = two_events(web)
     domino_only = web.desk.call(lambda club, now: club.registry.add_new("DORA").id)
     web.desk.venue.publish("domino", [Seat(domino_only, "d1", "D1", "Dominó de marzo", "domino")])
     r = await client.get(f"/players/{domino_only}/next")
