@@ -33,6 +33,7 @@ from datetime import date
 from typing import Any
 
 from mesa.tournament.club import Club
+from mesa.tournament.matches import Match
 from mesa.tournament.tournament import Tournament
 
 # How many closed tournaments the director's switcher offers besides the open ones.
@@ -118,13 +119,38 @@ def switcher(club: Club, chosen: Tournament | None) -> list[dict[str, Any]]:
 
 
 def table_events(club: Club) -> dict[str, dict[str, Any]]:
-    """Table → the event whose match holds it now (assigned or playing)."""
-    out: dict[str, dict[str, Any]] = {}
+    """Table → the event whose match holds it now (assigned or playing), else the event of
+    the last match decided there (its card still shows it: "Partido terminado"). Each label
+    names its ``match`` and whether it is still ``active`` there."""
+    return {table: label for table, (_, _, label) in matches_at_tables(club).items()}
+
+
+def matches_at_tables(club: Club) -> dict[str, tuple[Tournament, Match, dict[str, Any]]]:
+    """Table → (event, match, label): the match at the table now, else the last one decided
+    there, in the open events."""
+    out: dict[str, tuple[Tournament, Match, dict[str, Any]]] = {}
+    last: dict[str, tuple[Any, Tournament, Match]] = {}
     for t in open_events(club):
         for m in t.matches.values():
-            if m.table and m.status in AT_TABLE:
-                out[m.table] = event_label(t)
+            if not m.table:
+                continue
+            if m.status in AT_TABLE:
+                out[m.table] = (t, m, {**event_label(t), "match": m.id, "active": True})
+            elif m.result is not None and m.result.at is not None:
+                prev = last.get(m.table)
+                if prev is None or m.result.at > prev[0]:
+                    last[m.table] = (m.result.at, t, m)
+    for table, (_, t, m) in last.items():
+        out.setdefault(table, (t, m, {**event_label(t), "match": m.id, "active": False}))
     return out
+
+
+def label_for(card: dict[str, Any] | None, label: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The label a card may carry: an active match's always; a decided match's only while the
+    card still shows that match."""
+    if label is None or label.get("active", True):
+        return label
+    return label if card is not None and card.get("match_id") == label.get("match") else None
 
 
 def seats_elsewhere(club: Club, venue: Any) -> dict[str, dict[str, Any]]:

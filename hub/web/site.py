@@ -28,7 +28,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from mesa.hub.desk.games.backgammon import TournamentDesk
 from mesa.hub.ingest.ports import HubPort
 from mesa.hub.settings import HubSettings
-from mesa.hub.web.events import default_event, table_events
+from mesa.hub.web.events import default_event, label_for, table_events
 from mesa.hub.web.http.paths import ROUTE_PATHS, STATIC_PAGES, TEMPLATES, path_for
 from mesa.hub.web.http.request import wants_json
 from mesa.hub.web.http.response import (
@@ -131,7 +131,7 @@ class Site:
                 if seat.table == table:
                     return {"id": seat.event, "name": seat.event_name, "category": "",
                             "game": seat.game}  # fmt: skip
-        label = self.event_labels.get(table)
+        label = label_for(card, self.event_labels.get(table))
         if label is None and card is not None and card.get("kind") == "domino":
             return {"id": "", "name": "", "category": "", "game": "domino"}
         return label

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from mesa.hub.desk.timing import EveningTime
-from mesa.hub.web.events import event_label, open_events
+from mesa.hub.web.events import matches_at_tables
 from mesa.tournament.club import Club
 from mesa.tournament.matches import iso
 from mesa.tournament.pace import Pace
@@ -43,15 +43,11 @@ def table_labels(club: Club, et: EveningTime) -> dict[str, dict[str, Any]]:
     """Table → the event whose match it holds, with that match's pace when it is under way
     (desk's thread)."""
     out: dict[str, dict[str, Any]] = {}
-    for t in open_events(club):
-        for m in t.matches.values():
-            if not m.table or m.status not in ("assigned", "playing"):
-                continue
-            label = event_label(t)
-            pace = et.pace(t.id, m.id)
-            if pace is not None:
-                label["pace"] = pace_view(pace, et.made_at)
-            out[m.table] = label
+    for table, (t, m, label) in matches_at_tables(club).items():
+        pace = et.pace(t.id, m.id)
+        if pace is not None:
+            label["pace"] = pace_view(pace, et.made_at)
+        out[table] = label
     return out
 
 

@@ -25,6 +25,7 @@ from mesa.hub.web.events import (
     chosen_event,
     event_label,
     event_param,
+    label_for,
     open_events,
     seats_elsewhere,
     shown_events,
@@ -84,7 +85,7 @@ def waiting_reason(
 def label_cards(cards: list[dict[str, Any]], labels: dict[str, dict[str, Any]]) -> None:
     """Each card says the event whose match its table holds (read with the page: exact)."""
     for c in cards:
-        label = labels.get(c["id"]) or c.get("event")
+        label = label_for(c, labels.get(c["id"])) or c.get("event")
         if label:
             c["event"] = label
 

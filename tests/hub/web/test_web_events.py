@@ -526,3 +526,31 @@ async def test_every_player_of_the_club_has_a_next_match_page(
     only_b = ids_b[1]
     r = await client.get(f"/players/{only_b}/next.json")
     assert r.status_code == 200 and r.json()["match_event"]["id"] == B
+
+
+async def test_a_finished_match_keeps_its_event_on_its_card(
+    client: httpx.AsyncClient, web: WebApp
+) -> None:
+    """The same match code runs in both events (KO-F-1 in four at once): a card showing a
+    finished match still says whose it was, until the table takes another."""
+    ids_a, _ = two_events(web)
+    (table,) = _tables(web.hub, "1")
+    mid = _ready_with(web, A, ids_a[0])
+
+    def assign(club: Any, now: Any) -> None:
+        t = club.tournament(A)
+        web.desk.publish_assignment(t, web.desk.assign_match(t, mid, "1", now, "d"), now)
+
+    web.desk.call(assign)
+    table.serve()
+    table.apply("press", {"side": "a"})
+    table.apply("press", {"side": "b"})
+    while table.table.state != "match_over":
+        table.apply("press", {"side": "b"})
+        table.apply("claim", {"side": "a", "winner": "a", "kind": 1})
+        table.apply("confirm", {"side": "b"})
+    web.desk.sync()
+    await login(client)
+    card = next(c for c in (await client.get("/director.json")).json()["tables"] if c["id"] == "1")
+    assert card["state"] == "match_over" and card["event"]["id"] == A, card.get("event")
+    assert card["event"]["active"] is False and card["event"]["match"] == mid
