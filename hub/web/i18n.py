@@ -89,8 +89,8 @@ _WEB: dict[str, dict[str, Entry]] = {
     "pace.end": {"es": "fin hacia las {time}", "en": "ends at about {time}"},
     "pace.slow": {"es": "va lenta: {min} min tras la norma", "en": "slow: {min} min behind the norm"},
     "pace.slow_hint": {
-        "es": "Va lenta: puede imponer el reloj; empieza con el próximo juego (HGV 2.4, 9.1.1).",
-        "en": "Slow: you may impose the clock; it starts with the next game (HGV 2.4, 9.1.1).",
+        "es": "Puede imponer el reloj: empieza con el próximo juego (HGV 2.4, 9.1.1).",
+        "en": "You may impose the clock: it starts with the next game (HGV 2.4, 9.1.1).",
     },
     "pace.title": {"es": "Ritmo", "en": "Pace"},
     "pace.start_label": {"es": "Inicio", "en": "Start"},
