@@ -38,6 +38,10 @@ NAMES = (
 )  # fmt: skip
 
 
+# Table minutes a point the demo's robots take (FAST style), the norm of the demo's tournaments.
+ROBOT_MINUTES_PER_POINT = 2
+
+
 def demo_names(n: int) -> list[str]:
     """``n`` distinct player names (numbered beyond the list)."""
     return [NAMES[i] if i < len(NAMES) else f"JUGADOR {i + 1}" for i in range(n)]
@@ -212,7 +216,12 @@ def _start_tournament(
     *, category: str = "open",
 ) -> str:
     """Create, fill and draw a demo tournament."""
-    club.create_tournament(tid, name, held_on, category=category)
+    from mesa.tournament.settings import TournamentSettings
+
+    # The demo's robots play about two minutes a point (table time), not a club's ten (HGV
+    # 2.4): the pace and the forecast on its pages are measured against what they do.
+    club.create_tournament(tid, name, held_on, category=category,
+                           settings=TournamentSettings(minutes_per_point=ROBOT_MINUTES_PER_POINT))
     for player_name in names:
         player = club.registry.find_name(player_name)
         # An open player who also plays the novatos event needs the director's override.

@@ -31,9 +31,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from mesa.tournament.chains import critical_priority
 from mesa.tournament.forecast import BusyWindow, Forecast, LiveMatch, forecast
 from mesa.tournament.matches import Match, iso
 from mesa.tournament.pace import ClockState, Pace, pace_of
+from mesa.tournament.scheduler import Priority
 from mesa.tournament.tournament import Tournament
 
 __all__ = ["OTHER_GAME_LEFT", "EveningTime", "evening_time"]
@@ -86,6 +88,7 @@ def evening_time(
     elsewhere: Sequence[str] = (),
     timed: Callable[[Match], bool] | None = None,
     rate: float = 1.0,
+    priority: Priority = critical_priority,
 ) -> EveningTime:
     """The pace of the matches under way and the forecast of the rest, at ``now``.
 
@@ -95,6 +98,7 @@ def evening_time(
     default: its table reports reserves that are not both zero, as an untimed table does).
     ``rate`` is the tables' time scale (the demo's acceleration: table seconds per hub
     second): a pace is measured in table time, and every time it gives is in the hub's.
+    ``priority`` is the order the desk gives tables in (the forecast plays the rest with it).
     Without tables there is no forecast, only the paces.
     """
     by_table = {str(x.get("table")): x for x in live_tables}
@@ -130,7 +134,8 @@ def evening_time(
     # Each event's own norm, in the hub's time (scaled only in the demo).
     norm = None if rate == 1.0 else playing[0].settings.minutes_per_point / rate
     try:
-        f = forecast(playing, list(tables), now, live=live, busy=busy, minutes_per_point=norm)
+        f = forecast(playing, list(tables), now, live=live, busy=busy, minutes_per_point=norm,
+                     priority=priority)
     except Exception:  # a forecast is advice: never the reason a page or the desk fails
         log.exception("the evening's forecast could not be made")
         return out

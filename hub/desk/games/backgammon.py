@@ -196,6 +196,7 @@ class TournamentDesk(OnDeskLoop):
             made = evening_time(
                 self.evening_events(), live, now, tables=tables, elsewhere=elsewhere,
                 timed=lambda m: self.timed == "all" or m.clock.mandatory, rate=self.rate,
+                priority=self.priority,
             )
             self._time = (key, made)
         return self._time[1]
