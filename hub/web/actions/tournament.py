@@ -19,6 +19,7 @@ from mesa.errors import RuleError
 from mesa.hub.web.actions.registry import BadField, Context, Refused, refusal_from
 from mesa.hub.web.actions.tables import confirm_table, require_table, table_command
 from mesa.hub.web.events import UnknownEvent, chosen_event, default_id, open_events
+from mesa.hub.web.http.paths import path_for
 from mesa.hub.web.i18n import text as t
 from mesa.tournament.club import Club
 from mesa.tournament.errors import TournamentError
@@ -104,7 +105,9 @@ async def create_tournament(ctx: Context, v: dict[str, Any]) -> str:
         )
         return tid
 
-    return await on_desk(ctx, run)
+    made = await on_desk(ctx, run)
+    ctx.extra["goto"] = path_for("director_tournament", t=made)  # the new event's own page
+    return str(made)
 
 
 async def import_ranking(ctx: Context, v: dict[str, Any]) -> str:

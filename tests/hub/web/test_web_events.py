@@ -555,3 +555,22 @@ async def test_a_finished_match_keeps_its_event_on_its_card(
     card = next(c for c in (await client.get("/director.json")).json()["tables"] if c["id"] == "1")
     assert card["state"] == "match_over" and card["event"]["id"] == A, card.get("event")
     assert card["event"]["active"] is False and card["event"]["match"] == mid
+
+
+async def test_a_new_event_opens_on_its_own_page_and_every_audit_line_names_its_event(
+    client: httpx.AsyncClient, web: WebApp
+) -> None:
+    two_events(web)
+    csrf = await login(client)
+    r = await client.post(
+        "/director/actions/create_tournament",
+        data={"csrf": csrf, "name": "Amistoso", "date": "2025-03-07", "category": "open",
+              "official": ""},
+    )  # fmt: skip
+    assert r.status_code == 303
+    made = urllib.parse.parse_qs(urllib.parse.urlparse(r.headers["location"]).query)["t"][0]
+    assert r.headers["location"].startswith("/director/tournament?") and made.startswith("2025-03-07")
+    r = await act(client, csrf, "record_result", match_id="G1-1", score_a=3, score_b=0, t=B)
+    assert r.status_code == 200
+    line = web.store.audit_log(action="record_result")[0]
+    assert line.params["t"] == B and line.params["match_id"] == "G1-1"
