@@ -81,13 +81,18 @@ def chosen_event(club: Club, request_or_t: Any) -> Tournament | None:
 
 
 def shown_events(club: Club, request_or_t: Any) -> list[Tournament]:
-    """What a public page shows: the named event; without ``t``, every open event when there
-    are several, else the default one (none at all: an empty list)."""
+    """What a public page shows: the named event; without ``t``, every event of the evening
+    when there are several (those held on the date of the newest open one, closed ones
+    included: the open final list stays beside the novatos' once it is closed), else the
+    default one (none at all: an empty list)."""
     tid = event_param(request_or_t)
     if tid is None:
         open_ = open_events(club)
-        if len(open_) > 1:
-            return open_
+        if open_:
+            tonight = max(t.held_on for t in open_)
+            evening = [t for t in _ordered(club) if t.held_on == tonight]
+            if len(evening) > 1:
+                return evening
     t = chosen_event(club, tid)
     return [] if t is None else [t]
 

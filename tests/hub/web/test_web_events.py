@@ -574,3 +574,14 @@ async def test_a_new_event_opens_on_its_own_page_and_every_audit_line_names_its_
     assert r.status_code == 200
     line = web.store.audit_log(action="record_result")[0]
     assert line.params["t"] == B and line.params["match_id"] == "G1-1"
+
+
+async def test_tonights_final_list_keeps_a_closed_event_beside_the_open_one(
+    client: httpx.AsyncClient, web: WebApp
+) -> None:
+    """"Así quedó" without t: every event of the evening, the one closed first included."""
+    two_events(web)
+    web.desk.call(lambda club, now: play_out(club, A, random.Random(2), now))  # A closed
+    got = (await client.get("/final.json")).json()
+    assert [s["tournament"]["id"] for s in got["sections"]] == [A, B]
+    assert next(s for s in got["sections"] if s["tournament"]["id"] == A)["rows"]
