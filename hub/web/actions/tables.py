@@ -15,6 +15,7 @@ from mesa.errors import MesaError
 from mesa.hub.web.actions.registry import Context, Refused, field_label, known_errors
 from mesa.hub.web.i18n import text as t
 from mesa.hub.web.pages.cards import table_warning
+from mesa.tournament.matches import ClockPreset
 
 # How long a table command waits for the table's answer before the director is told so.
 COMMAND_WAIT_SECONDS = 5.0
@@ -91,7 +92,25 @@ async def set_clock(ctx: Context, v: dict[str, Any]) -> str:
     await table_command(ctx, v["table"], "director_clock", {"clock": clock})
     if clock is None and ctx.extra.get("note") == "clock_next_game":
         ctx.extra["note"] = "clock_off_next_game"  # taken off, also from the next game
+    if clock is not None:
+        await _mark_clocked(ctx, v["table"])
     return preset
+
+
+async def _mark_clocked(ctx: Context, table: str) -> None:
+    """The match at ``table`` now has a clock in the tournament too (as the match page's
+    "Imponer reloj" records it): its pace, its flag and its page say so."""
+    desk = ctx.web.desk
+
+    def mark(club: Any, now: Any) -> None:
+        held = desk.event_at(table)
+        if held is None or held[1].clock.mandatory:
+            return
+        tt, m = held
+        tt.set_match_format(m.id, clock=ClockPreset(m.clock.reserve_s, m.clock.delay_s, True),
+                            actor=ctx.user, now=now)  # fmt: skip
+
+    await asyncio.wrap_future(desk.submit(mark))
 
 
 

@@ -544,3 +544,25 @@ async def test_a_move_onto_a_table_another_event_holds_is_refused_and_changes_no
         assert fake_table.table.s.match_id == "G1-1" and fake_table.table.state != "idle"
         held = {a["table"]: a["args"] for a in web.hub.store.assignments()}
         assert held["3"] is not None and held["3"]["match_id"] == "G1-1"
+
+
+async def test_the_clock_imposed_on_the_table_page_is_the_matchs_too(
+    client: httpx.AsyncClient, web: WebApp, fake_table: FakeTable
+) -> None:
+    """Both "Imponer reloj" do the same: the table's one also records the match's clock as
+    mandatory, so its pace, its flag and its page know it runs on the clock."""
+    make_tournament(web, 6)
+
+    def assign(club: Any, now: Any) -> str:
+        t = club.tournament("2025-03")
+        mid = sorted(m.id for m in t.ready_matches())[0]
+        web.desk.publish_assignment(t, web.desk.assign_match(t, mid, "3", now, "d"), now)
+        return mid
+
+    mid = web.desk.call(assign)
+    fake_table.serve()
+    csrf = await login(client)
+    async with serving(fake_table):
+        r = await act(client, csrf, "set_clock", table="3", preset="singles")
+    assert r.status_code == 200, r.text
+    assert web.desk.read(lambda club: club.tournament("2025-03").match(mid).clock.mandatory)
