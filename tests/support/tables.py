@@ -166,7 +166,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         reconnect_max=2,
         resend_after=3.0,
     )
-    link = TableLink(settings, outbox, runtime, snapshot=restored, clock=runtime.clock)
+    # As the table's own program does (controller/app.py): a new table reports its idle state
+    # at once, so the hub knows it is a backgammon table that can take a match.
+    link = TableLink(settings, outbox, runtime, snapshot=restored or table.snapshot(),
+                     clock=runtime.clock)
     runtime.sinks.append(link)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
