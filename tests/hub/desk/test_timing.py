@@ -79,7 +79,8 @@ def test_without_tables_there_are_paces_but_no_forecast() -> None:
     assert et.events == {} and et.paces == {}
 
 
-def test_an_untimed_match_behind_the_norm_is_flagged() -> None:
+def _one_match_at_1_0() -> tuple[Any, Any, list[dict[str, Any]]]:
+    """A two-player tournament whose only match is under way at table 1, reported at 1-0."""
     from datetime import date
 
     from mesa.tournament.club import Club
@@ -93,7 +94,11 @@ def test_an_untimed_match_behind_the_norm_is_flagged() -> None:
     m = next(iter(t.matches.values()))
     t.assign_tables(["1"], now=NOW)
     t.match_started(m.id, now=NOW)
-    live = [{"table": "1", "match_id": m.id, "score": {"a": 1, "b": 0}, "reserve": {}}]
+    return t, m, [{"table": "1", "match_id": m.id, "score": {"a": 1, "b": 0}, "reserve": {}}]
+
+
+def test_an_untimed_match_behind_the_norm_is_flagged() -> None:
+    t, m, live = _one_match_at_1_0()
     et = evening_time([t], live, NOW + timedelta(minutes=45), tables=["1"])
     pace = et.pace("T", m.id)
     assert pace is not None and pace.flagged  # 1-0 after 45 minutes of a 3-point match
@@ -101,20 +106,7 @@ def test_an_untimed_match_behind_the_norm_is_flagged() -> None:
 
 
 def test_in_the_demos_accelerated_time_the_pace_is_the_tables_and_the_times_the_hubs() -> None:
-    from datetime import date
-
-    from mesa.tournament.club import Club
-
-    club = Club()
-    club.create_tournament("T", "T", date(2026, 12, 4))
-    for n in ("ANA", "BEA"):
-        club.register("T", club.registry.add_new(n).id, now=NOW)
-    club.start("T", seed=1, now=NOW)
-    t = club.tournament("T")
-    m = next(iter(t.matches.values()))
-    t.assign_tables(["1"], now=NOW)
-    t.match_started(m.id, now=NOW)
-    live = [{"table": "1", "match_id": m.id, "score": {"a": 1, "b": 0}, "reserve": {}}]
+    t, m, live = _one_match_at_1_0()
     # Ten table seconds a hub second: 4.5 hub minutes are 45 table minutes at 1-0.
     et = evening_time([t], live, NOW + timedelta(minutes=4.5), tables=["1"], rate=10.0)
     pace = et.pace("T", m.id)
