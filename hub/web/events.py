@@ -6,7 +6,8 @@ another tournament).
 A club evening holds several events at once (RULES §4: open, novatos, a friendly), all sharing
 the tables, so the public pages show every open event together when none is named
 (:func:`shown_events`), the director switches between them (:func:`switcher`) and each table's
-card says whose match it holds (:func:`table_events`).
+card says whose match it holds (:func:`matches_at_tables`; with the match's pace:
+:func:`mesa.hub.web.timing.table_labels`).
 
 >>> from datetime import date, datetime
 >>> from mesa.tournament.club import Club
@@ -123,16 +124,10 @@ def switcher(club: Club, chosen: Tournament | None) -> list[dict[str, Any]]:
     ]
 
 
-def table_events(club: Club) -> dict[str, dict[str, Any]]:
-    """Table → the event whose match holds it now (assigned or playing), else the event of
-    the last match decided there (its card still shows it: "Partido terminado"). Each label
-    names its ``match`` and whether it is still ``active`` there."""
-    return {table: label for table, (_, _, label) in matches_at_tables(club).items()}
-
-
 def matches_at_tables(club: Club) -> dict[str, tuple[Tournament, Match, dict[str, Any]]]:
-    """Table → (event, match, label): the match at the table now, else the last one decided
-    there, in the open events."""
+    """Table → (event, match, label): the match at the table now (assigned or playing), else
+    the last one decided there (its card still shows it: "Partido terminado"), in the open
+    events. Each label names its ``match`` and whether it is still ``active`` there."""
     out: dict[str, tuple[Tournament, Match, dict[str, Any]]] = {}
     last: dict[str, tuple[Any, Tournament, Match]] = {}
     for t in open_events(club):

@@ -28,7 +28,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from mesa.hub.desk.games.backgammon import TournamentDesk
 from mesa.hub.ingest.ports import HubPort
 from mesa.hub.settings import HubSettings
-from mesa.hub.web.events import default_event, label_for, table_events
+from mesa.hub.web.events import default_event, label_for
 from mesa.hub.web.http.paths import ROUTE_PATHS, STATIC_PAGES, TEMPLATES, path_for
 from mesa.hub.web.http.request import wants_json
 from mesa.hub.web.http.response import (
@@ -125,12 +125,10 @@ class Site:
     def event_at(self, table: str, card: dict[str, Any] | None = None) -> dict[str, Any] | None:
         """The event a table serves now: another game's seat there (the venue), else the
         backgammon match the desk gave it; a domino table without one says its game."""
-        venue = getattr(self.desk, "venue", None)
-        if venue is not None:
-            for seat in venue.busy(besides="backgammon").values():
-                if seat.table == table:
-                    return {"id": seat.event, "name": seat.event_name, "category": "",
-                            "game": seat.game}  # fmt: skip
+        for seat in self.desk.venue.busy(besides="backgammon").values():
+            if seat.table == table:
+                return {"id": seat.event, "name": seat.event_name, "category": "",
+                        "game": seat.game}  # fmt: skip
         label = label_for(card, self.event_labels.get(table))
         if label is None and card is not None and card.get("kind") == "domino":
             return {"id": "", "name": "", "category": "", "game": "domino"}
@@ -152,10 +150,8 @@ class Site:
         except RuntimeError:
             return
         self._labels_at = time.monotonic()
-        evening = getattr(self.desk, "evening_time", None)
-        future = self.desk.submit_read(
-            table_events if evening is None else lambda club: table_labels(club, evening())
-        )
+        desk = self.desk
+        future = desk.submit_read(lambda club: table_labels(club, desk.evening_time()))
 
         def done(f: Any) -> None:
             if f.cancelled() or f.exception() is not None:
@@ -212,12 +208,9 @@ class Site:
     async def read(self, fn: Callable[[Club], Any]) -> Any:
         """``fn(club)`` on the desk's thread (a page never sees half an action); every
         tournament header in what it returns gets its event's forecast."""
-        evening = getattr(self.desk, "evening_time", None)
-
         def run(club: Club) -> Any:
             out = fn(club)
-            if evening is not None:
-                add_forecasts(out, evening)
+            add_forecasts(out, self.desk.evening_time)
             return out
 
         return await asyncio.wrap_future(self.desk.submit_read(run))

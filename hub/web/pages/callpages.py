@@ -46,20 +46,18 @@ class CallPages:
     async def page_calls(self, request: Request, lang: str) -> Page:
         """Every open event's calls (the tables are shared); ``?t=``: that event's only."""
         cards = self.site.poller.current()
-        venue = getattr(self.site.desk, "venue", None)
-        seats = [] if venue is None else list(venue.busy(besides="backgammon").values())
+        venue = self.site.desk.venue
+        seats = list(venue.busy(besides="backgammon").values())
 
         def build(club: Club) -> dict[str, Any]:
             t = chosen_event(club, request)
             named = request.query_params.get("t")
             events = [t] if named and t is not None else (open_events(club) or ([t] if t else []))
             board = call_board_all(events, cards, lang)
-            evening = getattr(self.site.desk, "evening_time", None)
-            if evening is not None:
-                et = evening()
-                for c in board["next"]:  # when each should start, by the forecast
-                    fc = et.match(c["event"]["id"], c["id"])
-                    c["expected"] = None if fc is None else fc["start"]
+            et = self.site.desk.evening_time()
+            for c in board["next"]:  # when each should start, by the forecast
+                fc = et.match(c["event"]["id"], c["id"])
+                c["expected"] = None if fc is None else fc["start"]
             # the other games' tables (the domino room), as the venue knows them
             names = club.names()
             return {
@@ -80,8 +78,8 @@ class CallPages:
         none is open); where the domino room seats them, when it does."""
         pid = request.path_params["id"]
         cards = self.site.poller.current()
-        venue = getattr(self.site.desk, "venue", None)
-        seat = None if venue is None else venue.busy(besides="backgammon").get(pid)
+        venue = self.site.desk.venue
+        seat = venue.busy(besides="backgammon").get(pid)
         elsewhere = None if seat is None else {
             "table": seat.table, "event": seat.event, "event_name": seat.event_name,
             "game": seat.game,
@@ -104,9 +102,8 @@ class CallPages:
             view = next_match_all(events, pid, cards, lang, elsewhere)
             shown = club.tournaments[view["match_event"]["id"]]
             m = view.get("match")
-            evening = getattr(self.site.desk, "evening_time", None)
-            if m and evening is not None and m.get("status") in ("waiting", "ready", "assigned"):
-                view["expected"] = evening().match(shown.id, m["id"])
+            if m and m.get("status") in ("waiting", "ready", "assigned"):
+                view["expected"] = self.site.desk.evening_time().match(shown.id, m["id"])
             return {"tournament": tournament_info(shown, lang), **view}
 
         data = await self.site.read(build)

@@ -30,7 +30,6 @@ from mesa.hub.web.events import (
     seats_elsewhere,
     shown_events,
     switcher,
-    table_events,
 )
 from mesa.hub.web.http.paths import export_list
 from mesa.hub.web.i18n import Translator
@@ -339,7 +338,7 @@ class Pages:
         """The grid: every table, each labelled with its event; the ready matches, conflicts
         and ties of every open event (``?t=``: that event's only, and its tables first)."""
         tid = event_param(request)
-        venue = getattr(self.site.desk, "venue", None)
+        venue = self.site.desk.venue
 
         def build(club: Club) -> dict[str, Any]:
             t = chosen_event(club, request)
@@ -387,7 +386,7 @@ class Pages:
         )  # fmt: skip
 
     async def page_director_tournament(self, request: Request, lang: str) -> Page:
-        venue = getattr(self.site.desk, "venue", None)
+        venue = self.site.desk.venue
 
         def build(club: Club) -> dict[str, Any]:
             t = chosen_event(club, request)
@@ -560,7 +559,7 @@ class Pages:
     async def page_director_match(self, request: Request, lang: str) -> Page:
         mid = request.path_params["id"].removesuffix(".json")
         cards = self.site.poller.current()
-        venue = getattr(self.site.desk, "venue", None)
+        venue = self.site.desk.venue
 
         def build(club: Club) -> dict[str, Any]:
             t = chosen_event(club, request)
@@ -609,27 +608,25 @@ class Pages:
 
     def _labels(self, club: Club) -> dict[str, dict[str, Any]]:
         """Table → its event, with the pace of the match under way (desk's thread)."""
-        evening = getattr(self.site.desk, "evening_time", None)
-        return table_events(club) if evening is None else table_labels(club, evening())
+        return table_labels(club, self.site.desk.evening_time())
 
     def _match_time(self, tid: str, m: Any, cards: list[dict[str, Any]]) -> dict[str, Any] | None:
         """A match's page: its live score, start, pace and expected end (desk's thread)."""
         if m.status == "done":
             return None
-        evening = getattr(self.site.desk, "evening_time", None)
-        et = None if evening is None else evening()
+        et = self.site.desk.evening_time()
         card = next(
             (c for c in cards if c.get("match_id") == m.id and c.get("id") == m.table), None
         )
-        pace = None if et is None else et.pace(tid, m.id)
+        pace = et.pace(tid, m.id)
         return {
             "live": None if card is None or m.status != "playing" else {
                 "a": (card.get("score") or {}).get("a", 0),
                 "b": (card.get("score") or {}).get("b", 0),
             },
             "started": iso(m.started_at),
-            "pace": None if pace is None or et is None else pace_view(pace, et.made_at),
-            "expected": None if et is None else et.match(tid, m.id),
+            "pace": None if pace is None else pace_view(pace, et.made_at),
+            "expected": et.match(tid, m.id),
         }
 
     async def healthz(self, request: Request) -> Response:
