@@ -235,6 +235,10 @@ def values_from_json(path: Path) -> dict[str, Any]:
     return {name: _convert(BY_NAME[name], value) for name, value in data.items()}
 
 
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off", ""})
+
+
 def _convert(s: Setting, raw: Any) -> Any:
     kind = s.type
     try:
@@ -243,7 +247,13 @@ def _convert(s: Setting, raw: Any) -> Any:
         if kind is bool:
             if isinstance(raw, bool):
                 return raw
-            return str(raw).strip().lower() in ("1", "true", "yes", "on")
+            # A typo ("ture") must not silently read as false: only these words are booleans.
+            word = str(raw).strip().lower()
+            if word in TRUE_WORDS:
+                return True
+            if word in FALSE_WORDS:
+                return False
+            raise ValueError
         if kind is int:
             if isinstance(raw, bool):
                 raise ValueError

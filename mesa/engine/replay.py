@@ -13,7 +13,6 @@ that game's machine through :func:`replay_steps`.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Protocol
 
 from mesa.engine.outcome import Outcome
@@ -51,8 +50,10 @@ def header_of(text: str) -> str | None:
     """The game a header line names ("" when its ``game`` is no string), or None when the line
     is not a header (an object with ``game`` and no ``input``)."""
     try:
-        obj = json.loads(text)
-    except json.JSONDecodeError:
+        # The strict reader: a hostile line (an array nested thousands deep) is refused here
+        # as any bad line is, never a RecursionError.
+        obj = strict_json(text)
+    except ValidationError:
         return None
     if isinstance(obj, dict) and "game" in obj and "input" not in obj:
         game = obj["game"]

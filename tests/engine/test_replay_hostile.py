@@ -191,3 +191,11 @@ def test_parse_input_refuses_with_a_reason_or_returns_checked_values(
                 assert low <= value <= high
     out = Table().apply(name, args, now=0.0)
     assert out.refusal is None or out.refusal.code != "internal_error"
+
+
+def test_a_first_line_nested_thousands_deep_is_refused_not_a_traceback(tmp_path: Path) -> None:
+    # The first line is read as a possible header ({"game": …}) before anything else.
+    code, report, err = run(tmp_path, ["[" * 5000 + "]" * 5000, '{"t": 1, "input": "tick"}'])
+    assert code == 1
+    assert report["steps"][0]["error"].startswith("line 1: nested deeper")
+    assert "Traceback" not in err and "RecursionError" not in err

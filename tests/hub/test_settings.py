@@ -41,6 +41,9 @@ def test_sources_in_order_json_then_environment_then_command_line(tmp_path: Path
         ({"MESA_WEB_LANGUAGE": "fr"}, "language"),
         ({"MESA_WEB_TIME_SCALE": "0"}, "time_scale"),
         ({"MESA_WEB_TIMED_MATCHES": "some"}, "timed_matches"),
+        # A typo in a boolean is refused, not read as false.
+        ({"MESA_HUB_EMBEDDED_BROKER": "ture"}, "embedded_broker"),
+        ({"MESA_HUB_EMBEDDED_BROKER": "si"}, "embedded_broker"),
     ],
 )
 def test_bad_values_are_refused_with_the_settings_name(env: dict[str, str], why: str) -> None:
@@ -62,3 +65,10 @@ def test_a_settings_file_is_checked(tmp_path: Path) -> None:
             HubSettings.from_env({}, json_file=file)
     with pytest.raises(ConfigError, match="unknown settings"):
         HubSettings(prot=1)
+
+
+@pytest.mark.parametrize(("raw", "value"), [("1", True), ("TRUE", True), (" yes ", True),
+                                            ("on", True), ("0", False), ("false", False),
+                                            ("No", False), ("off", False), ("", False)])
+def test_boolean_words(raw: str, value: bool) -> None:
+    assert HubSettings.from_env({"MESA_HUB_EMBEDDED_BROKER": raw}).embedded_broker is value
