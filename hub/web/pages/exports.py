@@ -97,7 +97,14 @@ def _csv(rows: list[list[Any]], lang: str) -> str:
     return buf.getvalue()
 
 
+BOM = "\ufeff"
+
+
 def _attachment(body: str | bytes, filename: str, media_type: str) -> Response:
+    # Excel reads a CSV without a byte-order mark in the machine's code page (Windows-1252 in
+    # Spain): "Elena MuÃ±iz". With the mark it reads UTF-8; every other reader skips it.
+    if media_type == "text/csv" and isinstance(body, str) and not body.startswith(BOM):
+        body = BOM + body
     if media_type.startswith("text/"):
         media_type += "; charset=utf-8"
     return Response(

@@ -42,24 +42,30 @@ async def test_the_exports_page_lists_every_export(client: httpx.AsyncClient) ->
     assert "/draw/print?paper=A3" in page
 
 
+def _text(r: httpx.Response) -> str:
+    """A CSV export's text: it starts with the byte-order mark Excel needs to read UTF-8."""
+    assert r.content.startswith("\ufeff".encode()), r.content[:20]
+    return r.content.decode("utf-8-sig")
+
+
 async def test_csv_uses_semicolons_and_decimal_commas_in_spanish(
     client: httpx.AsyncClient, finished: WebApp
 ) -> None:
     r = await client.get("/exports/final.csv")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
     assert r.headers["content-disposition"] == 'attachment; filename="2025-03-final.csv"'
-    rows = list(csv.reader(io.StringIO(r.text), delimiter=";"))
+    rows = list(csv.reader(io.StringIO(_text(r)), delimiter=";"))
     assert rows[0][:4] == ["posicion", "jugador", "nombre", "puntos"]
     assert len(rows) == 10 and "," in rows[1][3]
     r = await client.get("/exports/final.csv?lang=en")
-    rows = list(csv.reader(io.StringIO(r.text)))
+    rows = list(csv.reader(io.StringIO(_text(r))))
     assert rows[0][:4] == ["position", "player_id", "name", "points"] and "." in rows[1][3]
     for name in ("standings.csv", "matches.csv", "ranking.csv"):
         r = await client.get(f"/exports/{name}")
         assert r.status_code == 200 and r.text.count("\n") > 3, name
         assert ";" in r.text.splitlines()[0]
     matches = list(
-        csv.reader(io.StringIO((await client.get("/exports/matches.csv")).text), delimiter=";")
+        csv.reader(io.StringIO(_text(await client.get("/exports/matches.csv"))), delimiter=";")
     )
     assert matches[0][0] == "partida" and len(matches) > 10
 
