@@ -138,6 +138,24 @@ def test_the_pages_follow_the_tournament_live_and_fit_a_phone(
         assert big.get_attribute("#chime", "aria-pressed") == "true"
         phone.screenshot(path=str(SHOTS / "next-match-phone.png"))
         big.screenshot(path=str(SHOTS / "calls-board.png"))
+        # On a phone the call board's scores stay on one line ("0–0", never "0–" over "0"):
+        # a row as the board writes it, with long names beside the score.
+        phone.goto(url + "/llamadas")
+        lines = phone.evaluate(
+            """() => {
+                const body = document.querySelector('#playing tbody') ||
+                    document.querySelector('#playing').appendChild(document.createElement('tbody'));
+                const row = body.insertRow();
+                row.innerHTML = '<td class="num">12</td><td>MARÍA JOSÉ FERNÁNDEZ DE LA TORRE</td>' +
+                    '<td class="num score">10–10</td><td>JUAN CARLOS RODRÍGUEZ ZAPATERO</td>' +
+                    '<td class="muted">a 7 puntos</td>';
+                // The lines the score's text takes (the cell is as tall as its row).
+                const range = document.createRange();
+                range.selectNodeContents(row.cells[2]);
+                return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size;
+            }"""
+        )
+        assert lines == 1, lines
         qr = browser.new_page(viewport={"width": 1200, "height": 900})
         qr.goto(url + "/players/qr")
         qr.emulate_media(media="print")
