@@ -79,7 +79,11 @@ def _controller(args: argparse.Namespace) -> int:
         return 2
     stop = threading.Event()
     _stop_on_signals(stop)
-    app.start()
+    try:
+        app.start()
+    except ConfigError as e:  # e.g. a second program on this table's outbox: touch nothing
+        print(f"mesa controller: {e}", file=sys.stderr)
+        return 2
     try:
         stop.wait()
     finally:
@@ -118,7 +122,13 @@ def _players(args: argparse.Namespace, game: Any) -> tuple[str, ...] | None:
 def _sim(args: argparse.Namespace) -> int:
     from mesa.controller.games import table_game
     from mesa.controller.sim import SimTable
-    from mesa.controller.sim_shell import headless, link_factory, sim_outbox, start_info
+    from mesa.controller.sim_shell import (
+        headless,
+        link_factory,
+        sim_outbox,
+        sim_table_id,
+        start_info,
+    )
     from mesa.errors import ConfigError
 
     _logging(args.log_level)
@@ -128,27 +138,27 @@ def _sim(args: argparse.Namespace) -> int:
     count = args.games if args.games is not None else args.matches
     try:
         players = _players(args, game)
-        factory = link_factory(args, sim_outbox(args))
-    except ConfigError as e:
+        table_id = sim_table_id(args)
+        sim = SimTable(
+            table_id,
+            game=game.name,
+            speed=args.speed,
+            seed=args.seed,
+            robots=seats,
+            style=game.robot_style(args.fast, args.robot_ui),
+            journal_dir=args.journal,
+            heartbeat=args.heartbeat,
+            auto_assign=not (args.hub or args.link),
+            length=args.length,
+            language=args.language,
+            matches=count,
+            players=players,
+            buttons=ui == "window",
+            link=link_factory(args, sim_outbox(args)),
+        )
+    except ConfigError as e:  # a bad option, a link file, an outbox another table holds
         print(f"mesa sim: {e}", file=sys.stderr)
         return 2
-    sim = SimTable(
-        args.table_id or "sim",
-        game=game.name,
-        speed=args.speed,
-        seed=args.seed,
-        robots=seats,
-        style=game.robot_style(args.fast, args.robot_ui),
-        journal_dir=args.journal,
-        heartbeat=args.heartbeat,
-        auto_assign=not (args.hub or args.link),
-        length=args.length,
-        language=args.language,
-        matches=count,
-        players=players,
-        buttons=ui == "window",
-        link=factory,
-    )
     stop = threading.Event()
     _stop_on_signals(stop)
     info = start_info(sim, STARTED)

@@ -30,7 +30,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from mesa.errors import MesaError
+from mesa.errors import ConfigError, MesaError
 from mesa.protocol import EventEnvelope, check_table_id, decode, new_id
 
 log = logging.getLogger(__name__)
@@ -38,6 +38,28 @@ log = logging.getLogger(__name__)
 
 class OutboxError(MesaError):
     """The outbox file is unusable (another table's, or not an outbox)."""
+
+
+class OutboxInUse(ConfigError):
+    """Another running table program holds this outbox: it is not damaged, and must not be
+    moved aside (two simulators started from one folder once set each other's copies aside)."""
+
+
+def _hold(path: Path) -> int:
+    """An exclusive lock on ``<path>.lock`` for as long as the outbox is open; the kernel drops
+    it when the process dies (kill -9 included), so a restarted table always gets it back."""
+    import fcntl
+
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise OutboxInUse(
+            f"{path} is in use by another table program: give each table its own folder "
+            "(--journal) or table id"
+        ) from None
+    return fd
 
 
 STORAGE_ERRORS = (sqlite3.Error, OSError)  # what a failed append raises: retry it later
@@ -129,7 +151,12 @@ class Outbox:
         self.retain_acked = retain_acked
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = _connect_checked(self.path)
+        self._held = _hold(self.path)
+        try:
+            self._db = _connect_checked(self.path)
+        except BaseException:
+            os.close(self._held)
+            raise
         try:
             with self._lock:
                 self._db.executescript(_SCHEMA)
@@ -148,6 +175,7 @@ class Outbox:
             self.stream, self._acked, self._last_seq = _check_meta(self.path, table, meta, top)
         except BaseException:
             self._db.close()
+            os.close(self._held)
             raise
 
     @classmethod
@@ -332,6 +360,9 @@ class Outbox:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._held >= 0:
+                os.close(self._held)
+                self._held = -1
 
     @staticmethod
     def read_all(path: str | Path) -> tuple[str, str, list[EventEnvelope]]:

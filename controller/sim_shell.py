@@ -45,9 +45,23 @@ def link_factory(args: argparse.Namespace, outbox: str | Path) -> Any:
     return factory
 
 
+def sim_table_id(args: argparse.Namespace) -> str:
+    """The simulated table's id: ``--table-id``, else the link file's table, else ``sim``.
+
+    Eight ``mesa sim --link table-N.json`` started from one folder once all took ``sim`` and
+    shared one outbox; each is now its own table."""
+    if getattr(args, "table_id", None):
+        return str(args.table_id)
+    if getattr(args, "link", None):
+        from mesa.controller.link import LinkSettings
+
+        return LinkSettings.from_file(args.link).table
+    return "sim"
+
+
 def sim_outbox(args: argparse.Namespace) -> Path:
     """Where a simulated table keeps its outbox: beside its journal, named by its table."""
-    return Path(args.journal or ".") / f"outbox-{args.table_id or 'sim'}.sqlite3"
+    return Path(args.journal or ".") / f"outbox-{sim_table_id(args)}.sqlite3"
 
 
 def start_info(sim: Any, started: float) -> dict[str, Any]:

@@ -20,6 +20,8 @@ from typing import Any
 
 from mesa.errors import MesaError
 
+DEFAULT_TABLE_LINKS = Path("var/tables")  # where provision-table writes a table's link file
+
 
 def _hub(args: argparse.Namespace) -> int:
     """Ingest, tournament desk and dashboard in one process (the venue's hub)."""
@@ -115,7 +117,9 @@ def add_hub_arguments(p: argparse.ArgumentParser) -> None:
 def _provision_table(args: argparse.Namespace) -> int:
     from mesa.hub.broker.provision import provision_table, reload_broker
 
-    out = args.out or Path(f"table-{args.table}.json")
+    # Under var/ by default, which git ignores: the file holds the table's password, and a
+    # checkout is no place for it.
+    out = args.out or DEFAULT_TABLE_LINKS / f"table-{args.table}.json"
     ca_file = args.tls_dir / "ca.pem"
     tls_ca = ca_file.read_text() if ca_file.exists() and not args.no_tls else None
     if tls_ca is None:
@@ -175,7 +179,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--no-tls", action="store_true", help="plain MQTT even if a venue CA exists")
     p.add_argument("--passwd", type=Path, default=DEFAULT_PASSWD, help="Mosquitto password file")
-    p.add_argument("--out", type=Path, help="the table's config (default table-<id>.json)")
+    p.add_argument("--out", type=Path, help="the table's config, with its password (default var/tables/table-<id>.json)")
     p.add_argument("--pid-file", type=Path, default=DEFAULT_PID_FILE)
     p.add_argument("--no-reload", action="store_true", help="do not SIGHUP the broker")
     p.set_defaults(run=_provision_table)

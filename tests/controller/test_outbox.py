@@ -113,3 +113,34 @@ def test_committed_events_survive_kill_9(tmp_path: Path) -> None:
     assert [e.seq for e in box.unacked()] == list(range(1, box.last_seq + 1))
     assert box.append([EV], ts=2.0)[0].seq == box.last_seq
     box.close()
+
+
+def test_a_second_program_on_the_same_outbox_is_refused_and_moves_nothing_aside(
+    tmp_path: Path,
+) -> None:
+    """Two simulators started from one folder once shared one outbox and set each other's
+    copies aside as damaged; the second now refuses to start and the first keeps its file."""
+    from mesa.controller.outbox import OutboxInUse
+
+    path = tmp_path / "outbox-sim.sqlite3"
+    first = Outbox.open(path, "3")
+    first.append([EV], ts=1.0)
+    holder = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(f"""
+            from mesa.controller.outbox import Outbox, OutboxInUse
+            try:
+                Outbox.open({str(path)!r}, "4")
+            except OutboxInUse as e:
+                print("in use:", e)
+            """)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert "in use:" in holder.stdout and "another table program" in holder.stdout, holder
+    assert sorted(p.name for p in tmp_path.iterdir() if "damaged" in p.name) == []
+    with pytest.raises(OutboxInUse):
+        Outbox(path, "3")  # in the same process too
+    assert first.append([EV], ts=2.0)[0].seq == 2  # the first table writes on
+    first.close()
+    again = Outbox.open(path, "3")  # closed (or killed): the next start gets it back
+    assert again.last_seq == 2 and again.rebuilt is None
+    again.close()

@@ -75,3 +75,42 @@ def test_headless_stops_on_a_signal(capsys: pytest.CaptureFixture[str]) -> None:
     stop.set()
     sim_shell.headless(_args(), stop, lambda event, **_: event, {}, lambda: False)
     assert capsys.readouterr().out.splitlines() == ["start"]
+
+
+def test_each_simulated_table_has_its_own_outbox_named_by_its_link(tmp_path: Any) -> None:
+    """``mesa sim --link table-N.json`` without ``--table-id`` or ``--journal``: the table's id
+    (and its outbox) come from the link file, not the shared default ``sim``."""
+    links = []
+    for n in (3, 4):
+        link = tmp_path / f"table-{n}.json"
+        link.write_text(json.dumps({"table": str(n), "hub": {"host": "127.0.0.1", "port": 1}}))
+        links.append(link)
+    boxes = [sim_shell.sim_outbox(_args(link=str(p), table_id=None, journal=None)) for p in links]
+    assert [b.name for b in boxes] == ["outbox-3.sqlite3", "outbox-4.sqlite3"]
+    assert sim_shell.sim_table_id(_args(link=str(links[0]), table_id="9")) == "9"
+    assert sim_shell.sim_table_id(_args(table_id=None)) == "sim"
+
+
+def test_a_second_sim_on_the_same_table_in_one_folder_says_why_and_stops(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+    import time
+
+    cmd = [sys.executable, "-m", "mesa", "sim", "--hub", "127.0.0.1:1", "--table-id", "5",
+           "--headless"]
+    first = subprocess.Popen([*cmd, "--duration", "30"], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "outbox-5.sqlite3.lock").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        second = subprocess.run([*cmd, "--duration", "1"], cwd=tmp_path, capture_output=True,
+                                text=True, timeout=60)
+        assert second.returncode == 2, second
+        assert "in use by another table program" in second.stderr
+        assert "Traceback" not in second.stderr
+        assert not [p for p in tmp_path.iterdir() if "damaged" in p.name]
+        assert first.poll() is None  # the first table plays on
+    finally:
+        first.terminate()
+        first.wait(30)

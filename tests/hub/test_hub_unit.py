@@ -172,3 +172,21 @@ def test_the_units_exec_start_runs_ingest_desk_and_dashboard(
         for p in procs:
             p.kill9()
         hub.kill9()
+
+
+def test_provision_table_writes_its_password_file_under_var_not_into_the_checkout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``mesa provision-table N`` without ``--out`` once wrote ``table-N.json`` (with its
+    password) into the checkout, which git did not ignore."""
+    from mesa.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    rc = main(["provision-table", "7", "--hub-host", "127.0.0.1", "--passwd",
+               str(tmp_path / "passwd"), "--no-reload", "--tls-dir", str(tmp_path / "tls")])
+    assert rc == 0
+    out = tmp_path / "var" / "tables" / "table-7.json"
+    assert oct(out.stat().st_mode & 0o777) == "0o600"
+    assert not list(tmp_path.glob("table-*.json"))
+    ignored = (Path(__file__).parents[2] / ".gitignore").read_text().split()
+    assert "/var/" in ignored and "/table-*.json" in ignored
