@@ -8,6 +8,10 @@ that passes the limit is never handed to the app: the client gets 413 there and 
 ``Content-Length`` lies or is absent, as with chunked uploads). The server then closes the
 connection, so the rest of the body is never read. A body that stops arriving (a chunk awaited
 longer than ``chunk_timeout``) is answered 408: a slow upload cannot hold a connection forever.
+Only a request that has a body (``Content-Length`` above 0, or chunked) is timed: a GET has none,
+and an event stream waits on ``receive`` for the client's disconnect for hours (timing those
+tore every live page's stream down after ten seconds, and uvicorn logged each one as
+"ASGI callable returned without completing response").
 
 >>> import asyncio
 >>> async def app(scope, receive, send):
@@ -77,12 +81,19 @@ class BodyLimit:
         seen = 0
         started = False
         refused = 0  # the status the app's failure stands for
-        body_done = False
+        # No body to wait for: every receive is the app's wait for a disconnect, never timed.
+        body_done = not _has_body(scope, declared)
 
         async def counting_receive() -> Message:
             nonlocal seen, refused, body_done
-            if body_done:  # later receives wait for a disconnect (event streams): no limit
-                return await receive()
+            if body_done:  # later receives wait for a disconnect (event streams): no timer
+                message = await receive()
+                if message["type"] == "http.request":  # counted all the same
+                    seen += len(message.get("body", b""))
+                    if seen > self.max_bytes:
+                        refused = 413
+                        raise BodyTooLarge
+                return message
             try:
                 message = await asyncio.wait_for(receive(), self.chunk_timeout)
             except TimeoutError:
@@ -150,6 +161,14 @@ def _language(scope: Scope) -> str:
         if name == b"cookie" and b"mesa_lang=en" in value:
             return "en"
     return DEFAULT_LANGUAGE
+
+
+def _has_body(scope: Scope, declared: int | None) -> bool:
+    """Whether the request carries a body (RFC 9112 §6.3: a length above 0, or chunked)."""
+    if declared is not None:
+        return declared > 0
+    return any(name == b"transfer-encoding" and b"chunked" in value.lower()
+               for name, value in scope.get("headers", []))
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -4,6 +4,8 @@ bodies past the limit are refused; event streams are bounded."""
 
 from __future__ import annotations
 
+import contextlib
+
 import copy
 import csv
 import io
@@ -295,8 +297,46 @@ async def test_a_body_that_stops_arriving_is_answered_408() -> None:
         sent.append(message)
 
     limited = BodyLimit(app, chunk_timeout=0.05)
-    await limited({"type": "http", "headers": []}, receive, send)
+    await limited({"type": "http", "headers": [(b"transfer-encoding", b"chunked")]}, receive,
+                  send)
     assert sent[0]["status"] == 408
+
+
+async def test_a_request_without_a_body_may_wait_for_its_disconnect_untimed() -> None:
+    """An event stream's GET waits on ``receive`` for the client to leave: timing that wait
+    like a body's tore every live page's stream down after ``chunk_timeout`` (uvicorn: "ASGI
+    callable returned without completing response", 48 times in an evening)."""
+    import asyncio
+
+    from mesa.hub.web.http.body_limit import BodyLimit
+
+    async def stream(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        # Starlette's is_disconnected(): a receive in a cancelled scope loses the request
+        # message; the next receive waits for the disconnect.
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(receive(), 0.005)
+        assert (await receive())["type"] == "http.disconnect"
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    messages = [{"type": "http.request", "body": b"", "more_body": False}]
+
+    async def receive() -> dict[str, Any]:
+        if messages:
+            message = messages.pop()  # taken off the connection, then the receive is cancelled
+            await asyncio.sleep(0.02)
+            return message
+        await asyncio.sleep(0.3)  # the browser stays on the page well past the timer
+        return {"type": "http.disconnect"}
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await BodyLimit(stream, chunk_timeout=0.05)({"type": "http", "headers": []}, receive, send)
+    assert [m.get("status") for m in sent] == [200, None]
+    assert sent[-1]["more_body"] is False
 
 
 async def test_even_the_500_page_carries_the_security_headers(web: WebApp) -> None:
