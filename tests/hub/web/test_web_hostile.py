@@ -5,7 +5,6 @@ bodies past the limit are refused; event streams are bounded."""
 from __future__ import annotations
 
 import contextlib
-
 import copy
 import csv
 import io
