@@ -103,6 +103,7 @@ _WEB: dict[str, dict[str, Entry]] = {
     "next.none": {"es": "Aún no hay partidas sorteadas.", "en": "No matches drawn yet."},
     "next.last": {"es": "Último resultado", "en": "Last result"},
     "next.all_about": {"es": "Todo sobre {name}", "en": "All about {name}"},
+    "next.link": {"es": "Mi próxima partida", "en": "My next match"},
     "qr.title": {"es": "Jugadores: su próxima partida (QR)", "en": "Players: their next match (QR)"},
     "qr.hint": {"es": "Imprima esta lista: cada código lleva a la página «mi próxima partida».",
                 "en": "Print this list: each code opens that player's “my next match” page."},

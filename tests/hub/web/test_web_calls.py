@@ -111,7 +111,10 @@ def test_the_pages_follow_the_tournament_live_and_fit_a_phone(
         phone = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
         errors: list[str] = []
         phone.on("pageerror", lambda e: errors.append(str(e)))
-        phone.goto(url + f"/players/{ids[0]}/next")
+        # A player's own page leads to "mi próxima partida" (only the QR list used to).
+        phone.goto(url + f"/players/{ids[0]}")
+        phone.click("#next-link")
+        phone.wait_for_url(f"**/players/{ids[0]}/next")
         assert phone.locator("#next-match").count() == 1
         # The phone menu is one line (it scrolls sideways), not a third of the screen.
         header = phone.locator("header.top").bounding_box()
