@@ -812,7 +812,7 @@ _WEB: dict[str, dict[str, Entry]] = {
     "ev.closed": {"es": "cerrado", "en": "closed"},
     "ev.all": {"es": "Todos", "en": "All"},
     "ev.category.open": {"es": "open", "en": "open"},
-    "ev.category.novatos": {"es": "novatos", "en": "novatos"},
+    "ev.category.novatos": {"es": "novatos", "en": "beginners"},
     "ev.showing": {
         "es": "Primero las mesas de {name}; las demás mesas se comparten.",
         "en": "{name}'s tables first; the other tables are shared.",

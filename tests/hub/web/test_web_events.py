@@ -239,7 +239,7 @@ async def test_the_grid_labels_each_table_with_its_event_and_says_why_a_match_wa
     live = (await client.get(f"/live.json?t={B}")).json()
     assert [c["id"] for c in live["tables"]] == ["2"]
     chooser = (await client.get(f"/live?t={B}")).text
-    assert f'data-event="{B}" aria-live' in chooser
+    assert f'id="grid" data-all="1" data-event="{B}">' in chooser
     assert f'href="/live?t={A}"' in chooser and 'href="/live"' in chooser
     assert {c["id"] for c in (await client.get("/live.json")).json()["tables"]} == {"1", "2"}
     assert 'data-event="2025-03"' in (await client.get("/live")).text

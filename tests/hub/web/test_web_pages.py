@@ -197,3 +197,23 @@ async def test_rankings_show_ratings_and_history_after_a_closed_tournament(
     assert [e["player_id"] for e in historic["entries"]] == [
         e["player_id"] for e in annual["entries"]
     ]
+
+
+async def test_the_current_page_is_marked_and_only_news_is_a_live_region(
+    client: httpx.AsyncClient, web: WebApp, fake_table: FakeTable
+) -> None:
+    """A screen reader is told which page it is on (``aria-current``), and is not read the
+    whole grid every 250 ms: the ticking cards are no live region, an alert badge is."""
+    make_tournament(web, 6)
+    fake_table.play_to_running()
+    web.poller.poll()
+    await login(client)
+    for path, link in (("/live", "/live"), ("/groups", "/groups"), ("/director", "/director"),
+                       ("/director/audit", "/director/audit")):
+        page = (await client.get(path)).text
+        current = re.findall(r'<a [^>]*aria-current="page"[^>]*>', page)
+        assert any(f'href="{link}' in a for a in current), (path, current)
+        grid = re.search(r'<section[^>]*id="grid"[^>]*>', page)
+        assert grid is None or "aria-live" not in grid.group(0), (path, grid)
+    en = (await client.get("/director/tournament?lang=en")).text
+    assert '<option value="novatos">beginners</option>' in en
