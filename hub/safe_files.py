@@ -107,6 +107,33 @@ def read_regular(path: str | Path, *, limit: int, follow: bool = False) -> bytes
     return data
 
 
+def open_folder(path: str | Path, mode: int = 0o750) -> int:
+    """A descriptor of the folder ``path``, made (``mode``) if missing; its last part must not
+    be a link (its parents are the path given). Refused if it is a link or not a folder."""
+    path = Path(os.path.abspath(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    parent = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(path.name, mode, dir_fd=parent)
+        try:
+            return os.open(path.name, _DIR_FLAGS, dir_fd=parent)
+        except OSError as e:
+            if e.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise UnsafePath(
+                    f"{path} is {describe(path.name, dir_fd=parent)}: not followed"
+                ) from None
+            raise
+    finally:
+        os.close(parent)
+
+
+def create_new(name: str, mode: int, *, dir_fd: int) -> int:
+    """A new file ``name`` in the folder ``dir_fd``, opened for writing: ``O_EXCL`` and
+    ``O_NOFOLLOW``, so nothing planted there (a link, a file) is ever written through."""
+    return os.open(name, _NEW_FLAGS, mode, dir_fd=dir_fd)
+
+
 def real_root(root: str | Path) -> Path:
     """``root`` as an absolute path, refused if it is or passes through a symbolic link (the
     folder given must be the folder written into).
