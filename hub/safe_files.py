@@ -18,7 +18,7 @@ b'a = 1\\n'
 >>> with SafeTree(root) as tree:
 ...     tree.write("link/y.conf", b"", 0o644)
 Traceback (most recent call last):
-mesa.hub.safe_files.UnsafePath: link is a symbolic link (to ...): not followed
+mesa.hub.safe_files.UnsafePath: link is a symbolic link (to ...), not followed
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def open_regular(
         fd = os.open(path, flags, dir_fd=dir_fd)
     except OSError as e:
         if e.errno == errno.ELOOP:
-            raise UnsafePath(f"{shown} is {describe(path, dir_fd=dir_fd)}: not followed") from None
+            raise UnsafePath(f"{shown} is {describe(path, dir_fd=dir_fd)}, not followed") from None
         raise
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
@@ -121,7 +121,7 @@ def open_folder(path: str | Path, mode: int = 0o750) -> int:
         except OSError as e:
             if e.errno in (errno.ELOOP, errno.ENOTDIR):
                 raise UnsafePath(
-                    f"{path} is {describe(path.name, dir_fd=parent)}: not followed"
+                    f"{path} is {describe(path.name, dir_fd=parent)}, not followed"
                 ) from None
             raise
     finally:
@@ -201,7 +201,7 @@ class SafeTree:
             except FileNotFoundError:
                 return
             if stat.S_ISLNK(st.st_mode):
-                raise UnsafePath(f"{here.relative_to(self.root)} is {describe(here)}: not followed")
+                raise UnsafePath(f"{here.relative_to(self.root)} is {describe(here)}, not followed")
             if not stat.S_ISDIR(st.st_mode):
                 if here != self.root.joinpath(*_parts(rel)):
                     raise UnsafePath(f"{here.relative_to(self.root)} is {describe(here)}")
@@ -229,7 +229,7 @@ class SafeTree:
                     if e.errno in (errno.ELOOP, errno.ENOTDIR):
                         where = "/".join(names[: i + 1])
                         raise UnsafePath(
-                            f"{where} is {describe(name, dir_fd=fd)}: not followed"
+                            f"{where} is {describe(name, dir_fd=fd)}, not followed"
                         ) from None
                     raise
                 os.close(fd)
@@ -329,7 +329,7 @@ class SafeTree:
                 fd = os.open(name, _READ_FLAGS, dir_fd=d)  # a file or a folder, not a link
             except OSError as e:
                 if e.errno == errno.ELOOP:
-                    raise UnsafePath(f"{rel} is {describe(name, dir_fd=d)}: not followed") from None
+                    raise UnsafePath(f"{rel} is {describe(name, dir_fd=d)}, not followed") from None
                 raise
             try:
                 os.fchown(fd, uid, gid)
