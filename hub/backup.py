@@ -53,7 +53,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_DIR = Path("/var/lib/mesa/backups")
 DEFAULT_KEEP = 14
-PATTERN = "hub-*.sqlite3"
 # Exactly the names :func:`backup` gives (see :func:`_stamp`): nothing else is rotated.
 OWN_NAME = re.compile(r"hub-\d{8}T\d{12}Z\.sqlite3")
 BEFORE_RESTORE = "before-restore"
@@ -406,7 +405,8 @@ def _preflight(d: int, folder: Path, name: str) -> None:
 
 def _stage(source_fd: int, d: int, staging: str, like: os.stat_result | None) -> None:
     """Copy the open backup into ``staging`` (made new, O_EXCL | O_NOFOLLOW), with the
-    owner and mode of the store it will replace (the hub must be able to write it)."""
+    owner and mode of the store it will replace, else the folder's owner and 0640 (the hub
+    must be able to write it; ``mesa restore`` may run as root)."""
     for leftover in (staging, *(staging + s for s in _STORE_SUFFIXES)):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(leftover, dir_fd=d)  # of an interrupted restore: regular files only
@@ -414,10 +414,11 @@ def _stage(source_fd: int, d: int, staging: str, like: os.stat_result | None) ->
     try:
         while chunk := os.read(source_fd, 1 << 20):
             os.write(out, chunk)
-        if like is not None:
+        owner = like if like is not None else os.fstat(d)
+        if (owner.st_uid, owner.st_gid) != (os.geteuid(), os.getegid()):
             with contextlib.suppress(PermissionError):
-                os.fchown(out, like.st_uid, like.st_gid)
-            os.fchmod(out, stat.S_IMODE(like.st_mode))
+                os.fchown(out, owner.st_uid, owner.st_gid)
+        os.fchmod(out, stat.S_IMODE(like.st_mode) if like is not None else 0o640)
         os.fsync(out)
     finally:
         os.close(out)
