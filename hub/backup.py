@@ -35,7 +35,7 @@ import sqlite3
 import stat
 import threading
 import urllib.parse
-from collections.abc import Iterator, Mapping
+from collections.abc import Container, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -191,12 +191,17 @@ def _open_ro(path: str | Path, *, immutable: bool = True) -> sqlite3.Connection:
     return conn
 
 
-def _read_schema(conn: sqlite3.Connection) -> dict[str, SchemaObject]:
+def _read_schema(
+    conn: sqlite3.Connection, known: Container[str] | None = None
+) -> dict[str, SchemaObject]:
+    """The objects of ``conn``'s database; the columns of its tables (only of those named in
+    ``known`` when given: another, a virtual table of an unknown module say, is refused by its
+    name alone)."""
     rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
     out: dict[str, SchemaObject] = {}
     for kind, name, table, sql in rows:
         columns: tuple[tuple[object, ...], ...] = ()
-        if kind == "table":
+        if kind == "table" and (known is None or name in known):
             columns = tuple(conn.execute(f"PRAGMA table_xinfo({_quote(name)})").fetchall())
         out[name] = SchemaObject(kind, name, table, definition(sql, kind), columns)
     return out
@@ -243,7 +248,7 @@ def schema_problems(found: Mapping[str, SchemaObject], expected: StoreSchema) ->
 
 
 def _check(conn: sqlite3.Connection, schema: StoreSchema) -> list[str]:
-    problems = schema_problems(_read_schema(conn), schema)
+    problems = schema_problems(_read_schema(conn, schema.objects), schema)
     result = [r[0] for r in conn.execute("PRAGMA integrity_check")]
     if result != ["ok"]:
         problems += [f"integrity: {r}" for r in result[:5]]

@@ -107,7 +107,7 @@ def _open_root(root: Path) -> SafeTree:
 
 def _preflight(
     tree: SafeTree,
-    units: Iterable[str],
+    units: dict[str, str],
     dirs: Iterable[tuple[str, int]],
     files: Iterable[str],
     foreign: Iterable[str] = (),
@@ -116,7 +116,8 @@ def _preflight(
     passes through, a symbolic link."""
     paths = [str(UNIT_DIR / u) for u in units] + [d for d, _ in dirs] + list(files)
     paths += [p for f in foreign for p in (f, f + ".tmp")]
-    paths.append(str(UNIT_DIR / "x.wants"))  # the folder of the *.wants links
+    # The folders of the *.wants links (the links themselves are ours to replace).
+    paths += sorted({str(UNIT_DIR / f"{t}.wants") for t in units.values() if t})
     try:
         for rel in paths:
             tree.check(rel)
@@ -289,7 +290,8 @@ def install_hub(
     broker's Mesa settings, ACLs and accounts, the venue CA and certificate, the hub's
     credentials and the enrolment bundle for new tables (``/etc/mesa/enrol.json``)."""
     with _open_root(Path(root)) as tree:
-        _preflight(tree, [*HUB_UNITS, *RETIRED_HUB_UNITS], HUB_DIRS, HUB_FILES, HUB_FOREIGN_FILES)
+        units = {**HUB_UNITS, **dict.fromkeys(RETIRED_HUB_UNITS, "")}
+        _preflight(tree, units, HUB_DIRS, HUB_FILES, HUB_FOREIGN_FILES)
         return _install_hub(tree, list(hub_hosts), source, start)
 
 

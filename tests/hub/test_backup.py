@@ -261,6 +261,11 @@ def test_restore_refuses_a_real_backup_carrying_a_trigger_or_a_view(
         "CREATE TRIGGER t_audit_no_delete BEFORE DELETE ON t_audit BEGIN SELECT 1; END",
     )
     assert "t_audit_no_delete" in restore_refused(capsys, guard, db)
+    # A virtual table, the planner's statistics: objects the hub never makes.
+    virtual = hostile_copy(tmp_path, db, "CREATE VIRTUAL TABLE v USING fts5(x)")
+    assert "table v is not one the hub creates" in restore_refused(capsys, virtual, db)
+    stats = hostile_copy(tmp_path, db, "ANALYZE")
+    assert "table sqlite_stat1 is not one the hub creates" in restore_refused(capsys, stats, db)
     # A column added to a table the hub creates.
     extra = hostile_copy(tmp_path, db, "ALTER TABLE events ADD COLUMN note TEXT")
     assert "events" in restore_refused(capsys, extra, db)
