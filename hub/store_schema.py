@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 import functools
+import gc
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,13 +28,20 @@ if TYPE_CHECKING:
 def create_store(db: str | Path) -> None:
     """Open every part of the hub on ``db`` (made if missing) and close them: the tables,
     indexes and triggers the hub writes are all there afterwards."""
+    _open_every_part(Path(db))
+    # Some parts' read connections (per thread) are closed only when collected: release the
+    # file now; a store left open looks, to `mesa restore`, like a running hub's.
+    gc.collect()
+
+
+def _open_every_part(db: Path) -> None:
     from mesa.hub.broker.enrolment import EnrolmentStore
     from mesa.hub.desk.make import make_desk
     from mesa.hub.ingest.app import Hub
     from mesa.hub.settings import HubSettings
     from mesa.hub.web.app import WebApp
 
-    settings = HubSettings(db=Path(db))
+    settings = HubSettings(db=db)
     hub = Hub(settings)  # not started: no broker
     try:
         desk = make_desk(hub, settings)
