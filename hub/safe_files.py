@@ -107,6 +107,11 @@ def read_regular(path: str | Path, *, limit: int, follow: bool = False) -> bytes
     return data
 
 
+def _not_a_folder(shown: str | Path, name: str, dir_fd: int) -> str:
+    what = describe(name, dir_fd=dir_fd)
+    return f"{shown} is {what}, " + ("not followed" if what.startswith("a symbolic") else "not a folder")
+
+
 def open_folder(path: str | Path, mode: int = 0o750) -> int:
     """A descriptor of the folder ``path``, made (``mode``) if missing; its last part must not
     be a link (its parents are the path given). Refused if it is a link or not a folder."""
@@ -120,9 +125,7 @@ def open_folder(path: str | Path, mode: int = 0o750) -> int:
             return os.open(path.name, _DIR_FLAGS, dir_fd=parent)
         except OSError as e:
             if e.errno in (errno.ELOOP, errno.ENOTDIR):
-                raise UnsafePath(
-                    f"{path} is {describe(path.name, dir_fd=parent)}, not followed"
-                ) from None
+                raise UnsafePath(_not_a_folder(path, path.name, parent)) from None
             raise
     finally:
         os.close(parent)
@@ -204,7 +207,7 @@ class SafeTree:
                 raise UnsafePath(f"{here.relative_to(self.root)} is {describe(here)}, not followed")
             if not stat.S_ISDIR(st.st_mode):
                 if here != self.root.joinpath(*_parts(rel)):
-                    raise UnsafePath(f"{here.relative_to(self.root)} is {describe(here)}")
+                    raise UnsafePath(f"{here.relative_to(self.root)} is {describe(here)}, not a folder")
                 return
 
     # ── folders ──
@@ -228,9 +231,7 @@ class SafeTree:
                 except OSError as e:
                     if e.errno in (errno.ELOOP, errno.ENOTDIR):
                         where = "/".join(names[: i + 1])
-                        raise UnsafePath(
-                            f"{where} is {describe(name, dir_fd=fd)}, not followed"
-                        ) from None
+                        raise UnsafePath(_not_a_folder(where, name, fd)) from None
                     raise
                 os.close(fd)
                 fd = nxt
@@ -256,15 +257,13 @@ class SafeTree:
         except FileNotFoundError:
             return None
 
-    def _read_in(self, d: int, name: str, rel: str | Path, mode: int | None = None) -> bytes | None:
-        """``name``'s bytes in the folder ``d``; its mode set (on the open file) when given."""
+    def _read_in(self, d: int, name: str, rel: str | Path) -> bytes | None:
+        """``name``'s bytes in the folder ``d`` (None: there is none)."""
         try:
             fd = open_regular(name, dir_fd=d, shown=rel)
         except FileNotFoundError:
             return None
         with os.fdopen(fd, "rb") as f:
-            if mode is not None and stat.S_IMODE(os.fstat(fd).st_mode) != mode:
-                os.fchmod(fd, mode)
             return f.read()
 
     def write(self, rel: str | Path, data: bytes, mode: int) -> bool:
