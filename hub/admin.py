@@ -162,10 +162,11 @@ def _backup(args: argparse.Namespace) -> int:
 
 
 def _restore(args: argparse.Namespace) -> int:
-    from mesa.hub.backup import REQUIRED_TABLES, restore
+    from mesa.hub.backup import restore
+    from mesa.hub.store_schema import hub_schema
 
     try:
-        saved = restore(args.file, _db(args), required=REQUIRED_TABLES, force=args.force)
+        saved = restore(args.file, _db(args), schema=hub_schema(), force=args.force)
     except (MesaError, OSError) as e:
         print(f"mesa restore: {e}", file=sys.stderr)
         return 1

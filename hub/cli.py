@@ -16,11 +16,15 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mesa.errors import MesaError
 
 DEFAULT_TABLE_LINKS = Path("var/tables")  # where provision-table writes a table's link file
+
+if TYPE_CHECKING:
+    from mesa.hub.broker.mosquitto import PrivateMosquitto
+    from mesa.hub.settings import HubSettings
 
 
 def _hub(args: argparse.Namespace) -> int:
@@ -60,19 +64,30 @@ def _hub(args: argparse.Namespace) -> int:
         print(f"mesa hub: {e}", file=sys.stderr)
         return 1
     assert process.hub is not None
-    where = process.hub.broker or settings
-    host = getattr(where, "host", settings.broker_host)
-    port = getattr(where, "port", settings.broker_port)
-    dashboard = f", dashboard {process.url}" if process.url else ", no dashboard"
-    print(
-        f"mesa hub: online, broker mqtt://{host}:{port}, store {settings.db}{dashboard}",
-        flush=True,
-    )
+    print(start_line(settings, process.hub.broker, process.url), flush=True)
     if process.web is not None and process.web.first_run.open():
         print(first_run_notice(process.url, process.web.first_run.code, settings.db), flush=True)
     done.wait()
     process.stop()
     return 0
+
+
+def start_line(settings: HubSettings, embedded: PrivateMosquitto | None, url: str) -> str:
+    """What ``mesa hub`` says once online: the broker it connected to (the private one's
+    address when ``embedded``, else the ``broker_host``/``broker_port`` settings, as
+    :meth:`mesa.hub.ingest.app.Hub.start` connects), the store and the dashboard.
+
+    >>> from mesa.hub.settings import HubSettings
+    >>> s = HubSettings(db="hub.sqlite3", broker_port=1884, port=8080)
+    >>> start_line(s, None, "")
+    'mesa hub: online, broker mqtt://127.0.0.1:1884, store hub.sqlite3, no dashboard'
+    """
+    if embedded is not None:
+        host, port = embedded.host, embedded.port
+    else:
+        host, port = settings.broker_host, settings.broker_port
+    dashboard = f", dashboard {url}" if url else ", no dashboard"
+    return f"mesa hub: online, broker mqtt://{host}:{port}, store {settings.db}{dashboard}"
 
 
 def first_run_notice(url: str, code: str | None, db: object) -> str:

@@ -5,6 +5,13 @@ services; run again it changes nothing that is already right (passwords, the CA 
 files that exist are kept). ``root`` installs into a folder instead of ``/`` (packaging, tests):
 there enabling a unit is creating its ``*.wants`` symlink, and nothing is started.
 
+It writes only inside its root (:mod:`mesa.hub.safe_files`): a root that is or passes through a
+symbolic link, or a link anywhere on a path it writes (``etc/`` linked elsewhere, a planted
+``var/lib/mesa`` or ``x.tmp``), is refused before anything is written; its own files are made
+under unique temporary names (``O_EXCL | O_NOFOLLOW``) and renamed into place, and modes and
+owners are set on open files, never through a link. ``mesa install table --bundle`` checks
+the enrolment bundle (:func:`check_bundle`: its shape, its CA, its host) before installing.
+
 >>> import tempfile, pathlib
 >>> root = pathlib.Path(tempfile.mkdtemp())
 >>> done = install_table(root, bundle=None)
@@ -14,16 +21,18 @@ True
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shutil
+import ipaddress
+import json
+import re
 import socket
+import ssl
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mesa.errors import MesaError
+from mesa.hub.safe_files import SafeTree, UnsafePath, read_regular, real_root
 
 SOURCE = Path(__file__).resolve().parents[1]  # the checkout: systemd/, hardware/
 UNIT_DIR = Path("etc/systemd/system")
@@ -40,10 +49,44 @@ TABLE_UNITS: dict[str, str] = {
     "mesa-enrol.service": "multi-user.target",
     "mesa-table.service": "multi-user.target",
 }
+HUB_DIRS: tuple[tuple[str, int], ...] = (
+    ("var/lib/mesa", 0o750),
+    ("var/lib/mesa/backups", 0o750),
+    ("var/lib/mesa/accounts", 0o750),
+    ("etc/mesa", 0o755),
+)
+TABLE_DIRS: tuple[tuple[str, int], ...] = (("var/lib/mesa", 0o750), ("etc/mesa", 0o750))
+# Written by the broker's and the TLS code (hub/broker/), each through ``<name>.tmp``: checked
+# with that name before the installation starts.
+HUB_FOREIGN_FILES: tuple[str, ...] = (
+    "etc/mesa/tls/ca.pem",
+    "etc/mesa/tls/ca.key",
+    "etc/mesa/tls/server.pem",
+    "etc/mesa/tls/server.key",
+    "etc/mesa/hub-credentials.json",
+    "etc/mesa/enrol.json",
+    "etc/mesa/enrolment.json",
+    "etc/mosquitto/mesa.passwd",
+    "etc/mosquitto/mesa-enrol.passwd",
+)
+HUB_FILES: tuple[str, ...] = (
+    "etc/sysusers.d/mesa-hub.conf",
+    "etc/mosquitto/conf.d/mesa.conf",
+    "etc/mosquitto/mesa.acl",
+    "etc/mosquitto/mesa-enrol.acl",
+    "etc/mesa/tls/web.pem",
+    "etc/mesa/tls/web.key",
+)
+TABLE_FILES: tuple[str, ...] = (
+    "etc/sysusers.d/mesa-table.conf",
+    "etc/mesa/table.toml",
+    "etc/mesa/enrol.json",
+)
+MAX_BUNDLE_BYTES = 64 * 1024
 
 
 class InstallError(MesaError):
-    """Something the installation needs is missing."""
+    """Something the installation needs is missing, or it would write outside its root."""
 
 
 @dataclass
@@ -55,69 +98,77 @@ class Report:
     notes: list[str] = field(default_factory=list)
 
 
-def _place(root: Path, rel: str, data: bytes, mode: int, report: Report) -> Path:
+def _open_root(root: Path) -> SafeTree:
+    try:
+        return SafeTree(real_root(root))
+    except UnsafePath as e:
+        raise InstallError(f"{e}; nothing was written") from None
+
+
+def _preflight(
+    tree: SafeTree,
+    units: dict[str, str],
+    dirs: Iterable[tuple[str, int]],
+    files: Iterable[str],
+    foreign: Iterable[str] = (),
+) -> None:
+    """Every path the installation will write, checked before it writes any: none is, or
+    passes through, a symbolic link."""
+    paths = [str(UNIT_DIR / u) for u in units] + [d for d, _ in dirs] + list(files)
+    paths += [p for f in foreign for p in (f, f + ".tmp")]
+    # The folders of the *.wants links (the links themselves are ours to replace).
+    paths += sorted({str(UNIT_DIR / f"{t}.wants") for t in units.values() if t})
+    try:
+        for rel in paths:
+            tree.check(rel)
+    except UnsafePath as e:
+        raise InstallError(f"{e}: mesa install writes only inside its root; nothing was written") from None
+
+
+def _place(tree: SafeTree, rel: str, data: bytes, mode: int, report: Report) -> Path:
     """Write ``root/rel`` if its content differs (atomically); report which it was."""
-    path = root / rel
-    if path.exists() and path.read_bytes() == data:
-        if (path.stat().st_mode & 0o777) != mode:
-            os.chmod(path, mode)
-        report.kept.append(rel)
-        return path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.chmod(tmp, mode)
-    tmp.replace(path)
-    report.changed.append(rel)
-    return path
+    (report.changed if tree.write(rel, data, mode) else report.kept).append(rel)
+    return tree.root / rel
 
 
-def _enable(root: Path, units: dict[str, str], report: Report) -> None:
+def _enable(tree: SafeTree, units: dict[str, str], report: Report) -> None:
     """``systemctl enable`` as files: the ``<target>.wants/<unit>`` symlinks."""
     for unit, target in units.items():
         if not target:
             continue
-        link = root / UNIT_DIR / f"{target}.wants" / unit
-        dest = Path("/") / UNIT_DIR / unit
-        if link.is_symlink() and Path(os.readlink(link)) == dest:
-            report.kept.append(str(link.relative_to(root)))
-            continue
-        link.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileNotFoundError):
-            link.unlink()
-        link.symlink_to(dest)
-        report.changed.append(str(link.relative_to(root)))
+        rel = str(UNIT_DIR / f"{target}.wants" / unit)
+        made = tree.link(rel, str(Path("/") / UNIT_DIR / unit))
+        (report.changed if made else report.kept).append(rel)
 
 
-def _retire(root: Path, units: Iterable[str], report: Report) -> None:
+def _retire(tree: SafeTree, units: Iterable[str], report: Report) -> None:
     """Remove units an earlier version installed (their files and ``*.wants`` links)."""
+    unit_dir = tree.root / UNIT_DIR
+    wants = [d for d in unit_dir.glob("*.wants") if d.is_dir() and not d.is_symlink()]
     for unit in units:
-        found = [root / UNIT_DIR / unit, *(d / unit for d in (root / UNIT_DIR).glob("*.wants"))]
-        present = [p for p in found if p.is_symlink() or p.exists()]  # links may dangle
+        found = [UNIT_DIR / unit, *(d.relative_to(tree.root) / unit for d in wants)]
+        present = [p for p in found if (tree.root / p).is_symlink() or (tree.root / p).exists()]
         if not present:
             continue
-        if _live(root):
+        if _live(tree.root):
             subprocess.run(["systemctl", "disable", "--now", unit], capture_output=True)
         for p in present:
-            p.unlink()
-            report.notes.append(f"removed {p.relative_to(root)} (retired)")
+            tree.unlink(p)
+            report.notes.append(f"removed {p} (retired)")
 
 
-def _units(root: Path, units: Iterable[str], source: Path, report: Report) -> None:
+def _units(tree: SafeTree, units: Iterable[str], source: Path, report: Report) -> None:
     for unit in units:
         src = source / "systemd" / unit
         if not src.exists():
             raise InstallError(f"{src} is missing: run mesa install from the Mesa checkout")
-        _place(root, str(UNIT_DIR / unit), src.read_bytes(), 0o644, report)
+        _place(tree, str(UNIT_DIR / unit), src.read_bytes(), 0o644, report)
 
 
-def _dirs(root: Path, dirs: Iterable[tuple[str, int]]) -> None:
+def _dirs(tree: SafeTree, dirs: Iterable[tuple[str, int]]) -> None:
     for rel, mode in dirs:
-        d = root / rel
-        d.mkdir(parents=True, exist_ok=True)
-        os.chmod(d, mode)
+        with tree.folder(rel, mode):
+            pass
 
 
 def _live(root: Path) -> bool:
@@ -146,9 +197,86 @@ def _sysusers(report: Report) -> None:
     report.notes.append("systemd-sysusers")
 
 
-def _chown(path: Path, user: str, group: str) -> None:
-    with contextlib.suppress(KeyError, PermissionError, LookupError):
-        shutil.chown(path, user, group)
+# ── the enrolment bundle ─────────────────────────────────────────────────────────────────
+_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
+
+
+def valid_host(host: str) -> bool:
+    """A host name (DNS labels) or an IP address, as the table connects to it.
+
+    >>> [valid_host(h) for h in ("mesa-hub.local", "192.168.1.10", "fe80::1", "a b", "x/y", "")]
+    [True, True, True, False, False, False]
+    """
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        pass
+    name = host.removesuffix(".")
+    return 0 < len(name) <= 253 and all(_LABEL.fullmatch(label) for label in name.split("."))
+
+
+def _ca_problem(pem: object) -> str | None:
+    """Why ``pem`` is not the venue CA a table can trust (None: it is). The table loads it the
+    same way (``ssl``'s ``cadata``, mesa.controller.link.tls_context)."""
+    if not isinstance(pem, str) or not pem.strip():
+        return "hub.tls_ca (the venue CA) is missing: the table would enrol without TLS"
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    try:
+        context.load_verify_locations(cadata=pem)
+    except (ssl.SSLError, ValueError) as e:
+        return f"hub.tls_ca is not a certificate ({e})"
+    if not context.get_ca_certs():
+        return "hub.tls_ca is a certificate but not a CA's"
+    return None
+
+
+def check_bundle(data: bytes) -> list[str]:
+    """What is wrong with an enrolment bundle (empty: nothing): the JSON the hub writes to
+    ``/etc/mesa/enrol.json``, ``{"hub": {"host", "port", "username", "password", "tls_ca"}}``
+    (what mesa.controller.enrol.EnrolBundle reads).
+
+    >>> check_bundle(bytes(range(256)))
+    ['not JSON']
+    >>> check_bundle(b'{"hub": {"host": "h.local", "port": 0, "username": "u", "password": "p"}}')
+    ['hub.port 0 is not a port number', 'hub.tls_ca (the venue CA) is missing: the table would enrol without TLS']
+    """
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return ["not JSON"]
+    if not isinstance(doc, dict) or not isinstance(doc.get("hub"), dict):
+        return ['no "hub" object']
+    hub = doc["hub"]
+    problems = []
+    for key in ("host", "username", "password"):
+        value = hub.get(key)
+        if not isinstance(value, str) or not value or any(c.isspace() for c in value):
+            problems.append(f"hub.{key} is missing or not a word")
+    host = hub.get("host")
+    if isinstance(host, str) and host and not valid_host(host):
+        problems.append(f"hub.host {host[:80]!r} is not a host name or address")
+    port = hub.get("port")
+    if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
+        problems.append(f"hub.port {port!r} is not a port number")
+    ca = _ca_problem(hub.get("tls_ca"))
+    if ca:
+        problems.append(ca)
+    return problems
+
+
+def read_bundle(path: Path) -> bytes:
+    """The bundle's bytes once :func:`check_bundle` finds nothing wrong; refused otherwise."""
+    try:
+        data = read_regular(path, limit=MAX_BUNDLE_BYTES, follow=True)
+    except (UnsafePath, OSError) as e:
+        raise InstallError(f"{path} cannot be read as an enrolment bundle: {e}") from None
+    problems = check_bundle(data)
+    if problems:
+        raise InstallError(
+            f"{path} is not an enrolment bundle: {'; '.join(problems)}; nothing was installed"
+        )
+    return data
 
 
 def install_hub(
@@ -161,6 +289,13 @@ def install_hub(
     """The hub: units (hub, table accounts, nightly backup), its user, /var/lib/mesa, the
     broker's Mesa settings, ACLs and accounts, the venue CA and certificate, the hub's
     credentials and the enrolment bundle for new tables (``/etc/mesa/enrol.json``)."""
+    with _open_root(Path(root)) as tree:
+        units = {**HUB_UNITS, **dict.fromkeys(RETIRED_HUB_UNITS, "")}
+        _preflight(tree, units, HUB_DIRS, HUB_FILES, HUB_FOREIGN_FILES)
+        return _install_hub(tree, list(hub_hosts), source, start)
+
+
+def _install_hub(tree: SafeTree, hub_hosts: list[str], source: Path, start: bool) -> Report:
     from mesa.hub.broker.accounts import DEFAULT_QUEUE
     from mesa.hub.broker.enrolment import provision_enrolment
     from mesa.hub.broker.mosquitto import (
@@ -174,41 +309,28 @@ def install_hub(
     from mesa.hub.broker.provision import DEFAULT_PID_FILE, provision_hub
     from mesa.hub.broker.tls import chgrp_for, ensure_venue_tls
 
-    root = Path(root)
+    root = tree.root
     report = Report()
-    hosts = list(hub_hosts) or [f"{socket.gethostname()}.local"]
-    _retire(root, RETIRED_HUB_UNITS, report)
-    _units(root, HUB_UNITS, source, report)
-    _place(
-        root,
-        "etc/sysusers.d/mesa-hub.conf",
-        (source / "systemd" / "mesa-hub.sysusers.conf").read_bytes(),
-        0o644,
-        report,
-    )
-    _dirs(
-        root,
-        [
-            ("var/lib/mesa", 0o750),
-            ("var/lib/mesa/backups", 0o750),
-            ("var/lib/mesa/accounts", 0o750),
-            ("etc/mesa", 0o755),
-        ],
-    )
+    hosts = hub_hosts or [f"{socket.gethostname()}.local"]
+    _retire(tree, RETIRED_HUB_UNITS, report)
+    _units(tree, HUB_UNITS, source, report)
+    sysusers = (source / "systemd" / "mesa-hub.sysusers.conf").read_bytes()
+    _place(tree, "etc/sysusers.d/mesa-hub.conf", sysusers, 0o644, report)
+    _dirs(tree, HUB_DIRS)
     real = BrokerPaths()  # the paths as the installed system sees them
     here = BrokerPaths.under(root)
-    _place(root, "etc/mosquitto/conf.d/mesa.conf", production_conf(real).encode(), 0o644, report)
-    _place(root, "etc/mosquitto/mesa.acl", acl_text().encode(), 0o644, report)
-    _place(root, "etc/mosquitto/mesa-enrol.acl", enrol_acl_text().encode(), 0o644, report)
+    _place(tree, "etc/mosquitto/conf.d/mesa.conf", production_conf(real).encode(), 0o644, report)
+    _place(tree, "etc/mosquitto/mesa.acl", acl_text().encode(), 0o644, report)
+    _place(tree, "etc/mosquitto/mesa-enrol.acl", enrol_acl_text().encode(), 0o644, report)
     tls = ensure_venue_tls(here.tls_dir, hosts=hosts)
     credentials = root / "etc/mesa/hub-credentials.json"
-    if credentials.exists():
+    if tree.read("etc/mesa/hub-credentials.json") is not None:
         report.kept.append("etc/mesa/hub-credentials.json")
     else:
         provision_hub(passwd_file=here.passwd, out=credentials)
         report.changed.append("etc/mesa/hub-credentials.json")
     ca = tls.ca.read_text()
-    existed = (root / "etc/mesa/enrol.json").exists()
+    existed = tree.read("etc/mesa/enrol.json") is not None
     provision_enrolment(
         passwd_file=here.passwd,
         enrol_passwd_file=here.enrol_passwd,
@@ -224,16 +346,20 @@ def install_hub(
         tls_ca=ca,
     )
     (report.kept if existed else report.changed).append("etc/mesa/enrol.json")
-    for p in (here.passwd, here.enrol_passwd):
-        p.touch(exist_ok=True)
+    passwd_files = ("etc/mosquitto/mesa.passwd", "etc/mosquitto/mesa-enrol.passwd")
+    for rel in passwd_files:
+        tree.touch(rel, 0o640)
     # The dashboard's copy of the certificate: Mosquitto's key is its group's, this one the hub's.
-    _place(root, "etc/mesa/tls/web.pem", tls.cert.read_bytes(), 0o644, report)
-    web_key = _place(root, "etc/mesa/tls/web.key", tls.key.read_bytes(), 0o600, report)
-    _enable(root, HUB_UNITS, report)
+    cert, key = tree.read("etc/mesa/tls/server.pem"), tree.read("etc/mesa/tls/server.key")
+    if cert is None or key is None:
+        raise InstallError("the venue certificate was not made (etc/mesa/tls/server.pem)")
+    _place(tree, "etc/mesa/tls/web.pem", cert, 0o644, report)
+    _place(tree, "etc/mesa/tls/web.key", key, 0o600, report)
+    _enable(tree, HUB_UNITS, report)
     if _live(root):
         _sysusers(report)
-        for p in (here.passwd, here.enrol_passwd, tls.key):
-            _chown(p, "root", "mosquitto")
+        for rel in (*passwd_files, "etc/mesa/tls/server.key"):
+            tree.chown(rel, "root", "mosquitto")
         chgrp_for(tls, "mosquitto")
         # The hub runs the enrolment desk: it reads enrolment.json, queues accounts.
         for rel in (
@@ -242,9 +368,9 @@ def install_hub(
             "var/lib/mesa",
             "var/lib/mesa/backups",
             "var/lib/mesa/accounts",
+            "etc/mesa/tls/web.key",
         ):
-            _chown(root / rel, "mesa", "mesa")
-        _chown(web_key, "mesa", "mesa")
+            tree.chown(rel, "mesa", "mesa")
         _systemctl(HUB_UNITS, start, report, extra=["mosquitto", "mesa-hub"])
     report.notes.append(
         f"copy {root / 'etc/mesa/enrol.json'} to each new table (mesa install table --bundle)"
@@ -260,37 +386,33 @@ def install_table(
     start: bool = True,
 ) -> Report:
     """A table's Pi: units (enrolment, table), its user, /var/lib/mesa, ``/etc/mesa/table.toml``
-    (the sample, when there is none) and the venue's enrolment bundle."""
-    root = Path(root)
+    (the sample, when there is none) and the venue's enrolment bundle (checked first:
+    :func:`check_bundle`)."""
+    data = read_bundle(Path(bundle)) if bundle is not None else None
+    with _open_root(Path(root)) as tree:
+        _preflight(tree, TABLE_UNITS, TABLE_DIRS, TABLE_FILES)
+        return _install_table(tree, data, source, start)
+
+
+def _install_table(tree: SafeTree, bundle: bytes | None, source: Path, start: bool) -> Report:
     report = Report()
-    _units(root, TABLE_UNITS, source, report)
-    _place(
-        root,
-        "etc/sysusers.d/mesa-table.conf",
-        (source / "systemd" / "mesa-table.sysusers.conf").read_bytes(),
-        0o644,
-        report,
-    )
-    _dirs(root, [("var/lib/mesa", 0o750), ("etc/mesa", 0o750)])
-    config = root / "etc/mesa/table.toml"
-    if config.exists():
+    _units(tree, TABLE_UNITS, source, report)
+    sysusers = (source / "systemd" / "mesa-table.sysusers.conf").read_bytes()
+    _place(tree, "etc/sysusers.d/mesa-table.conf", sysusers, 0o644, report)
+    _dirs(tree, TABLE_DIRS)
+    if tree.read("etc/mesa/table.toml") is not None:
         report.kept.append("etc/mesa/table.toml")
     else:
-        _place(
-            root,
-            "etc/mesa/table.toml",
-            (source / "hardware" / "mesa-table.toml").read_bytes(),
-            0o644,
-            report,
-        )
+        sample = (source / "hardware" / "mesa-table.toml").read_bytes()
+        _place(tree, "etc/mesa/table.toml", sample, 0o644, report)
     if bundle is not None:
-        _place(root, "etc/mesa/enrol.json", Path(bundle).read_bytes(), 0o600, report)
-    elif not (root / "etc/mesa/enrol.json").exists():
+        _place(tree, "etc/mesa/enrol.json", bundle, 0o600, report)
+    elif tree.read("etc/mesa/enrol.json") is None:
         report.notes.append("no enrolment bundle: pass --bundle enrol.json from the hub")
-    _enable(root, TABLE_UNITS, report)
-    if _live(root):
+    _enable(tree, TABLE_UNITS, report)
+    if _live(tree.root):
         _sysusers(report)
         for rel in ("etc/mesa", "etc/mesa/enrol.json", "var/lib/mesa"):
-            _chown(root / rel, "mesa", "mesa")
+            tree.chown(rel, "mesa", "mesa")
         _systemctl(TABLE_UNITS, start, report)
     return report
