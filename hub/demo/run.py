@@ -43,11 +43,16 @@ ROOMS: dict[str, Callable[[RoomContext], Room]] = {
 }
 
 
+_ROOM_ES = {"backgammon": "backgammon", "domino": "dominó"}
+
+
 class Demo:
     """The running demo. :meth:`start` returns once everything is up; :meth:`stop` undoes it."""
 
-    def __init__(self, config: DemoConfig) -> None:
+    def __init__(self, config: DemoConfig, *, say: Callable[[str], None] | None = None) -> None:
         self.config = config
+        # Each stage as it begins (``mesa demo`` prints them: a Pi takes a while to start).
+        self.say = say or (lambda line: None)
         self.workdir: Path | None = None
         self._own_workdir = False
         self.hub: Any = None
@@ -70,14 +75,22 @@ class Demo:
         else:
             self.workdir = Path(cfg.workdir)
             self.workdir.mkdir(parents=True, exist_ok=True)
+        es = cfg.language == "es"
+        games = cfg.games()
+        total = 3 + len(games)
         try:
+            self.say(f"1/{total} " + ("el hub y su broker MQTT…" if es else "the hub and its MQTT broker…"))
             self._start_hub()
+            self.say(f"2/{total} " + ("el tablero y los torneos…" if es else "the dashboard and the tournaments…"))
             self._start_web()
             ctx = RoomContext(self.hub, self.web, self.workdir, cfg)
-            for game in cfg.games():
+            for n, game in enumerate(games, start=3):
+                self.say(f"{n}/{total} " + (f"la sala de {_ROOM_ES.get(game, game)}: mesas simuladas…"
+                                             if es else f"the {game} room: simulated tables…"))
                 # Kept before it starts: a room that fails half-way is stopped with the rest.
                 self.rooms[game] = room = ROOMS[game](ctx)
                 room.start()
+            self.say(f"{total}/{total} " + ("la página web…" if es else "the web page…"))
             self._start_server()
         except BaseException:
             self.stop()
@@ -156,7 +169,7 @@ def run(config: DemoConfig, *, stop: threading.Event | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, lambda *_: done.set())
         signal.signal(signal.SIGTERM, lambda *_: done.set())
-    demo = Demo(config)
+    demo = Demo(config, say=lambda line: print(line, flush=True))
     try:
         demo.start()
     except Exception as e:

@@ -104,6 +104,10 @@ def test_make_demo_plays_a_tournament_within_30_s_and_stops_on_ctrl_c(tmp_path: 
         out = "".join(lines)
         assert "Parando…" in out and "Listo." in out
         assert "Traceback" not in out, out
+        # Each stage was said as it began, before the address (a Pi takes a while to start).
+        stages = [line for line in out.splitlines() if line[:4] in ("1/4 ", "2/4 ", "3/4 ", "4/4 ")]
+        assert [s[:3] for s in stages] == ["1/4", "2/4", "3/4", "4/4"], out
+        assert out.index("4/4 ") < out.index(base)
         # Everything the demo started has stopped: the broker, the web server's port.
         assert not _alive(broker_pid)
         with pytest.raises(OSError):
