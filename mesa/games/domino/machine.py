@@ -195,15 +195,26 @@ class DominoTable(Machine[DominoState]):
 
     # ── the hand's points ───────────────────────────────────────────────
     def _entering(self, seat: Seat) -> dict[str, Any]:
-        """The entry, for a seat of the pair that enters it (a block's first press picks it)."""
+        """The entry, for a seat of the pair that enters it.
+
+        A dominoed hand is the dominoing pair's. A block is won by either pair (the one with
+        fewer points in hand), so its entry follows the pair of the seat that last entered:
+        the other pair's button takes the entry over, its wheel from 0. After a refused claim
+        either pair may therefore claim; the entry is never locked to the first pair."""
+        self._check_entering(seat)
         entry = self.s.entry
         assert entry is not None
-        if entry["pair"] is None:
-            entry["pair"], entry["by"] = pair_of(seat), seat
-        if pair_of(seat) != entry["pair"]:
+        if entry["pair"] != pair_of(seat):  # a block's entry taken over by the other pair
+            entry.update(pair=pair_of(seat), tens=0, units=0)
+        entry["by"] = seat
+        return entry
+
+    def _check_entering(self, seat: Seat) -> None:
+        entry = self.s.entry
+        assert entry is not None
+        if self._game.hand_how != "block" and pair_of(seat) != entry["pair"]:
             raise Refused("not_entering_pair",
                            f"{entry['pair']} enter this hand's points; {seat} confirms them")
-        return entry
 
     def _on_claim(self, inp: Input, now: float) -> None:
         seat: Seat = inp.args["seat"]
@@ -211,9 +222,13 @@ class DominoTable(Machine[DominoState]):
         tie: bool = inp.args["tie"]
         if tie and points != 0:
             raise Refused("bad_points", "a tied block scores 0")
-        if not tie:
-            entry = self._entering(seat)
-            entry["tens"], entry["units"] = divmod(points, 10) if points >= 0 else (0, 0)
+        # Checked first: a refused claim changes nothing, not even whose the entry is.
+        self._check_entering(seat)
+        refusal = self._game.record_refusal(None if tie else pair_of(seat), points)
+        if refusal:
+            raise refusal
+        entry = self._entering(seat)
+        entry["tens"], entry["units"] = divmod(points, 10)
         self._claim(seat, points, tie)
 
     def _claim(self, seat: Seat, points: int, tie: bool) -> None:

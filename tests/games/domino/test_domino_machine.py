@@ -14,7 +14,7 @@ from mesa.events import parse_event
 from mesa.games.domino.inputs import INPUT_NAMES
 from mesa.games.domino.machine import DominoTable
 from mesa.games.domino.penalties import REASONS
-from mesa.games.domino.rules import SEATS
+from mesa.games.domino.rules import SEATS, pair_of
 from mesa.games.domino.transitions import STATES
 from mesa.games.domino.view import domino_view
 from mesa.games.domino.words import LANGUAGES, STRINGS, text
@@ -104,6 +104,85 @@ def test_block_entry_picks_the_pair_and_zero_is_a_tie() -> None:
     assert ended["pair"] is None and ended["how"] == "block" and ended["score"] == {"ns": 0,
                                                                                     "ew": 0}
     assert domino_view(d.table, d.now).next_lead == "w"  # the lead rotates after a tie
+
+
+def _blocked() -> Driver:
+    """The issue's smallest case up to the block: n leads, w plays, then w (off turn) calls it."""
+    d = ready()
+    d.do("press", seat="n")
+    d.do("press", after=2, seat="w")
+    d.do("long_hold", after=2, seat="w")
+    assert d.state == "hand_entry" and d.table.s.game.hand_how == "block"  # type: ignore[union-attr]
+    return d
+
+
+def _ended(out: Any) -> dict[str, Any]:
+    ended = [e.to_data() for e in out.events if e.TYPE == "domino.hand.ended"]
+    assert len(ended) == 1
+    return ended[0]
+
+
+def test_a_refused_block_claim_reopens_the_entry_for_both_pairs() -> None:
+    """The issue's smallest case: ns claim 45, ew refuse; ew's own claim of 10 is accepted."""
+    d = _blocked()
+    d.do("claim", after=6, seat="n", points=45)
+    d.do("reject", seat="e")
+    out = d.do("claim", seat="e", points=10)
+    assert out.events[0].to_data() == {"hand": 1, "by": "e", "pair": "ew", "points": 10}
+    assert d.try_("confirm", seat="w").refusal.code == "own_claim"  # type: ignore[union-attr]
+    ended = _ended(d.do("confirm", seat="s"))
+    assert (ended["pair"], ended["points"], ended["confirmed_by"]) == ("ew", 10, "s")
+    assert ended["score"] == {"ns": 0, "ew": 10}
+
+
+def test_a_digit_press_after_a_block_does_not_lock_the_entry() -> None:
+    d = _blocked()
+    d.do("press", seat="n")  # ns start turning the wheel: 1
+    out = d.do("claim", seat="e", points=10)
+    assert out.state == "hand_confirm" and out.events[0].to_data()["pair"] == "ew"
+    assert _ended(d.do("hold", seat="n"))["pair"] == "ew"
+
+
+def test_the_other_pairs_button_takes_the_block_entry_with_the_digits_reset() -> None:
+    d = _blocked()
+    for _ in range(4):
+        d.do("hold", seat="n")  # ns: 40
+    d.do("press", seat="w")  # ew take the entry: their wheel starts at 0, then 1
+    v = domino_view(d.table, d.now)
+    assert v.entry == {"pair": "ew", "by": "w", "points": 1}
+    d.do("hold", seat="e")
+    assert domino_view(d.table, d.now).entry == {"pair": "ew", "by": "e", "points": 11}
+    d.do("long_hold", seat="e")
+    assert _ended(d.do("hold", seat="s"))["points"] == 11
+
+
+def test_a_refused_tie_claim_reopens_the_entry_for_both_pairs() -> None:
+    d = _blocked()
+    out = d.do("long_hold", seat="n")  # 0 on the wheel after a block: n claim a tie
+    assert out.events[0].to_data() == {"hand": 1, "by": "n", "pair": None, "points": 0}
+    d.do("press", seat="e")  # refused
+    assert d.state == "hand_entry"
+    d.do("claim", seat="e", points=10)
+    assert _ended(d.do("confirm", seat="n"))["pair"] == "ew"
+
+
+def test_a_tie_claimed_by_either_pair_is_answered_by_the_other() -> None:
+    d = _blocked()
+    d.do("press", seat="n")
+    d.do("claim", seat="w", points=0, tie=True)
+    assert d.try_("confirm", seat="e").refusal.code == "own_claim"  # type: ignore[union-attr]
+    ended = _ended(d.do("confirm", seat="s"))
+    assert ended["pair"] is None and ended["points"] == 0
+
+
+def test_a_domino_stays_the_dominoing_pairs_after_a_refusal() -> None:
+    d = hand_entry()
+    seat = d.entering()
+    other = "e" if seat in ("n", "s") else "n"
+    d.do("claim", seat=seat, points=30)
+    d.do("reject", seat=other)
+    assert d.try_("claim", seat=other, points=10).refusal.code == "not_entering_pair"  # type: ignore[union-attr]
+    assert d.try_("press", seat=other).refusal.code == "not_entering_pair"  # type: ignore[union-attr]
 
 
 def test_a_domino_can_only_be_entered_by_its_pair() -> None:
@@ -262,3 +341,53 @@ def test_random_inputs_never_break_the_table(steps: list[tuple[tuple[str, dict[s
         domino_view(d.table, d.now)
         snap = json.loads(json.dumps(d.table.snapshot()))
         assert DominoTable.restore(snap).snapshot() == d.table.snapshot()
+
+
+# ── the block dispute, as a property ───────────────────────────────────────
+DISPUTE = st.lists(
+    st.one_of(
+        st.tuples(st.sampled_from(["press", "hold", "long_hold"]), SEAT, st.just(0),
+                  st.just(False)),
+        st.tuples(st.just("claim"), SEAT, st.integers(0, 169), st.booleans()),
+    ),
+    max_size=12,
+)
+
+
+def _both_pairs_can_claim(d: Driver) -> None:
+    for seat in ("n", "e"):
+        probe = DominoTable.restore(json.loads(json.dumps(d.table.snapshot())))
+        out = probe.apply("claim", {"seat": seat, "points": 7}, now=d.now)
+        assert out.accepted, (seat, out.refusal)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rounds=st.lists(DISPUTE, max_size=6), last=st.tuples(SEAT, st.integers(0, 169),
+                                                            st.booleans()))
+def test_any_block_dispute_ends_with_the_claim_both_pairs_confirmed(
+        rounds: list[list[tuple[str, str, int, bool]]], last: tuple[str, int, bool]) -> None:
+    """Claims and refusals in any order after a block: the entry is never locked to a pair (a
+    player of either pair can always claim), and the hand recorded is the last claim, made by
+    one pair and confirmed by the other."""
+    d = _blocked()
+    for steps in rounds:
+        for name, seat, points, tie in steps:
+            if d.state != "hand_entry":
+                break
+            _both_pairs_can_claim(d)
+            args: dict[str, Any] = {"seat": seat}
+            if name == "claim":
+                args |= {"points": 0 if tie else points, "tie": tie}
+            assert d.try_(name, **args).accepted, (name, args)
+        if d.state == "hand_confirm":
+            d.do("reject", seat=d.confirmer())
+        assert d.state == "hand_entry"
+    _both_pairs_can_claim(d)
+    seat, points, tie = last
+    d.do("claim", seat=seat, points=0 if tie else points, tie=tie)
+    claimer = seat
+    answer = d.confirmer()
+    assert pair_of(answer) != pair_of(claimer)
+    ended = _ended(d.do("confirm", seat=answer))
+    assert ended["pair"] == (None if tie else pair_of(claimer))
+    assert ended["points"] == (0 if tie else points) and ended["confirmed_by"] == answer
