@@ -49,7 +49,7 @@ def test_slow_play_warning_then_minus_25() -> None:
     assert out.events[1].to_data() == {"seat": "w", "points": -25, "reason": "slow_play",
                                        "offender": "w", "hand": 1}
     v = domino_view(d.table, d.now)
-    assert v.score == {"ns": 0, "ew": -25} and v.player_points["w"] == -25
+    assert v.score == {"ns": 0, "ew": 0} and v.player_points["w"] == -25  # noted, not scored
     assert v.warnings["w"] == 1 and v.penalties[-1].reason == "slow_play"
 
 
@@ -58,7 +58,8 @@ def test_late_pass_gives_25_to_each_opponent() -> None:
     out = d.do("hold", after=6, seat="w")
     assert _types(out) == ["domino.turn.ended", "domino.penalty", "domino.penalty"]
     assert {(e.seat, e.points) for e in out.events[1:]} == {("n", 25), ("s", 25)}  # type: ignore[attr-defined]
-    assert domino_view(d.table, d.now).score == {"ns": 50, "ew": 0}
+    v = domino_view(d.table, d.now)
+    assert v.score == {"ns": 0, "ew": 0} and v.player_points == {"n": 25, "e": 0, "s": 25, "w": 0}
 
 
 def test_view_shows_the_timer_time_points_and_hand() -> None:
@@ -231,10 +232,10 @@ def test_time_called_is_kept_when_the_input_is_refused() -> None:
 def test_tie_at_time_plays_another_hand() -> None:
     d = ready()
     play_hand(d, "ns", 30)
-    play_hand(d, "ew", 10)
-    d.do("penalty", seat="s", reason="other", points=-20)  # 10–10
+    play_hand(d, "ew", 30)
+    d.do("penalty", seat="s", reason="other", points=-20)  # a fine breaks no tie: still 30–30
     d.try_("tick", after=2100)
-    play_hand(d, "ns", 0)  # a domino for 0: still 10–10 at time's last hand
+    play_hand(d, "ns", 0)  # a domino for 0: still 30–30 at time's last hand
     assert d.state == "ready"
     assert domino_view(d.table, d.now).final_hand == 4
 
@@ -244,21 +245,114 @@ def test_expulsion_ends_the_game_for_the_other_pair() -> None:
     d = playing()
     out = d.do("penalty", seat="w", reason="abandoned")
     assert _types(out) == ["domino.penalty", "domino.player.expelled", "domino.game.ended"]
-    assert out.events[-1].to_data()["winner"] == "ns"
-    assert out.events[-1].to_data()["how"] == "expulsion"
+    assert out.events[-1].to_data() == {"winner": "ns", "how": "expulsion",
+                                        "score": {"ns": 0, "ew": 0},
+                                        "games_won": {"ns": 1, "ew": 0}, "hands": 0,
+                                        "absent": [], "expelled": ["w"]}
 
 
 def test_absence_and_signing_the_sheet() -> None:
     d = ready()
     out = d.do("absence", seats=["n"])
     assert _types(out) == ["domino.absence", "domino.penalty", "domino.game.ended"]
-    assert out.events[-1].to_data()["score"] == {"ns": -100, "ew": 100}
+    assert out.events[-1].to_data()["score"] == {"ns": 0, "ew": 0}
+    assert out.events[-1].to_data()["absent"] == ["n"]
     assert domino_view(d.table, d.now).prompt == "prompt.sign_sheet"
     assert d.do("press", seat="e").events[0].to_data()["complete"] is False
     assert d.try_("sign", seat="w").refusal.code == "already_signed"  # type: ignore[union-attr]
     assert d.do("sign", seat="s").events[0].to_data() == {"pair": "ns", "seat": "s",
                                                           "complete": True}
     assert domino_view(d.table, d.now).prompt is None
+
+
+def test_a_late_arrival_is_noted_and_shown_between_hands() -> None:
+    d = assigned()
+    out = d.do("late", seat="s")
+    assert [e.to_dict() for e in out.events] == [
+        {"type": "domino.player.late", "data": {"seat": "s", "hand": 0}}]
+    assert out.state == "assigned" and domino_view(d.table, d.now).late == ("s",)
+    d.do("tiempo", start_wall=1000.0, wall=1000.0)
+    play_hand(d, "ns", 20)
+    assert domino_view(d.table, d.now).late == ()  # shown until the next hand
+    out = d.do("late", seat="s")
+    assert out.events[0].to_data() == {"seat": "s", "hand": 1}
+    assert d.table.s.game.score == {"ns": 20, "ew": 0}  # type: ignore[union-attr]
+    d.do("press", seat="w")
+    assert d.try_("late", seat="n").refusal.code == "not_now"  # type: ignore[union-attr]
+
+
+def test_an_annulled_hand_scores_nothing_and_the_lead_rotates() -> None:
+    d = ready()
+    play_hand(d, "ns", 20)  # n led hand 1
+    d.do("press", seat="w")
+    d.do("press", seat="s")
+    out = d.do("annul", seat="s", reason="pass_with_playable")
+    assert [e.to_dict() for e in out.events] == [{"type": "domino.hand.annulled", "data": {
+        "hand": 2, "seat": "s", "reason": "pass_with_playable", "score": {"ns": 20, "ew": 0}}}]
+    assert out.state == "ready"
+    v = domino_view(d.table, d.now)
+    assert v.next_lead == "s" and v.annulled == {"hand": 2, "seat": "s",
+                                                 "reason": "pass_with_playable"}
+    assert v.timer is None and v.entry is None and v.score == {"ns": 20, "ew": 0}
+    # In the entry and in the confirmation too.
+    d.do("press", seat="s")
+    d.do("long_hold", seat="n")  # a block
+    d.do("press", seat="e")
+    assert d.do("annul", seat="w", reason="chivo").state == "ready"
+    assert domino_view(d.table, d.now).annulled == {"hand": 3, "seat": "w", "reason": "chivo"}
+    play_hand(d, "ew", 10)
+    assert domino_view(d.table, d.now).annulled is None
+    assert d.try_("annul", seat="n", reason="chivo").refusal.code == "not_now"  # type: ignore[union-attr]
+    assert not d.try_("annul", seat="n", reason="talking").accepted
+
+
+def test_an_annulled_last_hand_ends_the_game_on_time_or_plays_another_on_a_tie() -> None:
+    d = ready()
+    play_hand(d, "ew", 30)
+    d.do("press", seat="w")
+    d.try_("tick", after=2100)  # this hand is the last
+    out = d.do("annul", seat="n", reason="chivo")
+    assert _types(out) == ["domino.hand.annulled", "domino.game.ended"]
+    assert out.events[-1].to_data()["how"] == "time" and out.state == "game_over"
+    t = ready()
+    t.do("press", seat="n")
+    t.try_("tick", after=2100)
+    out = t.do("annul", seat="n", reason="chivo")  # 0–0: time's tie plays another hand
+    assert _types(out) == ["domino.hand.annulled", "domino.time.extended"]
+    assert out.state == "ready"
+
+
+def test_an_unsigned_sheet_is_reported_when_the_table_moves_on() -> None:
+    d = ready(target_points=50)
+    play_hand(d, "ew", 60)
+    d.do("sign", seat="e")
+    out = d.do("assign", game_id="R2-M1", players=PLAYERS)
+    assert out.events[0].to_dict() == {
+        "type": "domino.sheet.unsigned", "data": {"game_id": "R1-M1", "pairs": ["ns"]}}
+    assert _types(out) == ["domino.sheet.unsigned", "domino.table.assigned"]
+    assert domino_view(d.table, d.now).unsigned_before == ("ns",)
+    # A game not over, or a sheet signed by both, reports nothing.
+    assert _types(d.do("unassign")) == ["domino.table.unassigned"]
+    assert domino_view(d.table, d.now).unsigned_before == ()
+    e = ready(target_points=50)
+    play_hand(e, "ew", 60)
+    out = e.do("unassign")
+    assert [x.to_data() for x in out.events] == [{"game_id": "R1-M1", "pairs": ["ns", "ew"]},
+                                                 {"game_id": "R1-M1"}]
+    f = ready(target_points=50)
+    play_hand(f, "ew", 60)
+    f.do("sign", seat="n")
+    f.do("sign", seat="w")
+    assert _types(f.do("assign", game_id="R2-M1", players=PLAYERS)) == ["domino.table.assigned"]
+
+
+def test_the_game_ended_names_the_absent_and_the_expelled() -> None:
+    d = ready()
+    out = d.do("absence", seats=["n", "s"])
+    ended = out.events[-1].to_data()
+    assert (ended["winner"], ended["absent"], ended["expelled"]) == ("ew", ["n", "s"], [])
+    # Nobody of ns is left to sign: only ew's signature is missing.
+    assert d.do("assign", game_id="R2", players=PLAYERS).events[0].to_data()["pairs"] == ["ew"]
 
 
 def test_assign_checks_players_and_settings() -> None:
@@ -310,6 +404,10 @@ INPUTS = st.one_of(
     st.tuples(st.just("penalty"), st.fixed_dictionaries({"seat": SEAT, "reason": st.sampled_from(
         ["chivo", "talking_second", "wrong_seats", "abandoned", "sheet_unsigned"])})),
     st.tuples(st.just("absence"), st.fixed_dictionaries({"seats": st.lists(SEAT, max_size=2)})),
+    st.tuples(st.just("late"), st.fixed_dictionaries({"seat": SEAT})),
+    st.tuples(st.just("annul"), st.fixed_dictionaries({"seat": SEAT, "reason": st.sampled_from(
+        ["chivo", "pass_with_playable", "talking"])})),
+    st.tuples(st.just("assign"), st.just({"game_id": "R9", "players": PLAYERS})),
     st.tuples(st.sampled_from(INPUT_NAMES), st.just({})),
 )
 

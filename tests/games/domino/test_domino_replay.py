@@ -35,7 +35,8 @@ def test_a_game_ended_by_200_points_with_the_sheet_signed() -> None:
     assert [h["how"] for h in hands] == ["domino"] * 3
     assert events(r, "domino.game.ended") == [{"winner": "ew", "how": "points",
                                                "score": {"ns": 120, "ew": 203},
-                                               "games_won": {"ns": 0, "ew": 1}, "hands": 3}]
+                                               "games_won": {"ns": 0, "ew": 1}, "hands": 3,
+                                               "absent": [], "expelled": []}]
     assert [s["complete"] for s in events(r, "domino.sheet.signed")] == [False, True]
     final = r["final"]
     assert final["state"] == "game_over" and final["signed"] == {"ns": "n", "ew": "w"}
@@ -87,7 +88,8 @@ def test_late_pass_and_slow_plays() -> None:
     assert pens == [("e", 25, "late_pass", "s"), ("w", 25, "late_pass", "s"),
                     ("w", -25, "slow_play", "w")]
     final = r["final"]
-    assert final["score"] == {"ns": 0, "ew": 25}
+    # Noted per player for the screen; the game's score is its hands' (none yet).
+    assert final["score"] == {"ns": 0, "ew": 0}
     assert final["player_points"] == {"n": 0, "e": 25, "s": 0, "w": 0}
     assert final["warnings"]["w"] == 1
 
@@ -99,7 +101,8 @@ def test_an_absence() -> None:
                                             "offender": "s", "hand": 0}]
     final = r["final"]
     assert (final["state"], final["winner"], final["ended_by"]) == ("game_over", "ew", "absence")
-    assert final["score"] == {"ns": -100, "ew": 100} and final["games_won"] == {"ns": 0, "ew": 1}
+    assert final["score"] == {"ns": 0, "ew": 0} and final["games_won"] == {"ns": 0, "ew": 1}
+    assert final["player_points"]["s"] == -100
 
 
 def test_backgammon_logs_with_or_without_a_header(tmp_path: Path) -> None:
