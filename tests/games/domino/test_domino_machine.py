@@ -355,6 +355,22 @@ def test_the_game_ended_names_the_absent_and_the_expelled() -> None:
     assert d.do("assign", game_id="R2", players=PLAYERS).events[0].to_data()["pairs"] == ["ew"]
 
 
+def test_a_snapshot_from_before_the_records_moved_to_the_hub_restores() -> None:
+    """An older table's journal: no late arrivals, no unsigned sheet, the pairs' awards kept in
+    the game. It restores, and its score is its hands'."""
+    d = ready()
+    play_hand(d, "ns", 20)
+    snap = json.loads(json.dumps(d.table.snapshot()))
+    snap.pop("unsigned_before")
+    snap["game"].pop("late")
+    snap["game"]["awards"] = [{"pair": "ew", "points": 100, "reason": "absence"}]
+    for h in snap["game"]["hands"]:
+        h.pop("reason")
+    table = DominoTable.restore(snap)
+    assert table.s.game.score == {"ns": 20, "ew": 0}  # type: ignore[union-attr]
+    assert table.apply("press", {"seat": "w"}, now=d.now + 1).accepted
+
+
 def test_assign_checks_players_and_settings() -> None:
     d = Driver()
     bad = d.try_("assign", game_id="x", players={"n": "A", "e": "B", "s": "C"})
