@@ -430,8 +430,10 @@ class DominoPlayWarning(Event):
 @_register("domino.penalty", "domino")
 @dataclass(frozen=True)
 class DominoPenalty(Event):
-    """``points`` recorded on ``seat``'s record because of ``offender`` (negative: a penalty;
-    a late pass gives +25 to each opponent). ``reason`` is a code of the seed's list."""
+    """``points`` noted at the table on ``seat`` because of ``offender`` (negative: a penalty;
+    a late pass gives +25 to each opponent). ``reason`` is a code of the seed's list. Never in
+    the game's score: the hub records the table's own timer fines (``slow_play``,
+    ``late_pass``) on the player's record; any other reason echoes the hub's own command."""
 
     seat: SeatName
     points: int
@@ -463,7 +465,7 @@ class DominoTimeCalled(Event):
 @_register("domino.time.extended", "domino")
 @dataclass(frozen=True)
 class DominoTimeExtended(Event):
-    """Time's last hand ended with the pairs tied: another hand is played."""
+    """Time's last hand ended with the pairs tied in hand points: another hand is played."""
 
     final_hand: int
     score: dict[str, int]
@@ -541,8 +543,9 @@ class DominoPlayerLate(Event):
 @_register("domino.absence", "domino")
 @dataclass(frozen=True)
 class DominoAbsence(Event):
-    """Players absent at the start: ``winner`` (the complete present pair, if any) wins the game
-    with +100; each absent player −100 (see the ``domino.penalty`` events)."""
+    """Players absent at the start: ``winner`` (the complete present pair, if any) wins the
+    game; each absent player's −100 is noted (see the ``domino.penalty`` events). The awards to
+    the present players are the hub's, on their records."""
 
     absent: list[SeatName]
     winner: PairName | None

@@ -89,8 +89,9 @@ INPUT_SPECS: dict[str, InputSpec] = specs_by_name(
     spec(
         "penalty",
         "hub",
-        "The director records a penalty on ``seat`` for ``reason`` (the seed's list); "
-        "``points`` overrides the reason's default.",
+        "The director's penalty on ``seat`` for ``reason`` (the seed's list), noted at the "
+        "table (the record is the hub's); ``points`` overrides the reason's default; an "
+        "expelling reason ends a game in progress.",
         {"seat": SeatArg, "reason": ReasonArg},
         {"points": (int | None, None)},
     ),
