@@ -430,8 +430,10 @@ class DominoPlayWarning(Event):
 @_register("domino.penalty", "domino")
 @dataclass(frozen=True)
 class DominoPenalty(Event):
-    """``points`` recorded on ``seat``'s record because of ``offender`` (negative: a penalty;
-    a late pass gives +25 to each opponent). ``reason`` is a code of the seed's list."""
+    """``points`` noted at the table on ``seat`` because of ``offender`` (negative: a penalty;
+    a late pass gives +25 to each opponent). ``reason`` is a code of the seed's list. Never in
+    the game's score: the hub records the table's own timer fines (``slow_play``,
+    ``late_pass``) on the player's record; any other reason echoes the hub's own command."""
 
     seat: SeatName
     points: int
@@ -463,7 +465,7 @@ class DominoTimeCalled(Event):
 @_register("domino.time.extended", "domino")
 @dataclass(frozen=True)
 class DominoTimeExtended(Event):
-    """Time's last hand ended with the pairs tied: another hand is played."""
+    """Time's last hand ended with the pairs tied in hand points: another hand is played."""
 
     final_hand: int
     score: dict[str, int]
@@ -504,7 +506,8 @@ class DominoHandRejected(Event):
 @dataclass(frozen=True)
 class DominoHandEnded(Event):
     """Hand ``hand`` recorded: ``pair`` (null for a tied block) won ``points``; ``score`` is
-    both pairs' points after it (penalties included)."""
+    both pairs' hand points after it (a game counts hand points only: fines and awards are the
+    players' records)."""
 
     hand: int
     how: str
@@ -514,11 +517,35 @@ class DominoHandEnded(Event):
     score: dict[str, int]
 
 
+@_register("domino.hand.annulled", "domino")
+@dataclass(frozen=True)
+class DominoHandAnnulled(Event):
+    """The director annulled hand ``hand``: ``seat`` passed with a playable tile or made a
+    "chivo" (``reason``). The hand scores nothing and the lead rotates; ``score`` is both pairs'
+    hand points, unchanged. The offender's fine is the hub's, on the player's record."""
+
+    hand: int
+    seat: SeatName
+    reason: str
+    score: dict[str, int]
+
+
+@_register("domino.player.late", "domino")
+@dataclass(frozen=True)
+class DominoPlayerLate(Event):
+    """``seat`` reached the table after the two minutes, before hand ``hand + 1`` (0: before
+    the first). Noted and shown; the second late arrival's −50 is the hub's, from the record."""
+
+    seat: SeatName
+    hand: int
+
+
 @_register("domino.absence", "domino")
 @dataclass(frozen=True)
 class DominoAbsence(Event):
-    """Players absent at the start: ``winner`` (the complete present pair, if any) wins the game
-    with +100; each absent player −100 (see the ``domino.penalty`` events)."""
+    """Players absent at the start: ``winner`` (the complete present pair, if any) wins the
+    game; each absent player's −100 is noted (see the ``domino.penalty`` events). The awards to
+    the present players are the hub's, on their records."""
 
     absent: list[SeatName]
     winner: PairName | None
@@ -527,14 +554,17 @@ class DominoAbsence(Event):
 @_register("domino.game.ended", "domino")
 @dataclass(frozen=True)
 class DominoGameEnded(Event):
-    """The game is over: ``how`` is points (200), time, absence or expulsion; ``games_won``
-    per pair is what the standings count first, then ``score``."""
+    """The game is over: ``how`` is points (200), time, absence or expulsion; ``score`` is each
+    pair's hand points (fines never change a game); ``games_won`` per pair is the game's own
+    result. ``absent`` and ``expelled`` are the seats declared absent or expelled in it."""
 
     winner: PairName | None
     how: str
     score: dict[str, int]
     games_won: dict[str, int]
     hands: int
+    absent: list[SeatName] = dataclasses.field(default_factory=list)
+    expelled: list[SeatName] = dataclasses.field(default_factory=list)
 
 
 @_register("domino.sheet.signed", "domino")
@@ -545,6 +575,17 @@ class DominoSheetSigned(Event):
     pair: PairName
     seat: SeatName
     complete: bool
+
+
+@_register("domino.sheet.unsigned", "domino")
+@dataclass(frozen=True)
+class DominoSheetUnsigned(Event):
+    """The table was given its next game (or freed) while the sheet of game ``game_id`` lacked
+    the signature of ``pairs`` (no player of the pair confirmed it): −25 to each of their
+    players, on the hub's records. Emitted before ``domino.table.assigned`` / ``unassigned``."""
+
+    game_id: str
+    pairs: list[PairName]
 
 
 @_register("table.outbox_rebuilt", "table")
@@ -595,6 +636,8 @@ def parse_event(type_name: str, data: Any) -> Event:
     if missing:
         raise EventError(f"{type_name}: missing fields {sorted(missing)}")
     for f in dataclasses.fields(cls):
+        if f.name not in data:
+            continue  # a defaulted field an older payload does not carry
         try:
             check_value(f.name, hints[f.name], data[f.name])
         except ValidationError as e:

@@ -75,13 +75,16 @@ def test_the_vocabularies_are_kept_apart() -> None:
 
 
 def test_domino_commands_are_the_directors() -> None:
-    assert p.DOMINO_CMD_INPUTS == ("penalty", "absence")
+    assert p.DOMINO_CMD_INPUTS == ("penalty", "absence", "late", "annul")
+    annul = p.DominoCommand("3", "t", "domino", "annul", {"seat": "e", "reason": "chivo"}, 1.0)
+    assert p.decode(p.DominoCommand, annul.to_payload(), table="3").args["reason"] == "chivo"
     ok = p.DominoCommand("3", "t", "domino", "absence", {"seats": ["n"]}, 1.0)
     assert p.decode(p.DominoCommand, ok.to_payload(), table="3").input == "absence"
     for name, args in [
         ("tiempo", {"start_wall": 1.0, "wall": 2.0}),
         ("press", {"seat": "n"}),
         ("penalty", {"seat": "n", "reason": "nonsense"}),
+        ("annul", {"seat": "n", "reason": "talking"}),
     ]:
         bad = json.dumps(
             {

@@ -266,7 +266,7 @@ class Domino(GameModules):
     reference_dir = "docs/oled/domino"
     robot_class = "DominoRobots"
     assignment_schema = DominoAssignment
-    # Director commands (``penalty``, ``absence``).
+    # Director commands (``penalty``, ``absence``, ``late``, ``annul``).
     command_schema = DominoCommand
     busy_scene = "playing"
 

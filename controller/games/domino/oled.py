@@ -149,11 +149,35 @@ def _prompt(view: DominoView, lang: str) -> str:
     return text(lang, view.prompt)
 
 
+def _unsigned(view: DominoView, lang: str) -> str:
+    """The previous game's sheet, left unsigned by a pair (the hub fines its players)."""
+    if not view.unsigned_before:
+        return ""
+    pairs = " ".join(_pair_short(lang, p) for p in view.unsigned_before)
+    return text(lang, "oled.unsigned", pairs=pairs)
+
+
+def _late(view: DominoView, lang: str) -> str:
+    if not view.late:
+        return ""
+    seats = " ".join(dict.fromkeys(_seat_short(lang, s) for s in view.late))
+    return text(lang, "oled.late", seats=seats)
+
+
+def _fines(view: DominoView, lang: str) -> str:
+    """The points noted on each player at this table (the records are the hub's)."""
+    noted = [f"{_seat_short(lang, s)} {p:+d}" for s, p in view.player_points.items() if p]
+    return text(lang, "oled.fines", list=" ".join(noted)) if noted else ""
+
+
 def _idle(view: DominoView, status: TableStatus, lang: str, banner: str) -> DominoScreen:
     lang = status.language or lang
     lines = [text(lang, "state.idle")]
     if status.hub == "offline":
         lines.append(text(lang, "oled.hub_offline"))
+    unsigned = _unsigned(view, lang)
+    if unsigned:
+        lines.append(unsigned)
     return DominoScreen(
         "idle",
         banner=banner,
@@ -177,7 +201,8 @@ def _assigned(view: DominoView, lang: str, banner: str) -> DominoScreen:
         "pairs",
         header=(view.game_id or "", ""),
         banner=banner,
-        lines=(*rows, text(lang, "prompt.wait_tiempo")),
+        lines=tuple(x for x in (*rows, _unsigned(view, lang), _late(view, lang),
+                                text(lang, "prompt.wait_tiempo")) if x),
     )
 
 
@@ -197,6 +222,8 @@ def _ready(view: DominoView, p: _Parts) -> DominoScreen:
     lang = p.lang
     # The two minutes to reach the table after "TIEMPO", until the first hand starts.
     reach = text(lang, "oled.reach", time=mmss(view.reach_left)) if view.reach_left else ""
+    annulled = (text(lang, "oled.annulled", hand=view.annulled["hand"])
+                if view.annulled else "")
     lead = view.next_lead
     side = (_seat(lang, lead), view.players.get(lead, "")) if lead else ("", "")
     # Between hands the big figure is the game's time: the header names the next hand.
@@ -211,7 +238,7 @@ def _ready(view: DominoView, p: _Parts) -> DominoScreen:
         big=mmss(view.game_time_left or 0.0),
         side=side,
         info=p.info,
-        lines=tuple(x for x in (reach, p.penalty, p.prompt) if x),
+        lines=tuple(x for x in (annulled, _late(view, lang), reach, p.penalty, p.prompt) if x),
     )
 
 
@@ -312,6 +339,7 @@ def _game_over(view: DominoView, p: _Parts) -> DominoScreen:
         lines.append(p.prompt)
     else:
         lines.append(text(lang, "label.signed"))
+    lines.append(_fines(view, lang))  # takes turns with the signatures on a small screen
     return DominoScreen(
         "main",
         header=(head, ""),

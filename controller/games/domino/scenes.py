@@ -77,6 +77,18 @@ def _scenes_for(language: str) -> list[tuple[str, str, Callable[[], tuple[_Play,
     def ready_first() -> tuple[_Play, TableStatus]:
         return _started(language).wait(30.0), st
 
+    def ready_late() -> tuple[_Play, TableStatus]:
+        return _started(language).wait(130.0).seat("late", "s", 0.0).wait(2.0), st
+
+    def ready_annulled() -> tuple[_Play, TableStatus]:
+        p = _hand(language).do("annul", 3.0, seat="s", reason="chivo")
+        return p.wait(4.0), st
+
+    def assigned_unsigned() -> tuple[_Play, TableStatus]:
+        p, _ = game_over_signed()
+        p.do("assign", 40.0, game_id="R3-M2", players=PLAYERS, language=language)
+        return p.wait(5.0), st
+
     def playing() -> tuple[_Play, TableStatus]:
         return _hand(language).wait(3.2), st
 
@@ -131,7 +143,15 @@ def _scenes_for(language: str) -> list[tuple[str, str, Callable[[], tuple[_Play,
         ("idle", "no game at the table", idle),
         ("idle_offline", "no game, and the hub cannot be reached", idle_offline),
         ("assigned", 'a game assigned: the pairs, waiting for "TIEMPO"', assigned),
+        (
+            "assigned_unsigned",
+            "the next game assigned; north-south left the last sheet unsigned",
+            assigned_unsigned,
+        ),
         ("ready_first", "the game's time runs; hand 1: the highest tile leads", ready_first),
+        ("ready_late", "south reached the table after the two minutes", ready_late),
+        ("ready_annulled", 'hand 1 annulled (a "chivo" by south): west leads hand 2',
+         ready_annulled),
         ("playing", "west on turn, 3 s into the turn: the pass window is still open", playing),
         (
             "playing_slow",

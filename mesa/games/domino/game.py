@@ -1,7 +1,9 @@
 """One domino pairs game: hands, the play timer, penalties, absence and the end of time. Pure.
 
-Time is passed in as ``now``, seconds on a monotonic clock. A pair's score is always
-``its hands + its players' penalty points + its awards``; nothing else changes it.
+Time is passed in as ``now``, seconds on a monotonic clock. A pair's score is the points of
+the hands it won, nothing else (RULES §5: the 200, the tie at time and the winner count hand
+points only). Fines and awards belong to the players' records, which the hub keeps; the game
+notes the fines it knows per player (:attr:`DominoGame.penalties`) for the table's screen.
 
 >>> g = DominoGame()
 >>> g.start(now=0.0)                     # "TIEMPO"
@@ -11,8 +13,10 @@ Time is passed in as ``now``, seconds on a monotonic clock. A pair's score is al
 >>> g.pass_("s", now=77.0).penalties[0].points    # 7 s to say "paso": +25 to each of e and w
 25
 >>> _ = g.end_hand("e", "domino", now=80.0)       # e placed the last tile
->>> g.record_hand("ew", 37).score_after
-{'ns': 0, 'ew': 87}
+>>> g.record_hand("ew", 37).score_after           # the +25s are e's and w's, not the game's
+{'ns': 0, 'ew': 37}
+>>> g.player_points("e"), g.player_points("w")
+(25, 25)
 """
 
 from __future__ import annotations
@@ -39,14 +43,20 @@ from mesa.games.domino.rules import (
 )
 
 Phase = Literal["waiting", "between", "playing", "counting", "over"]
-HandHow = Literal["domino", "block"]
+HandHow = Literal["domino", "block", "annulled"]
 GameEnd = Literal["points", "time", "absence", "expulsion"]
-HAND_HOWS: tuple[str, ...] = ("domino", "block")
+HAND_HOWS: tuple[str, ...] = ("domino", "block")  # how a hand's last tile ends it
+# Why the director may annul a hand (seed: "pasar con ficha jugable", "chivo"): the hand
+# scores nothing and the lead rotates.
+ANNUL_REASONS: tuple[str, ...] = ("pass_with_playable", "chivo")
 
 
 @dataclass(frozen=True)
 class PenaltyRecord:
-    """Points given to one player (``seat``) because of ``offender``; negative is a penalty."""
+    """Points noted on one player (``seat``) because of ``offender``; negative is a penalty.
+
+    Noted for the table's screen: the points belong to the player's record (kept by the hub),
+    never to the game's score."""
 
     seat: Seat
     points: int
@@ -56,17 +66,9 @@ class PenaltyRecord:
 
 
 @dataclass(frozen=True)
-class Award:
-    """Points given to a pair outside the hands: the present pair of an absence, a forfeit."""
-
-    pair: Pair
-    points: int
-    reason: str
-
-
-@dataclass(frozen=True)
 class HandRecord:
-    """One finished hand. ``pair`` is None for a tied block (nobody wins it)."""
+    """One finished hand. ``pair`` is None for a tied block and an annulled hand (nobody wins
+    it; ``by`` is then, for an annulled hand, the offender)."""
 
     number: int
     lead: Seat
@@ -75,6 +77,15 @@ class HandRecord:
     pair: Pair | None
     points: int
     score_after: dict[str, int]
+    reason: str = ""  # why an annulled hand was annulled (mesa.games.domino.game.ANNUL_REASONS)
+
+
+@dataclass(frozen=True)
+class LateRecord:
+    """``seat`` reached the table after the two minutes, with ``hand`` hands played."""
+
+    seat: Seat
+    hand: int
 
 
 @dataclass(frozen=True)
@@ -118,10 +129,10 @@ class DominoGame:
     final_hand: int | None = None
     hands: list[HandRecord] = field(default_factory=list)
     penalties: list[PenaltyRecord] = field(default_factory=list)
-    awards: list[Award] = field(default_factory=list)
     breaches: dict[str, int] = field(default_factory=dict)  # seat → slow plays this game
-    expelled: list[str] = field(default_factory=list)
-    absent: list[str] = field(default_factory=list)
+    expelled: list[Seat] = field(default_factory=list)
+    absent: list[Seat] = field(default_factory=list)
+    late: list[LateRecord] = field(default_factory=list)  # late arrivals noted, in order
     winner: Pair | None = None
     ended_by: GameEnd | None = None
     games_won: dict[str, int] = field(default_factory=lambda: {p: 0 for p in PAIRS})
@@ -134,19 +145,16 @@ class DominoGame:
 
     @property
     def score(self) -> dict[str, int]:
-        """Each pair's points: hands won + its players' penalty points + its awards."""
+        """Each pair's points: the hands it won, only (fines are the players' records)."""
         out: dict[str, int] = {p: 0 for p in PAIRS}
         for h in self.hands:
             if h.pair is not None:
                 out[h.pair] += h.points
-        for pen in self.penalties:
-            out[pair_of(pen.seat)] += pen.points
-        for a in self.awards:
-            out[a.pair] += a.points
         return out
 
     def player_points(self, seat: Seat) -> int:
-        """The penalty points recorded on one player (the sheet's per-player column)."""
+        """The fines (and late-pass bonuses) noted on one player at this table, for the
+        sheet's per-player column; the player's record is the hub's."""
         return sum(p.points for p in self.penalties if p.seat == seat)
 
     @property
@@ -325,6 +333,29 @@ class DominoGame:
         self._check_end()
         return record
 
+    def annul_hand(self, seat: Seat, reason: str) -> HandRecord:
+        """The director annuls the hand on (being played, or its points being entered): ``seat``
+        passed with a playable tile or made a "chivo". The hand scores nothing, the lead
+        rotates, and the end of the game is settled as after any hand. (The fine is the
+        hub's: it lands on the offender's record.)"""
+        if not is_seat(seat):
+            raise RuleError("bad_seat", f"unknown seat {seat!r}")
+        if reason not in ANNUL_REASONS:
+            raise RuleError("bad_reason", f"a hand is annulled for {' or '.join(ANNUL_REASONS)}, "
+                                          f"not {reason!r}")
+        if self.over:
+            raise RuleError("game_over", "the game is over")
+        if self.phase not in ("playing", "counting"):
+            raise RuleError("no_hand", "no hand is being played")
+        assert self.lead is not None
+        record = HandRecord(self.hand, self.lead, "annulled", seat, None, 0, self.score, reason)
+        self.hands.append(record)
+        self.phase = "between"
+        self.on_turn = self.turn_started = None
+        self.ended_by_seat = self.hand_how = None
+        self._check_end()
+        return record
+
     def _check_end(self) -> None:
         """After each hand: 200 reached, or time's last hand played, ends the game — unless the
         pairs are tied, which always plays another hand."""
@@ -354,7 +385,8 @@ class DominoGame:
     def penalize(self, offender: Seat, reason: str, points: int | None = None) -> list[PenaltyRecord]:
         """Record a penalty on the seats the reason touches; returns one record per seat.
 
-        An expelling reason ends a game in progress: the other pair wins it by forfeit."""
+        An expelling reason ends a game in progress: the other pair wins it by forfeit (its
+        award is the hub's, on its players' records)."""
         if not is_seat(offender):
             raise RuleError("bad_seat", f"unknown seat {offender!r}")
         if reason not in REASONS:
@@ -379,13 +411,12 @@ class DominoGame:
         if rule.expels and offender not in self.expelled:
             self.expelled.append(offender)
             if not self.over and self.phase != "waiting":
-                winner = other_pair(pair_of(offender))
-                self.awards.append(Award(winner, self.settings.forfeit_points, "expulsion"))
-                self._finish(winner, "expulsion")
+                self._finish(other_pair(pair_of(offender)), "expulsion")
         return records
 
     def declare_absent(self, seats: list[Seat]) -> list[PenaltyRecord]:
-        """Absent players: −100 each; a complete present pair wins the game with +100."""
+        """Absent players: −100 each, noted; a complete present pair wins the game (the +100
+        to each present player is the hub's award, on their records)."""
         if self.over:
             raise RuleError("game_over", "the game is over")
         if self.hand > 0 or self.phase not in ("waiting", "between"):
@@ -398,10 +429,28 @@ class DominoGame:
         self.absent = list(seats)
         present = [p for p in PAIRS if not set(members(p)) & set(seats)]
         winner: Pair | None = present[0] if len(present) == 1 else None
-        if winner is not None:
-            self.awards.append(Award(winner, self.settings.absence_points, "absence"))
         self._finish(winner, "absence")
         return records
+
+    def note_late(self, seat: Seat) -> int:
+        """``seat`` reached the table after the two minutes; returns how many times this game.
+
+        Only noted (and shown): the second late arrival's −50 is the hub's, from the record."""
+        if not is_seat(seat):
+            raise RuleError("bad_seat", f"unknown seat {seat!r}")
+        if self.over:
+            raise RuleError("game_over", "the game is over")
+        if self.phase not in ("waiting", "between"):
+            raise RuleError("not_between_hands", "a late arrival is noted between hands")
+        self.late.append(LateRecord(seat, self.hand))
+        return sum(1 for r in self.late if r.seat == seat)
+
+    @property
+    def unsigned(self) -> list[Pair]:
+        """The pairs that have not signed the sheet, of those with a player left to sign it
+        (a pair absent or expelled whole cannot)."""
+        gone = set(self.absent) | set(self.expelled)
+        return [p for p in PAIRS if p not in self.signed and not set(members(p)) <= gone]
 
     def sign(self, seat: Seat) -> bool:
         """A player signs the score sheet for their pair; True when it is that pair's first."""
@@ -427,5 +476,8 @@ class DominoGame:
         values["settings"] = DominoSettings.from_dict(values["settings"])
         values["hands"] = [HandRecord(**h) for h in values.get("hands", [])]
         values["penalties"] = [PenaltyRecord(**p) for p in values.get("penalties", [])]
-        values["awards"] = [Award(**a) for a in values.get("awards", [])]
+        values["late"] = [LateRecord(**r) for r in values.get("late", [])]
+        # A snapshot from before the records moved to the hub held the pairs' awards here: the
+        # hub gives them now, and they were never part of a hand.
+        values.pop("awards", None)
         return cls(**values)

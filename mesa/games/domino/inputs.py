@@ -24,6 +24,7 @@ __all__ = ["INPUT_NAMES", "INPUT_SPECS", "parse_input"]
 SeatArg = Literal["n", "e", "s", "w"]
 # Literal[...] over a tuple built at import time: the director's reasons are the seed's list.
 ReasonArg = Literal[DIRECTOR_REASONS]  # type: ignore[valid-type]
+AnnulReasonArg = Literal["pass_with_playable", "chivo"]  # mesa.games.domino.game.ANNUL_REASONS
 
 
 INPUT_SPECS: dict[str, InputSpec] = specs_by_name(
@@ -88,17 +89,32 @@ INPUT_SPECS: dict[str, InputSpec] = specs_by_name(
     spec(
         "penalty",
         "hub",
-        "The director records a penalty on ``seat`` for ``reason`` (the seed's list); "
-        "``points`` overrides the reason's default.",
+        "The director's penalty on ``seat`` for ``reason`` (the seed's list), noted at the "
+        "table (the record is the hub's); ``points`` overrides the reason's default; an "
+        "expelling reason ends a game in progress.",
         {"seat": SeatArg, "reason": ReasonArg},
         {"points": (int | None, None)},
     ),
     spec(
         "absence",
         "hub",
-        "The director declares players absent: the present pair wins the game (+100), "
-        "each absent player −100.",
+        "The director declares players absent before the first hand: the game ends (a complete "
+        "present pair wins it); each absent player's −100 is noted. The awards are the hub's.",
         {"seats": list[SeatArg]},
+    ),
+    spec(
+        "late",
+        "hub",
+        "``seat`` reached the table after the two minutes (the table or the judge says so): "
+        "noted and shown; the hub fines a second late arrival from the record.",
+        {"seat": SeatArg},
+    ),
+    spec(
+        "annul",
+        "hub",
+        "The director annuls the hand on: ``seat`` passed with a playable tile or made a "
+        '"chivo". The hand scores nothing and the lead rotates; the fine is the hub\'s.',
+        {"seat": SeatArg, "reason": AnnulReasonArg},
     ),
 )
 

@@ -41,8 +41,10 @@ class DominoState:
     """Everything the domino table knows; JSON-able through :meth:`to_dict` (journal, snapshot).
 
     ``entry`` is the hand's points being entered: ``{"pair", "by", "tens", "units"}`` (``pair``
-    is None until a block's first press picks it). ``claim`` is the entered result waiting for
-    the other pair: ``{"by", "pair", "points"}`` (``pair`` None for a tied block)."""
+    is None until a block's first press picks it; after a block it follows the pair of the
+    seat that last entered, ``by``). ``claim`` is the entered result waiting for the other
+    pair: ``{"by", "pair", "points"}`` (``pair`` None for a tied block). ``unsigned_before``
+    are the pairs that left the previous game's sheet unsigned (shown until the next game)."""
 
     state: str = "idle"
     game_name: str = GAME  # the game this state is of (an old snapshot has none: domino)
@@ -54,6 +56,7 @@ class DominoState:
     entry: dict[str, Any] | None = None
     claim: dict[str, Any] | None = None
     last_now: float | None = None
+    unsigned_before: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         # The game is written by its own to_dict (never deep-copied only to be replaced).
@@ -127,17 +130,29 @@ class DominoTable(Machine[DominoState]):
             settings = DominoSettings.from_dict(a["settings"] or {})
         except (ConfigError, TypeError) as e:
             raise Refused("bad_settings", str(e)) from None
+        unsigned = self._report_unsigned()
         self.s = DominoState(language=a["language"], last_now=self.s.last_now,
                              game_id=a["game_id"], players=dict(players),
-                             game=DominoGame(settings))
+                             game=DominoGame(settings), unsigned_before=unsigned)
         self._emit(ev.DominoTableAssigned(game_id=a["game_id"], players=dict(players),
                                           settings=settings.to_dict()))
         self._go("assigned")
 
     def _on_unassign(self, inp: Input, now: float) -> None:
         game_id = self.s.game_id or ""
-        self.s = DominoState(language=self.s.language, last_now=now)
+        unsigned = self._report_unsigned()
+        self.s = DominoState(language=self.s.language, last_now=now, unsigned_before=unsigned)
         self._emit(ev.DominoTableUnassigned(game_id=game_id))
+
+    def _report_unsigned(self) -> list[str]:
+        """The game over leaves the table: a pair that did not sign its sheet is reported (the
+        hub fines each of its players) before the table moves on."""
+        g = self.s.game
+        if self.s.state != "game_over" or g is None or not g.unsigned:
+            return []
+        unsigned = g.unsigned
+        self._emit(ev.DominoSheetUnsigned(game_id=self.s.game_id or "", pairs=list(unsigned)))
+        return [str(p) for p in unsigned]
 
     # ── the buttons ─────────────────────────────────────────────────────
     def _on_press(self, inp: Input, now: float) -> None:
@@ -195,15 +210,26 @@ class DominoTable(Machine[DominoState]):
 
     # ── the hand's points ───────────────────────────────────────────────
     def _entering(self, seat: Seat) -> dict[str, Any]:
-        """The entry, for a seat of the pair that enters it (a block's first press picks it)."""
+        """The entry, for a seat of the pair that enters it.
+
+        A dominoed hand is the dominoing pair's. A block is won by either pair (the one with
+        fewer points in hand), so its entry follows the pair of the seat that last entered:
+        the other pair's button takes the entry over, its wheel from 0. After a refused claim
+        either pair may therefore claim; the entry is never locked to the first pair."""
+        self._check_entering(seat)
         entry = self.s.entry
         assert entry is not None
-        if entry["pair"] is None:
-            entry["pair"], entry["by"] = pair_of(seat), seat
-        if pair_of(seat) != entry["pair"]:
+        if entry["pair"] != pair_of(seat):  # a block's entry taken over by the other pair
+            entry.update(pair=pair_of(seat), tens=0, units=0)
+        entry["by"] = seat
+        return entry
+
+    def _check_entering(self, seat: Seat) -> None:
+        entry = self.s.entry
+        assert entry is not None
+        if self._game.hand_how != "block" and pair_of(seat) != entry["pair"]:
             raise Refused("not_entering_pair",
                            f"{entry['pair']} enter this hand's points; {seat} confirms them")
-        return entry
 
     def _on_claim(self, inp: Input, now: float) -> None:
         seat: Seat = inp.args["seat"]
@@ -211,9 +237,13 @@ class DominoTable(Machine[DominoState]):
         tie: bool = inp.args["tie"]
         if tie and points != 0:
             raise Refused("bad_points", "a tied block scores 0")
-        if not tie:
-            entry = self._entering(seat)
-            entry["tens"], entry["units"] = divmod(points, 10) if points >= 0 else (0, 0)
+        # Checked first: a refused claim changes nothing, not even whose the entry is.
+        self._check_entering(seat)
+        refusal = self._game.record_refusal(None if tie else pair_of(seat), points)
+        if refusal:
+            raise refusal
+        entry = self._entering(seat)
+        entry["tens"], entry["units"] = divmod(points, 10)
         self._claim(seat, points, tie)
 
     def _claim(self, seat: Seat, points: int, tie: bool) -> None:
@@ -246,6 +276,12 @@ class DominoTable(Machine[DominoState]):
         self._emit(ev.DominoHandEnded(hand=record.number, how=record.how, pair=record.pair,
                                       points=record.points, confirmed_by=seat,
                                       score=dict(record.score_after)))
+        self._after_hand(final_before)
+
+    def _after_hand(self, final_before: int | None) -> None:
+        """A hand is over (recorded or annulled): the game ends, or time's tie plays another
+        hand, or the next hand is led."""
+        g = self._game
         if g.over:
             self._end_game()
             return
@@ -253,6 +289,16 @@ class DominoTable(Machine[DominoState]):
             # Time's last hand ended in a tie: the rules play another.
             self._emit(ev.DominoTimeExtended(final_hand=g.final_hand, score=g.score))
         self._go("ready")
+
+    def _on_annul(self, inp: Input, now: float) -> None:
+        g = self._game
+        seat: Seat = inp.args["seat"]
+        final_before = g.final_hand
+        record = g.annul_hand(seat, inp.args["reason"])
+        self.s.claim = self.s.entry = None
+        self._emit(ev.DominoHandAnnulled(hand=record.number, seat=seat, reason=inp.args["reason"],
+                                         score=dict(record.score_after)))
+        self._after_hand(final_before)
 
     def _on_reject(self, inp: Input, now: float) -> None:
         self._reject(inp.args["seat"])
@@ -281,6 +327,11 @@ class DominoTable(Machine[DominoState]):
             self.s.entry = self.s.claim = None
             self._end_game()
 
+    def _on_late(self, inp: Input, now: float) -> None:
+        seat: Seat = inp.args["seat"]
+        self._game.note_late(seat)
+        self._emit(ev.DominoPlayerLate(seat=seat, hand=self._game.hand))
+
     def _on_absence(self, inp: Input, now: float) -> None:
         g = self._game
         seats: list[Seat] = list(inp.args["seats"])
@@ -293,7 +344,8 @@ class DominoTable(Machine[DominoState]):
         g = self._game
         assert g.ended_by is not None
         self._emit(ev.DominoGameEnded(winner=g.winner, how=g.ended_by, score=g.score,
-                                      games_won=dict(g.games_won), hands=len(g.hands)))
+                                      games_won=dict(g.games_won), hands=len(g.hands),
+                                      absent=list(g.absent), expelled=list(g.expelled)))
         self._go("game_over")
 
     def _on_sign(self, inp: Input, now: float) -> None:

@@ -39,8 +39,13 @@ TRANSITIONS: TransitionTable = {}
 
 _IN_GAME = {
     "tiempo": transition("=", note="re-anchor the game's start (a restarted table); the turn restarts"),
-    "penalty": transition("=", "game_over", note="record the penalty; an expulsion ends the game"),
+    "penalty": transition("=", "game_over", note="note the penalty; an expulsion ends the game"),
     "unassign": transition("idle", note="the game leaves this table"),
+}
+# A hand on (being played, or its points entered or waiting for confirmation) can be annulled.
+_ANNUL = {
+    "annul": transition("ready", "game_over", note="the hand scores nothing and the lead rotates; "
+                        "time's end and 200 are settled as after any hand"),
 }
 
 declare(
@@ -60,6 +65,7 @@ declare(
         "tiempo": transition("ready", note='"TIEMPO": the game\'s time starts at the hub\'s instant'),
         "penalty": transition("=", note="record the penalty (e.g. a repeated late arrival)"),
         "absence": transition("game_over", note="the present pair wins the game; absent players −100"),
+        "late": transition("=", note="a player reached the table late: noted and shown"),
         "tick": transition("=", note="nothing to settle"),
     },
 )
@@ -73,6 +79,7 @@ declare(
             note="the lead placed the first tile (any seat for hand 1, then the rotation)",
         ),
         "absence": transition("game_over", note="before the first hand: the present pair wins"),
+        "late": transition("=", note="a player reached the table late: noted and shown"),
         "tick": transition("=", note='"TIEMPO" may be called: one more hand'),
     },
 )
@@ -81,6 +88,7 @@ declare(
     "playing",
     {
         **_IN_GAME,
+        **_ANNUL,
         "press": transition("=", note="the seat on turn placed a tile; over 15 s: warning, then −25"),
         "hold": transition("=", note='the seat on turn said "paso"; over 5 s: +25 to each opponent'),
         "long_hold": transition(
@@ -95,6 +103,7 @@ declare(
     "hand_entry",
     {
         **_IN_GAME,
+        **_ANNUL,
         "press": transition("=", note="the winning pair turns the units digit (the first press of a "
                               "block's entry picks the pair)"),
         "hold": transition("=", note="the winning pair turns the tens digit"),
@@ -109,6 +118,7 @@ declare(
     "hand_confirm",
     {
         **_IN_GAME,
+        **_ANNUL,
         "hold": transition("ready", "game_over", note="the other pair confirms: the hand is recorded"),
         "confirm": transition("ready", "game_over", note="the other pair confirms: the hand is recorded"),
         "press": transition("hand_entry", note="the other pair refuses: the entry is reopened"),
@@ -122,9 +132,11 @@ declare(
     {
         "press": transition("=", note="the player signs the score sheet for their pair"),
         "sign": transition("=", note="the player signs the score sheet for their pair"),
-        "penalty": transition("=", note="a penalty after the game (left before the sheet, unsigned)"),
-        "assign": transition("assigned", note="the next game is assigned"),
-        "unassign": transition("idle", note="the table is freed"),
+        "penalty": transition("=", note="a penalty after the game (left before the sheet)"),
+        "assign": transition("assigned", note="the next game is assigned; a pair that did not "
+                             "sign is reported first (`domino.sheet.unsigned`)"),
+        "unassign": transition("idle", note="the table is freed; a pair that did not sign is "
+                               "reported first (`domino.sheet.unsigned`)"),
         "tick": transition("=", note="nothing to settle"),
     },
 )

@@ -67,9 +67,9 @@ class DominoView:
     time_called: bool
     final_hand: int | None
     last_hand: bool  # the hand on (or the next one) is the last, time being up
-    score: dict[str, int]
+    score: dict[str, int]  # the game's hand points (fines are the players' records)
     games_won: dict[str, int]
-    player_points: dict[str, int]
+    player_points: dict[str, int]  # the fines (and late-pass bonuses) noted per seat here
     warnings: dict[str, int]  # seat → slow plays answered with a warning
     penalties: tuple[PenaltyView, ...]  # the most recent few
     entry: dict[str, Any] | None  # {"pair", "by", "points"} while the points are entered
@@ -81,6 +81,9 @@ class DominoView:
     expelled: tuple[str, ...]
     prompt: str | None  # what the table asks for now, as a code
     reach_left: float | None = None  # of the two minutes to reach the table, before hand 1
+    late: tuple[str, ...] = ()  # seats noted late since the last hand (or before the first)
+    annulled: dict[str, Any] | None = None  # the last hand, if annulled: {"hand", "seat", "reason"}
+    unsigned_before: tuple[str, ...] = ()  # pairs that left the previous game's sheet unsigned
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -129,6 +132,10 @@ def domino_view(table: DominoTable, now: float) -> DominoView:
         for p in (g.penalties[-RECENT_PENALTIES:] if g is not None else [])
     )
     final = g.final_hand if g is not None else None
+    last = g.hands[-1] if g is not None and g.hands else None
+    annulled = None
+    if last is not None and last.how == "annulled" and s.state == "ready":
+        annulled = {"hand": last.number, "seat": last.by, "reason": last.reason}
     reach = None
     if g is not None and g.started_at is not None and g.hand == 0 and s.state == "ready":
         left = g.started_at + REACH_SECONDS - now
@@ -164,4 +171,7 @@ def domino_view(table: DominoTable, now: float) -> DominoView:
         expelled=tuple(g.expelled) if g else (),
         prompt=_prompt(table),
         reach_left=reach,
+        late=tuple(r.seat for r in g.late if r.hand == g.hand) if g else (),
+        annulled=annulled,
+        unsigned_before=tuple(s.unsigned_before),
     )

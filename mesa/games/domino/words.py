@@ -60,6 +60,7 @@ STRINGS: dict[str, dict[str, Entry]] = {
         "how.domino": "Dominó",
         "how.block": "Tranque",
         "how.block_tie": "Tranque empatado",
+        "how.annulled": "Anulada",
         "end.points": "por 200 tantos",
         "end.time": "por tiempo",
         "end.absence": "por ausencia",
@@ -151,6 +152,10 @@ STRINGS: dict[str, dict[str, Entry]] = {
         "oled.warned_line": "Ya amonestado: -25",
         "oled.hub_offline": "Sin conexión al hub",
         "oled.reach": "A la mesa: {time}",
+        "oled.late": "Tarde: {seats}",
+        "oled.annulled": "Mano {hand} anulada",
+        "oled.unsigned": "Sin firmar: {pairs}",
+        "oled.fines": "Anotado: {list}",
     },
     "en": {
         "state.idle": "No game",
@@ -187,6 +192,7 @@ STRINGS: dict[str, dict[str, Entry]] = {
         "how.domino": "Domino",
         "how.block": "Block",
         "how.block_tie": "Tied block",
+        "how.annulled": "Annulled",
         "end.points": "by 200 points",
         "end.time": "on time",
         "end.absence": "by absence",
@@ -275,6 +281,10 @@ STRINGS: dict[str, dict[str, Entry]] = {
         "oled.warned_line": "Already warned: -25",
         "oled.hub_offline": "Hub not reachable",
         "oled.reach": "To table: {time}",
+        "oled.late": "Late: {seats}",
+        "oled.annulled": "Hand {hand} annulled",
+        "oled.unsigned": "Unsigned: {pairs}",
+        "oled.fines": "Noted: {list}",
     },
 }
 

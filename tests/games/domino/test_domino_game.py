@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mesa.errors import ConfigError, RuleError
-from mesa.games.domino.game import DominoGame, TimeCall
+from mesa.games.domino.game import DominoGame, LateRecord, TimeCall
 from mesa.games.domino.penalties import DIRECTOR_REASONS, PENALTIES
 from mesa.games.domino.rules import PLAY_ORDER, SEATS, DominoSettings, next_seat, pair_of
 
@@ -125,7 +125,8 @@ def test_slow_play_is_a_warning_first_then_minus_25_each_time() -> None:
     again = g.play("w", g.turn_started + 20)  # type: ignore[operator]
     assert not again.warning and [(p.seat, p.points, p.reason) for p in again.penalties] == [
         ("w", -25, "slow_play")]
-    assert g.score == {"ns": 0, "ew": -25} and g.player_points("w") == -25
+    # Noted on w, never in the game's score (RULES §5: fines are the players' records).
+    assert g.score == {"ns": 0, "ew": 0} and g.player_points("w") == -25
 
 
 def test_late_pass_gives_25_to_each_player_of_the_other_pair() -> None:
@@ -136,7 +137,7 @@ def test_late_pass_gives_25_to_each_player_of_the_other_pair() -> None:
     late = g.pass_("w", 10.01)
     assert sorted((p.seat, p.points) for p in late.penalties) == [("n", 25), ("s", 25)]
     assert all(p.offender == "w" for p in late.penalties)
-    assert g.score == {"ns": 50, "ew": 0}
+    assert g.score == {"ns": 0, "ew": 0} and g.player_points("n") == g.player_points("s") == 25
 
 
 # ── the end of time (RULES §5) ──────────────────────────────────────────────
@@ -245,6 +246,111 @@ def test_every_director_reason_records_per_player(reason: str) -> None:
         assert g.winner == "ew" and g.ended_by == "expulsion" and g.expelled == ["n"]
 
 
+def test_fines_never_change_a_game() -> None:
+    """The issue's case: a fine that would have taken ns under 200, or broken a tie at time,
+    changes nothing; the game is counted in hand points."""
+    g = DominoGame()
+    g.start(0.0)
+    now = _hand(g, 10.0, "ns", 150)
+    g.penalize("n", "talking_second")  # −75 to n and to s, noted
+    _hand(g, now, "ns", 50)
+    assert g.over and g.ended_by == "points" and g.winner == "ns"
+    assert g.score == {"ns": 200, "ew": 0} and g.player_points("s") == -75
+    t = DominoGame()
+    t.start(0.0)
+    now = _hand(t, 10.0, "ns", 30)
+    now = _hand(t, now, "ew", 30)
+    t.penalize("e", "chivo")
+    t.settle_time(_at_time(t))
+    assert not t.over and t.final_hand == 3  # the tie at time stands: another hand is played
+
+
+def test_an_expulsion_ends_the_game_with_no_points_given() -> None:
+    g = DominoGame()
+    g.start(0.0)
+    now = _hand(g, 10.0, "ew", 40)
+    g.penalize("e", "abandoned")
+    assert g.over and (g.winner, g.ended_by, g.expelled) == ("ns", "expulsion", ["e"])
+    assert g.score == {"ns": 0, "ew": 40} and g.player_points("e") == -200
+    assert g.games_won == {"ns": 1, "ew": 0}
+    with pytest.raises(RuleError):
+        g.start_hand("n", now)
+
+
+def test_an_annulled_hand_scores_nothing_and_the_lead_rotates() -> None:
+    g = DominoGame()
+    g.start(0.0)
+    now = _hand(g, 10.0, "ns", 20, lead="e")
+    g.start_hand("n", now)
+    g.play("w", now + 2)
+    record = g.annul_hand("s", "pass_with_playable")
+    assert (record.how, record.pair, record.points, record.by, record.lead) == (
+        "annulled", None, 0, "s", "n")
+    assert g.phase == "between" and g.on_turn is None and g.score == {"ns": 20, "ew": 0}
+    assert g.next_lead == "w"
+    with pytest.raises(RuleError) as e:
+        g.annul_hand("s", "chivo")  # between hands: nothing to annul
+    assert e.value.code == "no_hand"
+    g.start_hand("w", now + 10)
+    g.end_hand("n", "block", now + 12)
+    g.annul_hand("e", "chivo")  # while its points are counted
+    assert [h.how for h in g.hands] == ["domino", "annulled", "annulled"]
+    with pytest.raises(RuleError) as e:
+        g.start_hand("n", now + 20)
+    assert e.value.code == "not_lead"  # the lead rotated past both annulled hands: s leads
+    g.start_hand("s", now + 20)
+    with pytest.raises(RuleError) as e:
+        g.annul_hand("e", "talking")
+    assert e.value.code == "bad_reason"
+
+
+def test_an_annulled_last_hand_ends_the_game_on_time() -> None:
+    g = DominoGame()
+    g.start(0.0)
+    now = _hand(g, 10.0, "ew", 30)
+    g.start_hand(g.next_lead, now)  # type: ignore[arg-type]
+    assert g.settle_time(_at_time(g)) == TimeCall(2, 2, True)
+    g.annul_hand("n", "chivo")
+    assert g.over and (g.winner, g.ended_by) == ("ew", "time")
+    tied = DominoGame()
+    tied.start(0.0)
+    tied.start_hand("n", 1.0)
+    tied.settle_time(_at_time(tied))
+    tied.annul_hand("n", "chivo")  # 0–0 at time's last hand: another is played
+    assert not tied.over and tied.final_hand == 2
+
+
+def test_late_arrivals_are_noted_between_hands() -> None:
+    g = DominoGame()
+    assert g.note_late("n") == 1
+    g.start(0.0)
+    assert g.note_late("n") == 2 and g.late == [LateRecord("n", 0), LateRecord("n", 0)]
+    assert DominoGame.from_dict(g.to_dict()) == g
+    g.start_hand("e", 1.0)
+    with pytest.raises(RuleError) as e:
+        g.note_late("s")
+    assert e.value.code == "not_between_hands"
+
+
+def test_the_pairs_that_did_not_sign() -> None:
+    g = DominoGame()
+    g.declare_absent(["n", "s"])  # ns absent whole: nobody of theirs can sign
+    assert g.unsigned == ["ew"]
+    g.sign("w")
+    assert g.unsigned == []
+    h = DominoGame()
+    h.declare_absent(["s"])
+    assert h.unsigned == ["ns", "ew"]
+
+
+def test_an_old_snapshot_with_awards_still_loads() -> None:
+    g = DominoGame()
+    g.declare_absent(["e"])
+    data = g.to_dict()
+    data["awards"] = [{"pair": "ns", "points": 100, "reason": "absence"}]
+    assert DominoGame.from_dict(data).score == {"ns": 0, "ew": 0}
+
+
 def test_the_seeds_penalty_amounts() -> None:
     amounts = {r.points for r in PENALTIES.values()}
     assert {-25, -50, -75, -100, -200, 25} <= amounts
@@ -256,10 +362,12 @@ def test_absence_gives_the_present_pair_a_game_and_100() -> None:
     records = g.declare_absent(["e"])
     assert [(r.seat, r.points) for r in records] == [("e", -100)]
     assert g.over and g.winner == "ns" and g.ended_by == "absence"
-    assert g.games_won == {"ns": 1, "ew": 0} and g.score == {"ns": 100, "ew": -100}
+    # The +100 and the −100 are the players' records: the game scores no hand.
+    assert g.games_won == {"ns": 1, "ew": 0} and g.score == {"ns": 0, "ew": 0}
+    assert g.player_points("e") == -100 and g.absent == ["e"]
     both = DominoGame()
     both.declare_absent(["n", "w"])
-    assert both.winner is None and both.score == {"ns": -100, "ew": -100}
+    assert both.winner is None and both.score == {"ns": 0, "ew": 0}
     late = DominoGame()
     late.start(0.0)
     _hand(late, 1.0, "ns", 10)
@@ -303,6 +411,8 @@ ACTIONS = st.one_of(
     st.tuples(st.just("absent"), st.lists(st.sampled_from(SEATS), min_size=1, max_size=2,
                                           unique=True)),
     st.tuples(st.just("sign"), st.sampled_from(SEATS)),
+    st.tuples(st.just("annul"), st.sampled_from(SEATS), st.sampled_from(["chivo", "other"])),
+    st.tuples(st.just("late"), st.sampled_from(SEATS)),
 )
 
 
@@ -333,6 +443,10 @@ def _apply(g: DominoGame, action: tuple[Any, ...], now: float) -> tuple[float, T
         g.declare_absent(action[1])
     elif kind == "sign":
         g.sign(action[1])
+    elif kind == "annul":
+        g.annul_hand(action[1], action[2])
+    elif kind == "late":
+        g.note_late(action[1])
     elif kind == "hand":  # a whole hand: the lead, some plays, a domino or block, its points
         _, pair, points, plays, block = action
         g.start_hand(g.next_lead or "n", now)
@@ -372,9 +486,10 @@ def test_game_invariants_with_whole_hands(actions: list[tuple[Any, ...]],
 
 
 def _check_invariants(actions: list[tuple[Any, ...]], late_start: float) -> None:
-    """Whatever happens: points move only with hands, penalties and awards; a pair's score is its
-    hands + its players' penalty points + its awards; refusals change nothing; the lead rotates;
-    the game ends once, by the rules of 200 points and of time, never on a tie."""
+    """Whatever happens: points move only with hands; a pair's score is its hands' points (fines
+    are noted per player, never in it); refusals change nothing; the lead rotates (annulled
+    hands included); the game ends once, by the rules of 200 points and of time, never on a
+    tie."""
     g = DominoGame()
     g.start(-late_start)
     now = 0.0
@@ -382,7 +497,7 @@ def _check_invariants(actions: list[tuple[Any, ...]], late_start: float) -> None
     calls: list[TimeCall] = []
     for action in actions:
         before = g.to_dict()
-        counts = (len(g.hands), len(g.penalties), len(g.awards))
+        counts = len(g.hands)
         score_before = g.score
         try:
             now, call = _apply(g, action, now)
@@ -396,19 +511,15 @@ def _check_invariants(actions: list[tuple[Any, ...]], late_start: float) -> None
             continue
         if call is not None:
             calls.append(call)
-        if action[0] == "record" and not g.over:
+        if action[0] in ("record", "annul") and not g.over:
             # Still on after a hand: nobody has 200 and time's last hand is not done, or a tie.
             tied = g.score["ns"] == g.score["ew"]
             assert tied or (max(g.score.values()) < 200
                             and not (g.time_called and g.hand >= (g.final_hand or 0)))
-        # Points change only through new records, by exactly what the records say.
-        new_hands = g.hands[counts[0]:]
-        new_pens = g.penalties[counts[1]:]
-        new_awards = g.awards[counts[2]:]
+        # Points change only through new hands, by exactly what they say (never by a fine).
+        new_hands = g.hands[counts:]
         for pair in ("ns", "ew"):
-            delta = (sum(h.points for h in new_hands if h.pair == pair)
-                     + sum(p.points for p in new_pens if pair_of(p.seat) == pair)
-                     + sum(a.points for a in new_awards if a.pair == pair))
+            delta = sum(h.points for h in new_hands if h.pair == pair)
             assert g.score[pair] - score_before[pair] == delta
         # The game ends exactly once and its result never changes afterwards.
         if ended is not None:
@@ -423,12 +534,9 @@ def _check_invariants(actions: list[tuple[Any, ...]], late_start: float) -> None
                 assert max(g.score.values()) >= 200
             if g.ended_by == "time":
                 assert g.time_called and g.final_hand == len(g.hands)
-    # The score is the records' sum, pair by pair.
+    # The score is the hands' sum, pair by pair: hand points only.
     for pair in ("ns", "ew"):
-        assert g.score[pair] == (
-            sum(h.points for h in g.hands if h.pair == pair)
-            + sum(g.player_points(s) for s in SEATS if pair_of(s) == pair)
-            + sum(a.points for a in g.awards if a.pair == pair))
+        assert g.score[pair] == sum(h.points for h in g.hands if h.pair == pair)
     # The lead rotates hand after hand, tied blocks included.
     for a, b in itertools.pairwise(g.hands):
         assert b.lead == next_seat(a.lead)

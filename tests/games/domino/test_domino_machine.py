@@ -14,7 +14,7 @@ from mesa.events import parse_event
 from mesa.games.domino.inputs import INPUT_NAMES
 from mesa.games.domino.machine import DominoTable
 from mesa.games.domino.penalties import REASONS
-from mesa.games.domino.rules import SEATS
+from mesa.games.domino.rules import SEATS, pair_of
 from mesa.games.domino.transitions import STATES
 from mesa.games.domino.view import domino_view
 from mesa.games.domino.words import LANGUAGES, STRINGS, text
@@ -49,7 +49,7 @@ def test_slow_play_warning_then_minus_25() -> None:
     assert out.events[1].to_data() == {"seat": "w", "points": -25, "reason": "slow_play",
                                        "offender": "w", "hand": 1}
     v = domino_view(d.table, d.now)
-    assert v.score == {"ns": 0, "ew": -25} and v.player_points["w"] == -25
+    assert v.score == {"ns": 0, "ew": 0} and v.player_points["w"] == -25  # noted, not scored
     assert v.warnings["w"] == 1 and v.penalties[-1].reason == "slow_play"
 
 
@@ -58,7 +58,8 @@ def test_late_pass_gives_25_to_each_opponent() -> None:
     out = d.do("hold", after=6, seat="w")
     assert _types(out) == ["domino.turn.ended", "domino.penalty", "domino.penalty"]
     assert {(e.seat, e.points) for e in out.events[1:]} == {("n", 25), ("s", 25)}  # type: ignore[attr-defined]
-    assert domino_view(d.table, d.now).score == {"ns": 50, "ew": 0}
+    v = domino_view(d.table, d.now)
+    assert v.score == {"ns": 0, "ew": 0} and v.player_points == {"n": 25, "e": 0, "s": 25, "w": 0}
 
 
 def test_view_shows_the_timer_time_points_and_hand() -> None:
@@ -104,6 +105,85 @@ def test_block_entry_picks_the_pair_and_zero_is_a_tie() -> None:
     assert ended["pair"] is None and ended["how"] == "block" and ended["score"] == {"ns": 0,
                                                                                     "ew": 0}
     assert domino_view(d.table, d.now).next_lead == "w"  # the lead rotates after a tie
+
+
+def _blocked() -> Driver:
+    """The issue's smallest case up to the block: n leads, w plays, then w (off turn) calls it."""
+    d = ready()
+    d.do("press", seat="n")
+    d.do("press", after=2, seat="w")
+    d.do("long_hold", after=2, seat="w")
+    assert d.state == "hand_entry" and d.table.s.game.hand_how == "block"  # type: ignore[union-attr]
+    return d
+
+
+def _ended(out: Any) -> dict[str, Any]:
+    ended = [e.to_data() for e in out.events if e.TYPE == "domino.hand.ended"]
+    assert len(ended) == 1
+    return ended[0]
+
+
+def test_a_refused_block_claim_reopens_the_entry_for_both_pairs() -> None:
+    """The issue's smallest case: ns claim 45, ew refuse; ew's own claim of 10 is accepted."""
+    d = _blocked()
+    d.do("claim", after=6, seat="n", points=45)
+    d.do("reject", seat="e")
+    out = d.do("claim", seat="e", points=10)
+    assert out.events[0].to_data() == {"hand": 1, "by": "e", "pair": "ew", "points": 10}
+    assert d.try_("confirm", seat="w").refusal.code == "own_claim"  # type: ignore[union-attr]
+    ended = _ended(d.do("confirm", seat="s"))
+    assert (ended["pair"], ended["points"], ended["confirmed_by"]) == ("ew", 10, "s")
+    assert ended["score"] == {"ns": 0, "ew": 10}
+
+
+def test_a_digit_press_after_a_block_does_not_lock_the_entry() -> None:
+    d = _blocked()
+    d.do("press", seat="n")  # ns start turning the wheel: 1
+    out = d.do("claim", seat="e", points=10)
+    assert out.state == "hand_confirm" and out.events[0].to_data()["pair"] == "ew"
+    assert _ended(d.do("hold", seat="n"))["pair"] == "ew"
+
+
+def test_the_other_pairs_button_takes_the_block_entry_with_the_digits_reset() -> None:
+    d = _blocked()
+    for _ in range(4):
+        d.do("hold", seat="n")  # ns: 40
+    d.do("press", seat="w")  # ew take the entry: their wheel starts at 0, then 1
+    v = domino_view(d.table, d.now)
+    assert v.entry == {"pair": "ew", "by": "w", "points": 1}
+    d.do("hold", seat="e")
+    assert domino_view(d.table, d.now).entry == {"pair": "ew", "by": "e", "points": 11}
+    d.do("long_hold", seat="e")
+    assert _ended(d.do("hold", seat="s"))["points"] == 11
+
+
+def test_a_refused_tie_claim_reopens_the_entry_for_both_pairs() -> None:
+    d = _blocked()
+    out = d.do("long_hold", seat="n")  # 0 on the wheel after a block: n claim a tie
+    assert out.events[0].to_data() == {"hand": 1, "by": "n", "pair": None, "points": 0}
+    d.do("press", seat="e")  # refused
+    assert d.state == "hand_entry"
+    d.do("claim", seat="e", points=10)
+    assert _ended(d.do("confirm", seat="n"))["pair"] == "ew"
+
+
+def test_a_tie_claimed_by_either_pair_is_answered_by_the_other() -> None:
+    d = _blocked()
+    d.do("press", seat="n")
+    d.do("claim", seat="w", points=0, tie=True)
+    assert d.try_("confirm", seat="e").refusal.code == "own_claim"  # type: ignore[union-attr]
+    ended = _ended(d.do("confirm", seat="s"))
+    assert ended["pair"] is None and ended["points"] == 0
+
+
+def test_a_domino_stays_the_dominoing_pairs_after_a_refusal() -> None:
+    d = hand_entry()
+    seat = d.entering()
+    other = "e" if seat in ("n", "s") else "n"
+    d.do("claim", seat=seat, points=30)
+    d.do("reject", seat=other)
+    assert d.try_("claim", seat=other, points=10).refusal.code == "not_entering_pair"  # type: ignore[union-attr]
+    assert d.try_("press", seat=other).refusal.code == "not_entering_pair"  # type: ignore[union-attr]
 
 
 def test_a_domino_can_only_be_entered_by_its_pair() -> None:
@@ -152,10 +232,10 @@ def test_time_called_is_kept_when_the_input_is_refused() -> None:
 def test_tie_at_time_plays_another_hand() -> None:
     d = ready()
     play_hand(d, "ns", 30)
-    play_hand(d, "ew", 10)
-    d.do("penalty", seat="s", reason="other", points=-20)  # 10–10
+    play_hand(d, "ew", 30)
+    d.do("penalty", seat="s", reason="other", points=-20)  # a fine breaks no tie: still 30–30
     d.try_("tick", after=2100)
-    play_hand(d, "ns", 0)  # a domino for 0: still 10–10 at time's last hand
+    play_hand(d, "ns", 0)  # a domino for 0: still 30–30 at time's last hand
     assert d.state == "ready"
     assert domino_view(d.table, d.now).final_hand == 4
 
@@ -165,21 +245,130 @@ def test_expulsion_ends_the_game_for_the_other_pair() -> None:
     d = playing()
     out = d.do("penalty", seat="w", reason="abandoned")
     assert _types(out) == ["domino.penalty", "domino.player.expelled", "domino.game.ended"]
-    assert out.events[-1].to_data()["winner"] == "ns"
-    assert out.events[-1].to_data()["how"] == "expulsion"
+    assert out.events[-1].to_data() == {"winner": "ns", "how": "expulsion",
+                                        "score": {"ns": 0, "ew": 0},
+                                        "games_won": {"ns": 1, "ew": 0}, "hands": 0,
+                                        "absent": [], "expelled": ["w"]}
 
 
 def test_absence_and_signing_the_sheet() -> None:
     d = ready()
     out = d.do("absence", seats=["n"])
     assert _types(out) == ["domino.absence", "domino.penalty", "domino.game.ended"]
-    assert out.events[-1].to_data()["score"] == {"ns": -100, "ew": 100}
+    assert out.events[-1].to_data()["score"] == {"ns": 0, "ew": 0}
+    assert out.events[-1].to_data()["absent"] == ["n"]
     assert domino_view(d.table, d.now).prompt == "prompt.sign_sheet"
     assert d.do("press", seat="e").events[0].to_data()["complete"] is False
     assert d.try_("sign", seat="w").refusal.code == "already_signed"  # type: ignore[union-attr]
     assert d.do("sign", seat="s").events[0].to_data() == {"pair": "ns", "seat": "s",
                                                           "complete": True}
     assert domino_view(d.table, d.now).prompt is None
+
+
+def test_a_late_arrival_is_noted_and_shown_between_hands() -> None:
+    d = assigned()
+    out = d.do("late", seat="s")
+    assert [e.to_dict() for e in out.events] == [
+        {"type": "domino.player.late", "data": {"seat": "s", "hand": 0}}]
+    assert out.state == "assigned" and domino_view(d.table, d.now).late == ("s",)
+    d.do("tiempo", start_wall=1000.0, wall=1000.0)
+    play_hand(d, "ns", 20)
+    assert domino_view(d.table, d.now).late == ()  # shown until the next hand
+    out = d.do("late", seat="s")
+    assert out.events[0].to_data() == {"seat": "s", "hand": 1}
+    assert d.table.s.game.score == {"ns": 20, "ew": 0}  # type: ignore[union-attr]
+    d.do("press", seat="w")
+    assert d.try_("late", seat="n").refusal.code == "not_now"  # type: ignore[union-attr]
+
+
+def test_an_annulled_hand_scores_nothing_and_the_lead_rotates() -> None:
+    d = ready()
+    play_hand(d, "ns", 20)  # n led hand 1
+    d.do("press", seat="w")
+    d.do("press", seat="s")
+    out = d.do("annul", seat="s", reason="pass_with_playable")
+    assert [e.to_dict() for e in out.events] == [{"type": "domino.hand.annulled", "data": {
+        "hand": 2, "seat": "s", "reason": "pass_with_playable", "score": {"ns": 20, "ew": 0}}}]
+    assert out.state == "ready"
+    v = domino_view(d.table, d.now)
+    assert v.next_lead == "s" and v.annulled == {"hand": 2, "seat": "s",
+                                                 "reason": "pass_with_playable"}
+    assert v.timer is None and v.entry is None and v.score == {"ns": 20, "ew": 0}
+    # In the entry and in the confirmation too.
+    d.do("press", seat="s")
+    d.do("long_hold", seat="n")  # a block
+    d.do("press", seat="e")
+    assert d.do("annul", seat="w", reason="chivo").state == "ready"
+    assert domino_view(d.table, d.now).annulled == {"hand": 3, "seat": "w", "reason": "chivo"}
+    play_hand(d, "ew", 10)
+    assert domino_view(d.table, d.now).annulled is None
+    assert d.try_("annul", seat="n", reason="chivo").refusal.code == "not_now"  # type: ignore[union-attr]
+    assert not d.try_("annul", seat="n", reason="talking").accepted
+
+
+def test_an_annulled_last_hand_ends_the_game_on_time_or_plays_another_on_a_tie() -> None:
+    d = ready()
+    play_hand(d, "ew", 30)
+    d.do("press", seat="w")
+    d.try_("tick", after=2100)  # this hand is the last
+    out = d.do("annul", seat="n", reason="chivo")
+    assert _types(out) == ["domino.hand.annulled", "domino.game.ended"]
+    assert out.events[-1].to_data()["how"] == "time" and out.state == "game_over"
+    t = ready()
+    t.do("press", seat="n")
+    t.try_("tick", after=2100)
+    out = t.do("annul", seat="n", reason="chivo")  # 0–0: time's tie plays another hand
+    assert _types(out) == ["domino.hand.annulled", "domino.time.extended"]
+    assert out.state == "ready"
+
+
+def test_an_unsigned_sheet_is_reported_when_the_table_moves_on() -> None:
+    d = ready(target_points=50)
+    play_hand(d, "ew", 60)
+    d.do("sign", seat="e")
+    out = d.do("assign", game_id="R2-M1", players=PLAYERS)
+    assert out.events[0].to_dict() == {
+        "type": "domino.sheet.unsigned", "data": {"game_id": "R1-M1", "pairs": ["ns"]}}
+    assert _types(out) == ["domino.sheet.unsigned", "domino.table.assigned"]
+    assert domino_view(d.table, d.now).unsigned_before == ("ns",)
+    # A game not over, or a sheet signed by both, reports nothing.
+    assert _types(d.do("unassign")) == ["domino.table.unassigned"]
+    assert domino_view(d.table, d.now).unsigned_before == ()
+    e = ready(target_points=50)
+    play_hand(e, "ew", 60)
+    out = e.do("unassign")
+    assert [x.to_data() for x in out.events] == [{"game_id": "R1-M1", "pairs": ["ns", "ew"]},
+                                                 {"game_id": "R1-M1"}]
+    f = ready(target_points=50)
+    play_hand(f, "ew", 60)
+    f.do("sign", seat="n")
+    f.do("sign", seat="w")
+    assert _types(f.do("assign", game_id="R2-M1", players=PLAYERS)) == ["domino.table.assigned"]
+
+
+def test_the_game_ended_names_the_absent_and_the_expelled() -> None:
+    d = ready()
+    out = d.do("absence", seats=["n", "s"])
+    ended = out.events[-1].to_data()
+    assert (ended["winner"], ended["absent"], ended["expelled"]) == ("ew", ["n", "s"], [])
+    # Nobody of ns is left to sign: only ew's signature is missing.
+    assert d.do("assign", game_id="R2", players=PLAYERS).events[0].to_data()["pairs"] == ["ew"]
+
+
+def test_a_snapshot_from_before_the_records_moved_to_the_hub_restores() -> None:
+    """An older table's journal: no late arrivals, no unsigned sheet, the pairs' awards kept in
+    the game. It restores, and its score is its hands'."""
+    d = ready()
+    play_hand(d, "ns", 20)
+    snap = json.loads(json.dumps(d.table.snapshot()))
+    snap.pop("unsigned_before")
+    snap["game"].pop("late")
+    snap["game"]["awards"] = [{"pair": "ew", "points": 100, "reason": "absence"}]
+    for h in snap["game"]["hands"]:
+        h.pop("reason")
+    table = DominoTable.restore(snap)
+    assert table.s.game.score == {"ns": 20, "ew": 0}  # type: ignore[union-attr]
+    assert table.apply("press", {"seat": "w"}, now=d.now + 1).accepted
 
 
 def test_assign_checks_players_and_settings() -> None:
@@ -231,6 +420,10 @@ INPUTS = st.one_of(
     st.tuples(st.just("penalty"), st.fixed_dictionaries({"seat": SEAT, "reason": st.sampled_from(
         ["chivo", "talking_second", "wrong_seats", "abandoned", "sheet_unsigned"])})),
     st.tuples(st.just("absence"), st.fixed_dictionaries({"seats": st.lists(SEAT, max_size=2)})),
+    st.tuples(st.just("late"), st.fixed_dictionaries({"seat": SEAT})),
+    st.tuples(st.just("annul"), st.fixed_dictionaries({"seat": SEAT, "reason": st.sampled_from(
+        ["chivo", "pass_with_playable", "talking"])})),
+    st.tuples(st.just("assign"), st.just({"game_id": "R9", "players": PLAYERS})),
     st.tuples(st.sampled_from(INPUT_NAMES), st.just({})),
 )
 
@@ -262,3 +455,53 @@ def test_random_inputs_never_break_the_table(steps: list[tuple[tuple[str, dict[s
         domino_view(d.table, d.now)
         snap = json.loads(json.dumps(d.table.snapshot()))
         assert DominoTable.restore(snap).snapshot() == d.table.snapshot()
+
+
+# ── the block dispute, as a property ───────────────────────────────────────
+DISPUTE = st.lists(
+    st.one_of(
+        st.tuples(st.sampled_from(["press", "hold", "long_hold"]), SEAT, st.just(0),
+                  st.just(False)),
+        st.tuples(st.just("claim"), SEAT, st.integers(0, 169), st.booleans()),
+    ),
+    max_size=12,
+)
+
+
+def _both_pairs_can_claim(d: Driver) -> None:
+    for seat in ("n", "e"):
+        probe = DominoTable.restore(json.loads(json.dumps(d.table.snapshot())))
+        out = probe.apply("claim", {"seat": seat, "points": 7}, now=d.now)
+        assert out.accepted, (seat, out.refusal)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rounds=st.lists(DISPUTE, max_size=6), last=st.tuples(SEAT, st.integers(0, 169),
+                                                            st.booleans()))
+def test_any_block_dispute_ends_with_the_claim_both_pairs_confirmed(
+        rounds: list[list[tuple[str, str, int, bool]]], last: tuple[str, int, bool]) -> None:
+    """Claims and refusals in any order after a block: the entry is never locked to a pair (a
+    player of either pair can always claim), and the hand recorded is the last claim, made by
+    one pair and confirmed by the other."""
+    d = _blocked()
+    for steps in rounds:
+        for name, seat, points, tie in steps:
+            if d.state != "hand_entry":
+                break
+            _both_pairs_can_claim(d)
+            args: dict[str, Any] = {"seat": seat}
+            if name == "claim":
+                args |= {"points": 0 if tie else points, "tie": tie}
+            assert d.try_(name, **args).accepted, (name, args)
+        if d.state == "hand_confirm":
+            d.do("reject", seat=d.confirmer())
+        assert d.state == "hand_entry"
+    _both_pairs_can_claim(d)
+    seat, points, tie = last
+    d.do("claim", seat=seat, points=0 if tie else points, tie=tie)
+    claimer = seat
+    answer = d.confirmer()
+    assert pair_of(answer) != pair_of(claimer)
+    ended = _ended(d.do("confirm", seat=answer))
+    assert ended["pair"] == (None if tie else pair_of(claimer))
+    assert ended["points"] == (0 if tie else points) and ended["confirmed_by"] == answer

@@ -80,6 +80,8 @@ def _args(d: Driver, name: str) -> dict[str, Any]:
         "tiempo": {"start_wall": 100.0, "wall": 130.0},
         "penalty": {"seat": "n", "reason": "chivo"},
         "absence": {"seats": ["e"]},
+        "late": {"seat": "n"},
+        "annul": {"seat": "n", "reason": "chivo"},
     }
     return by_name.get(name, {})
 

@@ -57,7 +57,8 @@ def test_the_screen_says_what_the_issue_asks_for() -> None:
     slow = compose(BY["playing_slow", "en"].view, TableStatus(), BY["playing_slow", "en"].now)
     assert slow.big.startswith("-") and slow.alert == "Slow: -25"
     pen = compose(BY["penalty", "es"].view, TableStatus(), BY["penalty", "es"].now)
-    assert pen.lines[0] == "+25 E Pase tardío" and pen.info[0] == "NS 50"
+    # The +25s are north's and south's, noted; the pairs' points are the game's hand points.
+    assert pen.lines[0] == "+25 E Pase tardío" and pen.info[0] == "NS 0"
     called = compose(BY["time_called", "en"].view, TableStatus(), 0)
     assert called.header[1] == "Last hand"
     entry = compose(BY["hand_entry", "en"].view, TableStatus(), 0)
@@ -76,3 +77,28 @@ def test_the_screen_says_what_the_issue_asks_for() -> None:
     assert compose(BY["restored", "es"].view, BY["restored", "es"].status, 0).banner == "RESTAURADA"
     idle = compose(BY["idle", "en"].view, BY["idle", "en"].status, 0)
     assert idle.title == "Domino · Table 7" and idle.lines == ("No game",)
+
+
+def test_late_annulled_and_unsigned_are_said_on_the_screen() -> None:
+    late = compose(BY["ready_late", "es"].view, TableStatus(), 0)
+    assert late.lines[0] == "Tarde: S"
+    annulled = compose(BY["ready_annulled", "en"].view, TableStatus(), 0)
+    assert annulled.lines == ("Hand 1 annulled", "West leads: press")
+    unsigned = compose(BY["assigned_unsigned", "es"].view, TableStatus(), 0)
+    assert "Sin firmar: NS" in unsigned.lines and unsigned.header[0] == "R3-M2"
+
+
+def test_the_sheet_shows_the_points_noted_on_each_player() -> None:
+    from mesa.games.domino.machine import DominoTable
+    from mesa.games.domino.view import domino_view
+
+    t = DominoTable()
+    t.apply("assign", {"game_id": "G", "players": {"n": "A", "e": "B", "s": "C", "w": "D"}},
+            now=0.0)
+    t.apply("tiempo", {"start_wall": 0.0, "wall": 0.0}, now=0.0)
+    t.apply("press", {"seat": "n"}, now=1.0)
+    t.apply("hold", {"seat": "w"}, now=9.0)  # a late pass: +25 to n and s
+    t.apply("penalty", {"seat": "e", "reason": "abandoned"}, now=10.0)
+    screen = compose(domino_view(t, 11.0), TableStatus(), 11.0)
+    assert screen.big_text == "0 - 0"  # the game's hand points: none
+    assert screen.lines[-1] == "Anotado: N +25 E -200 S +25"
