@@ -44,7 +44,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-MAX_STEPS = 200_000
+MAX_STEPS = 20_000
 
 
 @dataclass(frozen=True)
@@ -162,13 +162,141 @@ def pair_round(
             best, bye = got, cand
         if (best is not None and best[0] == 0) or search.budget < 0:
             break
-    if best is None:  # no step left even for a first round: top-down, rematches allowed
-        bye = candidates[0]
-        rest = [i for i in range(n) if i != bye]
-        best = (0, [(rest[i], rest[i + 1]) for i in range(0, len(rest), 2)])
+    if search.budget < 0:
+        # The search ran out of steps (a big field late in the event): the fewest rematches
+        # from a maximum matching of the pairs that have not met, earlier meetings then cut by
+        # swaps; kept when it beats what the search had found.
+        other, fallback = _matched_round(n, candidates, matrix, search.big)
+        if best is None or fallback[0] < best[0]:
+            bye, best = other, fallback
+    assert best is not None
     games = [(ids[a], ids[b]) for a, b in best[1]]
     rematches = sum(counts[frozenset(g)] > 0 for g in games)
     return Pairing(games=games, bye=None if bye is None else ids[bye], rematches=rematches)
+
+
+def _matched_round(
+    n: int, candidates: list[int | None], counts: list[list[int]], big: int
+) -> tuple[int | None, tuple[int, list[tuple[int, int]]]]:
+    """A round of pairs ``0..n-1`` (the bye one of ``candidates``) with the fewest rematches,
+    exact: a maximum matching over the games that are not rematches, a dummy pair ``n`` standing
+    for the bye (it "has met" nobody but the candidates), the rest paired top-down; then 2-swaps
+    while they cut the earlier meetings. Returns the bye and the round's cost and games."""
+    adj = [[j for j in range(n) if j != i and not counts[i][j]] for i in range(n)]
+    byes = [c for c in candidates if c is not None]
+    adj.append(byes)
+    for c in byes:
+        adj[c].append(n)
+    mate = max_matching(n + 1, adj)
+    bye: int | None = None
+    if byes:
+        if mate[n] < 0:
+            # Every candidate is in a game: breaking one of them for the bye keeps the matching
+            # maximum (an odd field leaves someone out anyway).
+            partner = mate[byes[0]]
+            mate[partner], mate[byes[0]], mate[n] = -1, n, byes[0]
+        bye = mate[n]
+        mate[bye] = mate[n] = -1
+    games = sorted((i, mate[i]) for i in range(n) if mate[i] > i)
+    left = [i for i in range(n) if mate[i] < 0 and i != bye]
+    games += [(left[k], left[k + 1]) for k in range(0, len(left), 2)]
+
+    def cost(a: int, b: int) -> int:
+        return big + counts[a][b] if counts[a][b] else 0
+
+    improved = True
+    while improved:
+        improved = False
+        for x in range(len(games)):
+            for y in range(x + 1, len(games)):
+                (a, b), (c, d) = games[x], games[y]
+                now = cost(a, b) + cost(c, d)
+                for p, q in (((a, c), (b, d)), ((a, d), (b, c))):
+                    if cost(*p) + cost(*q) < now:
+                        games[x], games[y] = p, q
+                        improved = True
+                        break
+    games = sorted((min(g), max(g)) for g in games)
+    return bye, (sum(cost(a, b) for a, b in games), games)
+
+
+def max_matching(n: int, adj: Sequence[Sequence[int]]) -> list[int]:
+    """A maximum matching of the graph on ``0..n-1`` with neighbour lists ``adj`` (Edmonds'
+    blossoms): ``mate[v]`` is v's partner, -1 when unmatched.
+
+    >>> max_matching(4, [[1], [0, 2], [1, 3], [2]])
+    [1, 0, 3, 2]
+    """
+    mate = [-1] * n
+    for v in range(n):  # a greedy start: the search below only augments what it leaves
+        if mate[v] < 0:
+            for w in adj[v]:
+                if mate[w] < 0:
+                    mate[v], mate[w] = w, v
+                    break
+    for root in range(n):
+        if mate[root] < 0:
+            _augment(root, n, adj, mate)
+    return mate
+
+
+def _augment(root: int, n: int, adj: Sequence[Sequence[int]], mate: list[int]) -> None:
+    """Grow an alternating tree from the unmatched ``root``, shrinking odd cycles (blossoms) to
+    their base, and flip the path to the first unmatched vertex reached, if any."""
+    parent = [-1] * n
+    base = list(range(n))
+    used = [False] * n
+    used[root] = True
+    queue = [root]
+
+    def lca(a: int, b: int) -> int:
+        seen = [False] * n
+        while True:
+            a = base[a]
+            seen[a] = True
+            if mate[a] < 0:
+                break
+            a = parent[mate[a]]
+        while True:
+            b = base[b]
+            if seen[b]:
+                return b
+            b = parent[mate[b]]
+
+    def mark(v: int, b: int, child: int, blossom: list[bool]) -> None:
+        while base[v] != b:
+            blossom[base[v]] = blossom[base[mate[v]]] = True
+            parent[v] = child
+            child = mate[v]
+            v = parent[mate[v]]
+
+    while queue:
+        v = queue.pop(0)
+        for to in adj[v]:
+            if base[v] == base[to] or mate[v] == to:
+                continue
+            if to == root or (mate[to] >= 0 and parent[mate[to]] >= 0):
+                b = lca(v, to)
+                blossom = [False] * n
+                mark(v, b, to, blossom)
+                mark(to, b, v, blossom)
+                for i in range(n):
+                    if blossom[base[i]]:
+                        base[i] = b
+                        if not used[i]:
+                            used[i] = True
+                            queue.append(i)
+            elif parent[to] < 0:
+                parent[to] = v
+                if mate[to] < 0:
+                    while to >= 0:  # flip the path back to the root
+                        pv = parent[to]
+                        nxt = mate[pv]
+                        mate[to], mate[pv] = pv, to
+                        to = nxt
+                    return
+                used[mate[to]] = True
+                queue.append(mate[to])
 
 
 def rematch_free_possible(ids: Sequence[str], met: Iterable[frozenset[str]]) -> bool:
