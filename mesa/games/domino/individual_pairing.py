@@ -84,33 +84,33 @@ class _Costs:
         tables = max(1, m // 4)
         top_p = max(map(max, partners), default=0) if m else 0
         top_o = max(map(max, opponents), default=0) if m else 0
-        self.w_ot = 16 * m * m * tables + 1
-        self.w_o = self.w_ot * (4 * tables * top_o + 1)
-        self.w_pt = self.w_o * (4 * tables + 1)
-        self.w_p = self.w_pt * (2 * tables * top_p + 1)
+        w_ot = 16 * m * m * tables + 1
+        w_o = w_ot * (4 * tables * top_o + 1)
+        w_pt = w_o * (4 * tables + 1)
+        w_p = w_pt * (2 * tables * top_p + 1)
+        # What two players cost as partners, and as opponents, in those weights.
+        self.as_partners = [[(v > 0) * w_p + v * w_pt for v in row] for row in partners]
+        self.as_opponents = [[(v > 0) * w_o + v * w_ot for v in row] for row in opponents]
         self.cache: dict[tuple[int, int, int, int], tuple[int, int]] = {}
 
     def table(self, t: tuple[int, int, int, int]) -> tuple[int, int]:
         """(cost, split index) of the table ``t`` (ranks, increasing)."""
         got = self.cache.get(t)
         if got is None:
-            total = sum(t)
-            spread = 4 * sum(r * r for r in t) - total * total
-            best = None
-            for k, ((a, b), (c, d)) in enumerate(SPLITS):
-                pa, pb = self.p[t[a]][t[b]], self.p[t[c]][t[d]]
-                opp = [self.o[t[x]][t[y]] for x in (a, b) for y in (c, d)]
-                cost = (
-                    ((pa > 0) + (pb > 0)) * self.w_p
-                    + (pa + pb) * self.w_pt
-                    + sum(v > 0 for v in opp) * self.w_o
-                    + sum(opp) * self.w_ot
-                    + spread
-                )
-                if best is None or cost < best[0]:
-                    best = (cost, k)
-            assert best is not None
-            got = self.cache[t] = best
+            a, b, c, d = t
+            po, pp = self.as_opponents, self.as_partners
+            total = a + b + c + d
+            # Of a table's six pairs of players, a split makes two partners, four opponents.
+            base = (
+                4 * (a * a + b * b + c * c + d * d) - total * total
+                + po[a][b] + po[a][c] + po[a][d] + po[b][c] + po[b][d] + po[c][d]
+            )
+            got = min(
+                (base + pp[a][d] + pp[b][c] - po[a][d] - po[b][c], 0),
+                (base + pp[a][c] + pp[b][d] - po[a][c] - po[b][d], 1),
+                (base + pp[a][b] + pp[c][d] - po[a][b] - po[c][d], 2),
+            )
+            self.cache[t] = got
         return got
 
     def repeats(self, t: tuple[int, int, int, int]) -> tuple[int, int]:
@@ -140,15 +140,20 @@ def _cost(costs: _Costs, draw: Draw) -> int:
 
 def _improve(costs: _Costs, draw: Draw) -> Draw:
     """Re-seat the eight players of two tables in the best of their 35 ways while that lowers
-    the cost (each accepted move lowers it, so this ends)."""
+    the cost (each accepted move lowers it, so this ends); two tables already at their best
+    together are tried again only once one of them has changed."""
     draw = list(draw)
+    settled: set[tuple[int, int]] = set()
     improved = True
     while improved:
         improved = False
         for i, j in itertools.combinations(range(len(draw)), 2):
+            if (i, j) in settled:
+                continue
             eight = sorted(draw[i] + draw[j])
             now = costs.table(draw[i])[0] + costs.table(draw[j])[0]
             first, rest = eight[0], eight[1:]
+            moved = False
             for three in itertools.combinations(rest, 3):
                 one = (first, *three)
                 other = tuple(r for r in rest if r not in three)
@@ -156,7 +161,11 @@ def _improve(costs: _Costs, draw: Draw) -> Draw:
                 if cost < now:
                     draw[i], draw[j] = one, other  # type: ignore[assignment]
                     now = cost
-                    improved = True
+                    moved = True
+            if moved:
+                improved = True
+                settled = {k for k in settled if i not in k and j not in k}
+            settled.add((i, j))
     return sorted(draw)
 
 
@@ -181,12 +190,12 @@ def _search(costs: _Costs, m: int, start: Draw, budget: int) -> Draw:
             if steps[0] < 0:
                 return
             t = (first, *three)
-            step = cost + costs.table(t)[0]  # type: ignore[arg-type]
+            step = cost + costs.table(t)[0]
             left = [r for r in rest[1:] if r not in three]
             bound = step + _spread_bound(left)
             if bound > best[0][0] or (bound == best[0][0] and own[0]):
                 continue
-            draw.append(t)  # type: ignore[arg-type]
+            draw.append(t)
             dfs(left, step, draw)
             draw.pop()
 
