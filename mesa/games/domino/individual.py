@@ -1,7 +1,7 @@
 """A domino individual tournament (the seed's federation format): partners drawn each round. Pure.
 
 Players register one by one. Each round is drawn from the player standings
-(:func:`mesa.games.domino.pairing.draw_individual`): tables of four, leaders with leaders,
+(:func:`mesa.games.domino.individual_pairing.draw_individual`): tables of four, leaders with leaders,
 nobody partnering or facing the same player twice while that can be avoided, the fewest
 repeats otherwise. A field not divisible by four sits out its lowest players who have not sat
 out yet; a sit-out counts as a bye: a game won and +100. Standings by player (games won, then
@@ -24,13 +24,10 @@ total points, then fewer fines lost, then registration order: see
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from mesa.games.domino import pairing
 from mesa.games.domino.event import DominoEvent, EventGame, PairsError
-
-if TYPE_CHECKING:
-    from mesa.games.domino.pairing import IndividualDraw
+from mesa.games.domino.individual_pairing import IndividualDraw, draw_individual
 from mesa.games.domino.rules import SEATS
 from mesa.games.domino.standings import PlayerRow, player_standings
 
@@ -107,8 +104,7 @@ class IndividualTournament(DominoEvent):
         """The next round's draw over the standings (the withdrawn left out)."""
         out = {p for p in self.players if self.players[p].withdrawn}
         order = [r.player for r in self.standings() if r.player not in out]
-        return pairing.draw_individual(order, self.partnered(), self.faced(),
-                                       set(self.bye_players()))
+        return draw_individual(order, self.partnered(), self.faced(), set(self.bye_players()))
 
     def next_players(self) -> list[str]:
         if self.phase == "closed" or len(self.active()) < 4 or any(

@@ -5,11 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from types import SimpleNamespace
 
-import pytest
-
-from mesa.games.domino import pairing
 from mesa.games.domino.exports import final_csv, final_json, final_rows, neutral
 from mesa.games.domino.individual import IndividualTournament
 from mesa.games.domino.pairs import PairsTournament
@@ -43,11 +39,7 @@ def test_pairs_list_csv_neutralises_formulas_and_json_has_every_game_and_entry()
         ("a", -25, "wrong_lead", "juez")]
 
 
-def test_individual_list_one_line_per_player(monkeypatch: pytest.MonkeyPatch) -> None:
-    if not hasattr(pairing, "draw_individual"):  # until it lands: one table of the four
-        monkeypatch.setattr(pairing, "draw_individual", lambda order, *_: SimpleNamespace(
-            tables=[dict(zip("nesw", order, strict=True))], sitting_out=[], partner_repeats=0,
-            opponent_repeats=0), raising=False)
+def test_individual_list_one_line_per_player() -> None:
     t = IndividualTournament("D2", "Individual")
     for p in ("ana", "beto", "carla", "=dani"):
         t.register_player(p, p.title(), actor="dir", at="20:00")

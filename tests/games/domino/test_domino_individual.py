@@ -7,46 +7,11 @@ import itertools
 import json
 import random
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
 
 import pytest
 
-from mesa.games.domino import pairing
 from mesa.games.domino.event import PairsError
 from mesa.games.domino.individual import IndividualTournament
-
-REAL_DRAW = hasattr(pairing, "draw_individual")
-
-
-@dataclass(frozen=True)
-class _Draw:
-    tables: list[dict[str, str]]
-    sitting_out: list[str]
-    partner_repeats: int
-    opponent_repeats: int
-
-
-def _stand_in(order: Sequence[str], partnered: Iterable[frozenset[str]],
-              faced: Iterable[frozenset[str]], sat_out: Collection[str] = ()) -> _Draw:
-    """A stand-in for pairing.draw_individual while it has not landed (same signature): the
-    lowest without a sit-out sit out, then tables of four in order (no repeat avoidance)."""
-    ids = list(order)
-    out: list[str] = []
-    for p in reversed(list(order)):
-        if len(out) == len(ids) % 4:
-            break
-        if p not in sat_out:
-            out.append(p)
-    ids = [p for p in ids if p not in out]
-    tables = [dict(zip("nesw", ids[i:i + 4], strict=True)) for i in range(0, len(ids), 4)]
-    return _Draw(tables, out, 0, 0)
-
-
-@pytest.fixture(autouse=True)
-def _draw(monkeypatch: pytest.MonkeyPatch) -> None:
-    if not REAL_DRAW:
-        monkeypatch.setattr(pairing, "draw_individual", _stand_in, raising=False)
 
 
 def _event(n: int) -> IndividualTournament:
@@ -169,7 +134,6 @@ def test_json_round_trip() -> None:
     assert [r.player for r in back.standings()] == [r.player for r in t.standings()]
 
 
-@pytest.mark.skipif(not REAL_DRAW, reason="pairing.draw_individual has not landed")
 def test_random_evenings_repeat_partners_only_when_the_draw_says_so() -> None:
     rng = random.Random(19)
     for n in (8, 9, 12, 13):
