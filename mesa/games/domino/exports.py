@@ -59,7 +59,8 @@ def final_rows(t: DominoEvent) -> list[dict[str, Any]]:
     tournament's rows by pair (with ``records``: its two players'), an individual one's by
     player."""
     if isinstance(t, IndividualTournament):
-        return [{**_record(t.records().get(r.player) or PlayerRecord(r.player), r.name),
+        records = t.records()
+        return [{**_record(records.get(r.player) or PlayerRecord(r.player), r.name),
                  "rank": r.rank, "withdrawn": t.players[r.player].withdrawn}
                 for r in t.standings()]
     assert isinstance(t, PairsTournament)
