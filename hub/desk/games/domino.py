@@ -36,7 +36,7 @@ each named by its id (``D1``, ``D2``…; the pages' ``t``), on the domino tables
 >>> desk.register_pair("a", "b", ("A", "B"), actor="director")
 Traceback (most recent call last):
   ...
-mesa.games.domino.pairs.PairsError: which_tournament: 2 domino tournaments are open: name one
+mesa.games.domino.event.PairsError: which_tournament: 2 domino tournaments are open: name one
 >>> desk.register_pair("a", "b", ("A", "B"), actor="director", t="D2").name
 'A / B'
 >>> desk.close()

@@ -1,9 +1,13 @@
-"""A domino pairs tournament: pairs, rounds at tables, results, the judge's penalties. Pure.
+"""A domino pairs tournament (fixed pairs): pairs, rounds at tables, results, records. Pure.
 
-The hub's desk drives it (``hub/desk/games/domino.py``): it registers pairs from the player registry,
-starts rounds (:func:`mesa.games.domino.pairing.pair_round` over the standings), gives each game a
-table, records a table's ``domino.game.ended`` and the judge's penalties, and keeps an audit
-line for every change. Everything is JSON (``to_dict``/``from_dict``) for the hub's SQLite.
+The hub's desk drives it (``hub/desk/games/domino.py``): it registers pairs from the player
+registry, starts rounds (:func:`mesa.games.domino.pairing.pair_round` over the standings),
+gives each game a table, records a table's ``domino.game.ended`` (hand points only) and every
+fine and award on the players' records (:class:`~mesa.games.domino.event.DominoEvent`), and
+keeps an audit line for every change. Everything is JSON (``to_dict``/``from_dict``).
+
+A pair's standings line is the sum of its two players' records (a win counts two games won:
+see :mod:`mesa.games.domino.standings`); a bye gives each of its players a game won and +100.
 
 >>> t = PairsTournament("D1", "Dominó de marzo")
 >>> for i, (a, b) in enumerate([("p1", "p2"), ("p3", "p4"), ("p5", "p6"), ("p7", "p8")]):
@@ -13,32 +17,49 @@ line for every change. Everything is JSON (``to_dict``/``from_dict``) for the hu
 [('R1-M1', '1', 'P1', 'P2'), ('R1-M2', '2', 'P3', 'P4')]
 >>> _ = t.record_game("R1-M1", winner="ns", how="points", score={"ns": 205, "ew": 120},
 ...                   games_won={"ns": 1, "ew": 0}, hands=7, actor="table 1", at="20:40")
->>> [(r.pair, r.won, r.points) for r in t.standings()][:2]
-[('P1', 1, 205), ('P2', 0, 120)]
+>>> _ = t.fine("R1-M1", "p1", "wrong_lead", actor="juez", at="20:41")
+>>> [(r.pair, r.won, r.points, r.penalties) for r in t.standings()][:2]
+[('P1', 2, 385, -25), ('P2', 0, 240, 0)]
+
+**The first JSON shape** (no ``version``: a pairs tournament before records per player) is
+read as it was meant: its game scores held the fines the table applied during the game
+(``at_table`` penalties), so each such fine is taken back out of its game's score and
+becomes the player's record entry (the fined player's total is unchanged; the game's score
+is its hand points again); its hub-recorded penalties become entries as they were. An old
+absence game's win (the table gave it to the complete present pair) is kept as a 0-point
+award with the win, since its ±100 are already inside that game's score. What the table
+applied without telling the hub apart (its timer fines, the absence's and a forfeit's
+points) stays inside the game's score, as the old standings counted it.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from dataclasses import asdict, dataclass
+from typing import Any
 
+from mesa.games.domino.event import (
+    SIDES,
+    AuditLine,
+    DominoEvent,
+    EventGame,
+    FineResult,
+    GameStatus,
+    PairsError,
+    Phase,
+)
 from mesa.games.domino.pairing import Pairing, pair_round
-from mesa.games.domino.penalties import DEFAULT_PENALTY_POINTS, DIRECTOR_REASONS, PENALTIES
-from mesa.games.domino.rules import SEATS, Seat, members, opponents, pair_of, partner
-from mesa.games.domino.standings import GameLine, StandingRow, standings
+from mesa.games.domino.records import (
+    ABSENCE_AWARD,
+    BYE_POINTS,
+    Decision,
+    Line,
+    scope_seats,
+)
+from mesa.games.domino.rules import SEATS, Seat, pair_of
+from mesa.games.domino.standings import StandingRow, pair_standings
 
-Phase = Literal["registration", "playing", "closed"]
-GameStatus = Literal["assigned", "playing", "ended"]
-BYE_POINTS = 100  # a bye counts as a game won by forfeit (the seed's +100)
-
-
-class PairsError(Exception):
-    """A refused action: ``code`` is stable (a metric label, a translated message)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+__all__ = ["BYE_POINTS", "AuditLine", "DominoPair", "FineResult", "GameStatus", "PairsError",
+           "PairsGame", "PairsTournament", "PenaltyEntry", "Phase"]
 
 
 @dataclass
@@ -54,29 +75,40 @@ class DominoPair:
 
 
 @dataclass
-class PairsGame:
+class PairsGame(EventGame):
     """One game of a round: pair ``ns`` at seats n/s, ``ew`` at e/w, at ``table``."""
 
-    id: str
-    round: int
-    table: str
-    ns: str
-    ew: str
-    status: GameStatus = "assigned"
-    winner: str | None = None  # a pair id, None for a draw or no winner
-    how: str | None = None
-    score: dict[str, int] = field(default_factory=dict)  # pair id → points at the table
-    won: dict[str, int] = field(default_factory=dict)  # pair id → games won
-    hands: int = 0
+    ns: str = ""
+    ew: str = ""
 
     def pair_at(self, seat: Seat) -> str:
         return self.ns if pair_of(seat) == "ns" else self.ew
 
+    def _pair(self, side: str) -> str:
+        return self.ns if side == "ns" else self.ew
+
+    @property
+    def winner(self) -> str | None:
+        """The winning pair's id (None: nobody)."""
+        return None if self.winner_side is None else self._pair(self.winner_side)
+
+    @property
+    def score(self) -> dict[str, int]:
+        """Pair id → the game's hand points (empty until recorded)."""
+        return {self._pair(s): v for s, v in self.hand_score.items()}
+
+    @property
+    def won(self) -> dict[str, int]:
+        """Pair id → 1 if the result gave it the game (empty until recorded)."""
+        if self.status != "ended":
+            return {}
+        return {self._pair(s): int(self.winner_side == s) for s in SIDES}
+
 
 @dataclass
 class PenaltyEntry:
-    """One judge's penalty on one player. ``at_table``: sent to the table while the game ran
-    (the table's score holds it); otherwise recorded here and counted by the standings."""
+    """A judge's penalty in the first JSON shape (read by :meth:`PairsTournament.from_dict`
+    only). ``at_table``: it was sent to the table while the game ran and its score held it."""
 
     seq: int
     game_id: str
@@ -87,38 +119,38 @@ class PenaltyEntry:
     at_table: bool
     actor: str
     at: str
-    # The per-player records it made on the hub (pair id, player id, points); empty at_table.
-    records: list[tuple[str, str, int]] = field(default_factory=list)
+    records: list[tuple[str, str, int]]  # (pair id, player id, points) recorded on the hub
 
 
-@dataclass
-class AuditLine:
-    seq: int
-    at: str
-    actor: str
-    action: str
-    details: dict[str, Any]
-
-
-class PairsTournament:
+class PairsTournament(DominoEvent):
     """See the module docstring."""
 
-    def __init__(self, id: str, name: str, *, settings: dict[str, Any] | None = None) -> None:
-        self.id = id
-        self.name = name
-        self.settings: dict[str, Any] = dict(settings or {})
-        self.phase: Phase = "registration"
-        self.pairs: dict[str, DominoPair] = {}
-        self.games: dict[str, PairsGame] = {}
-        self.rounds: list[list[str]] = []
-        self.byes: list[str | None] = []
-        self.tiempo: dict[int, float] = {}  # round → the hub's wall-clock "TIEMPO"
-        self.penalties: list[PenaltyEntry] = []
-        self.audit: list[AuditLine] = []
+    format = "pairs"
 
-    # ── audit ──
-    def _log(self, actor: str, at: str, action: str, **details: Any) -> None:
-        self.audit.append(AuditLine(len(self.audit) + 1, at, actor, action, details))
+    def __init__(self, id: str, name: str, *, settings: dict[str, Any] | None = None) -> None:
+        super().__init__(id, name, settings=settings)
+        self.pairs: dict[str, DominoPair] = {}
+        self.byes: list[str | None] = []
+        self.games: dict[str, PairsGame] = {}  # type: ignore[assignment]
+
+    # ── what the format provides ──
+    def player_names(self) -> dict[str, str]:
+        return {pid: nm for p in self.pairs.values()
+                for pid, nm in zip(p.players, p.names, strict=True)}
+
+    def bye_players(self) -> list[str]:
+        return [pid for b in self.byes if b and b in self.pairs for pid in self.pairs[b].players]
+
+    def withdraw(self, player: str) -> None:
+        pair = self.player_pair(player)
+        if pair is not None:
+            pair.withdrawn = True
+
+    def round_games(self, n: int | None = None) -> list[PairsGame]:  # type: ignore[override]
+        return super().round_games(n)  # type: ignore[return-value]
+
+    def game_at(self, table: str) -> PairsGame | None:
+        return super().game_at(table)  # type: ignore[return-value]
 
     # ── pairs ──
     def player_pair(self, player: str) -> DominoPair | None:
@@ -138,7 +170,9 @@ class PairsTournament:
         for pid in (a, b):
             if self.player_pair(pid) is not None:
                 raise PairsError("already_paired", f"player {pid} is already in a pair")
-        pair = DominoPair(f"P{len(self.pairs) + 1}", (a, b), (names[0], names[1]))
+        # Numbered on from the highest (a removed pair's number is not given again).
+        n = max((int(k[1:]) for k in self.pairs if k[1:].isdigit()), default=0)
+        pair = DominoPair(f"P{n + 1}", (a, b), (names[0], names[1]))
         self.pairs[pair.id] = pair
         self._log(actor, at, "register_pair", pair=pair.id, players=[a, b], names=list(names))
         return pair
@@ -151,16 +185,6 @@ class PairsTournament:
         self._log(actor, at, "remove_pair", pair=pair_id)
 
     # ── rounds ──
-    @property
-    def current_round(self) -> int:
-        return len(self.rounds)
-
-    def round_games(self, n: int | None = None) -> list[PairsGame]:
-        n = self.current_round if n is None else n
-        if not 1 <= n <= len(self.rounds):
-            return []
-        return [self.games[g] for g in self.rounds[n - 1]]
-
     def met(self) -> list[frozenset[str]]:
         return [frozenset({g.ns, g.ew}) for g in self.games.values()]
 
@@ -168,12 +192,19 @@ class PairsTournament:
         order = [r.pair for r in self.standings() if not self.pairs[r.pair].withdrawn]
         return pair_round(order, self.met(), {b for b in self.byes if b})
 
+    def next_players(self) -> list[str]:
+        active = [p for p in self.pairs.values() if not p.withdrawn]
+        if self.phase == "closed" or len(active) < 2 or any(
+                g.status != "ended" for g in self.round_games()):
+            return []
+        plan = self.next_pairing()
+        return [pid for pair in plan.games for p in pair for pid in self.pairs[p].players]
+
     def start_round(self, tables: list[str], *, actor: str, at: str) -> list[PairsGame]:
         """Pair the next round and give its games to ``tables`` (in that order)."""
-        if self.phase == "closed":
-            raise PairsError("closed", "the tournament is closed")
-        if any(g.status != "ended" for g in self.round_games()):
-            raise PairsError("round_in_play", "the current round has games still in play")
+        return super().start_round(tables, actor=actor, at=at)
+
+    def _draw(self, n: int, tables: list[str]) -> tuple[list[EventGame], dict[str, Any]]:
         active = [p for p in self.pairs.values() if not p.withdrawn]
         if len(active) < 2:
             raise PairsError("too_few_pairs", "a round needs at least two pairs")
@@ -183,212 +214,84 @@ class PairsTournament:
                 "not_enough_tables",
                 f"{len(plan.games)} games need {len(plan.games)} tables, {len(tables)} are free",
             )
-        n = self.current_round + 1
-        games = []
+        games: list[EventGame] = []
         for i, ((a, b), table) in enumerate(zip(plan.games, tables, strict=False), 1):
-            g = PairsGame(f"R{n}-M{i}", n, table, a, b)
-            self.games[g.id] = g
-            games.append(g)
-        self.rounds.append([g.id for g in games])
+            pa, pb = self.pairs[a].players, self.pairs[b].players
+            seats = {"n": pa[0], "e": pb[0], "s": pa[1], "w": pb[1]}
+            games.append(PairsGame(f"R{n}-M{i}", n, table, seats, ns=a, ew=b))
         self.byes.append(plan.bye)
-        self.phase = "playing"
-        self._log(actor, at, "start_round", round=n, bye=plan.bye, rematches=plan.rematches,
-                  games=[[g.id, g.table, g.ns, g.ew] for g in games])
-        return games
+        return games, {"bye": plan.bye, "rematches": plan.rematches,
+                       "pairs": [[a, b] for a, b in plan.games]}
 
-    def call_tiempo(self, start_wall: float, *, actor: str, at: str) -> int:
-        """The director's "TIEMPO" for the current round (once per round)."""
-        n = self.current_round
-        if n == 0:
-            raise PairsError("no_round", "no round has been started")
-        if n in self.tiempo:
-            raise PairsError("tiempo_called", f"TIEMPO was already called for round {n}")
-        self.tiempo[n] = float(start_wall)
-        self._log(actor, at, "tiempo", round=n, start_wall=float(start_wall))
-        return n
-
-    # ── results ──
-    def game_at(self, table: str) -> PairsGame | None:
-        """The game of the current round at ``table`` (any status)."""
-        for g in self.round_games():
-            if g.table == table:
-                return g
-        return None
-
-    def game_started(self, game_id: str) -> bool:
-        g = self.games.get(game_id)
-        if g is None or g.status != "assigned":
-            return False
-        g.status = "playing"
-        return True
-
-    def record_game(
-        self,
-        game_id: str,
-        *,
-        winner: str | None,
-        how: str,
-        score: dict[str, int],
-        games_won: dict[str, int],
-        hands: int,
-        actor: str,
-        at: str,
-    ) -> PairsGame:
-        """A table's ``domino.game.ended`` (sides ``ns``/``ew``) for game ``game_id``."""
-        g = self.games.get(game_id)
-        if g is None:
-            raise PairsError("no_game", f"no game {game_id}")
-        if g.status == "ended":
-            raise PairsError("game_ended", f"game {game_id} is already recorded")
-        for side in ("ns", "ew"):
-            for d in (score, games_won):
-                if not isinstance(d.get(side), int) or isinstance(d.get(side), bool):
-                    raise PairsError("bad_result", f"{side} must be an integer in {d!r}")
-            if not -10_000 <= score[side] <= 10_000 or games_won[side] not in (0, 1):
-                raise PairsError("bad_result", "score or games won out of range")
-        if winner not in (None, "ns", "ew"):
-            raise PairsError("bad_result", f"winner {winner!r}")
-        g.status = "ended"
-        g.winner = None if winner is None else (g.ns if winner == "ns" else g.ew)
-        g.how, g.hands = how, int(hands)
-        g.score = {g.ns: score["ns"], g.ew: score["ew"]}
-        g.won = {g.ns: games_won["ns"], g.ew: games_won["ew"]}
-        self._log(actor, at, "record_game", game=game_id, winner=g.winner, how=how,
-                  score=dict(g.score), won=dict(g.won), hands=g.hands)
-        return g
-
-    # ── the judge's penalties ──
-    def penalty(
-        self,
-        game_id: str,
-        player: str,
-        reason: str,
-        *,
-        points: int | None,
-        actor: str,
-        at: str,
-    ) -> PenaltyEntry:
-        """A penalty on ``player`` in game ``game_id`` for ``reason`` (the seed's list).
-
-        While the game is in play it is the table's (``at_table``: the desk sends the command
-        and the table's score holds it); after the game it is recorded here, per player, with
-        the reason's scope (offender, partner, the other pair, the four).
-        """
-        g = self.games.get(game_id)
-        if g is None:
-            raise PairsError("no_game", f"no game {game_id}")
-        if reason not in DIRECTOR_REASONS:
-            raise PairsError("bad_reason", f"{reason!r} is not a director's reason")
-        if points is not None and not -1000 <= points <= 1000:
-            raise PairsError("bad_points", "points must be between -1000 and 1000")
-        seat = self.seat_of(g, player)
-        rule = PENALTIES[reason]
-        pts = DEFAULT_PENALTY_POINTS[reason] if points is None else int(points)
-        entry = PenaltyEntry(len(self.penalties) + 1, game_id, player, seat, reason, pts,
-                             g.status != "ended", actor, at)
-        if not entry.at_table:
-            seats: list[Seat] = {
-                "offender": [seat],
-                "offender_and_partner": [seat, partner(seat)],
-                "offender_pair": list(members(pair_of(seat))),
-                "other_pair": list(opponents(pair_of(seat))),
-                "table": list(SEATS),
-            }[rule.scope]
-            for s in seats:
-                entry.records.append((g.pair_at(s), self.player_at(g, s), pts))
-        if rule.expels:
-            self.pairs[g.pair_at(seat)].withdrawn = True
-        self.penalties.append(entry)
-        self._log(actor, at, "penalty", game=game_id, player=player, seat=seat, reason=reason,
-                  points=pts, at_table=entry.at_table, expels=rule.expels,
-                  records=[list(r) for r in entry.records])
-        return entry
-
-    def absence(self, game_id: str, players: list[str], *, actor: str, at: str) -> list[Seat]:
-        """The director declared ``players`` absent at the start of ``game_id`` (the table
-        applies it: −100 each, the complete present pair wins with +100); the audit line."""
-        g = self.games.get(game_id)
-        if g is None:
-            raise PairsError("no_game", f"no game {game_id}")
-        if g.status == "ended":
-            raise PairsError("game_ended", f"game {game_id} is already recorded")
-        if not players:
-            raise PairsError("no_players", "name at least one absent player")
-        seats = [self.seat_of(g, p) for p in dict.fromkeys(players)]
-        self._log(actor, at, "absence", game=game_id, players=list(dict.fromkeys(players)),
-                  seats=list(seats))
-        return seats
-
-    def seat_of(self, g: PairsGame, player: str) -> Seat:
-        for seat in SEATS:
-            if self.player_at(g, seat) == player:
-                return seat
-        raise PairsError("not_in_game", f"player {player} does not play game {g.id}")
-
-    def player_at(self, g: PairsGame, seat: Seat) -> str:
-        pair = self.pairs[g.pair_at(seat)]
-        return pair.players[0] if seat in ("n", "e") else pair.players[1]
-
-    def seating(self, g: PairsGame) -> dict[str, str]:
-        """Seat → player id."""
-        return {s: self.player_at(g, s) for s in SEATS}
-
-    def seat_names(self, g: PairsGame) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for s in SEATS:
-            pair = self.pairs[g.pair_at(s)]
-            out[s] = pair.names[0] if s in ("n", "e") else pair.names[1]
-        return out
-
-    # ── standings and the end ──
+    # ── standings ──
     def standings(self) -> list[StandingRow]:
-        lines = [
-            GameLine(g.ns, g.ew, (g.won[g.ns], g.won[g.ew]), (g.score[g.ns], g.score[g.ew]))
-            for g in self.games.values()
-            if g.status == "ended"
-        ]
-        adjustments = [(pair, pts) for e in self.penalties for pair, _, pts in e.records]
-        names = {p.id: p.name for p in self.pairs.values()}
-        return standings(names, lines, adjustments=adjustments,
-                         byes=[b for b in self.byes if b], bye_points=BYE_POINTS)
-
-    def close(self, *, actor: str, at: str) -> None:
-        if any(g.status != "ended" for g in self.round_games()):
-            raise PairsError("round_in_play", "the current round has games still in play")
-        self.phase = "closed"
-        self._log(actor, at, "close", rounds=self.current_round)
+        opponents: dict[str, list[str]] = {p: [] for p in self.pairs}
+        for g in self.games.values():
+            if g.status == "ended":
+                opponents.setdefault(g.ns, []).append(g.ew)
+                opponents.setdefault(g.ew, []).append(g.ns)
+        return pair_standings({p.id: (p.name, p.players) for p in self.pairs.values()},
+                              self.records(), opponents)
 
     # ── JSON ──
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "settings": self.settings,
-            "phase": self.phase,
-            "pairs": [asdict(p) for p in self.pairs.values()],
-            "games": [asdict(g) for g in self.games.values()],
-            "rounds": self.rounds,
-            "byes": self.byes,
-            "tiempo": {str(k): v for k, v in self.tiempo.items()},
-            "penalties": [asdict(e) for e in self.penalties],
-            "audit": [asdict(a) for a in self.audit],
-        }
+        return {**self._base_dict(), "pairs": [asdict(p) for p in self.pairs.values()],
+                "byes": self.byes}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> PairsTournament:
+        """This shape, or the first one (no ``version``; see the module docstring)."""
         t = cls(d["id"], d["name"], settings=d.get("settings") or {})
-        t.phase = d["phase"]
         for p in d["pairs"]:
             pair = DominoPair(p["id"], tuple(p["players"]), tuple(p["names"]), p["withdrawn"])
             t.pairs[pair.id] = pair
+        t.byes = list(d["byes"])
+        if "version" not in d:
+            t._load_first_shape(d)
+            return t
+        t._load_base(d)
         for g in d["games"]:
             t.games[g["id"]] = PairsGame(**g)
-        t.rounds = [list(r) for r in d["rounds"]]
-        t.byes = list(d["byes"])
-        t.tiempo = {int(k): float(v) for k, v in d["tiempo"].items()}
-        t.penalties = [
-            PenaltyEntry(**{**e, "records": [tuple(r) for r in e["records"]]})
-            for e in d["penalties"]
-        ]
-        t.audit = [AuditLine(**a) for a in d["audit"]]
         return t
+
+    def _load_first_shape(self, d: dict[str, Any]) -> None:
+        self._load_base({**d, "entries": []})
+        for g in d["games"]:
+            ns, ew = g["ns"], g["ew"]
+            seats = {"n": self.pairs[ns].players[0], "e": self.pairs[ew].players[0],
+                     "s": self.pairs[ns].players[1], "w": self.pairs[ew].players[1]}
+            side = {ns: "ns", ew: "ew"}
+            game = PairsGame(
+                g["id"], g["round"], g["table"], seats, status=g["status"],
+                winner_side=side.get(g["winner"]) if g["winner"] else None, how=g["how"],
+                hand_score={side[p]: int(v) for p, v in g["score"].items()},
+                hands=g["hands"], ns=ns, ew=ew)
+            self.games[game.id] = game
+        for raw in d["penalties"]:
+            self._migrate(PenaltyEntry(**{**raw, "records": [tuple(r) for r in raw["records"]]}))
+        for game in self.games.values():
+            if game.how == "absence" and game.winner_side is not None:
+                lines = tuple(Line(game.seats[s], 0, ABSENCE_AWARD, games=1)
+                              for s in SEATS if pair_of(s) == game.winner_side)
+                self._stamp(game, Decision("migrated", lines), source="hub",
+                            actor="migration", at="")
+
+    def _migrate(self, e: PenaltyEntry) -> None:
+        """One penalty of the first shape → record entries (see the module docstring)."""
+        game = self.games.get(e.game_id)
+        if game is None:
+            return
+        if e.at_table:
+            seat: Seat = e.seat  # type: ignore[assignment]
+            seats = scope_seats(seat, e.reason)
+            lines = tuple(Line(game.seats[s], e.points, e.reason,
+                               offender="" if game.seats[s] == e.player else e.player)
+                          for s in seats)
+            if game.status == "ended":  # the table's score held it: take it back out
+                for s in seats:
+                    game.hand_score[pair_of(s)] -= e.points
+        else:
+            lines = tuple(Line(p, pts, e.reason, offender="" if p == e.player else e.player)
+                          for _pair, p, pts in e.records)
+        self._stamp(game, Decision("migrated", lines), source="director", actor=e.actor,
+                    at=e.at)

@@ -1,7 +1,9 @@
-"""The domino pairs tournaments in the hub's SQLite file (tables prefixed ``d_``).
+"""The domino events (either format) in the hub's SQLite file (tables prefixed ``d_``).
 
-The tournament's state is one JSON row, written in the same transaction as its new audit lines;
-the audit table is append-only (triggers refuse UPDATE and DELETE), as the backgammon one.
+An event's state is one JSON row, written in the same transaction as its new audit lines; the
+audit table is append-only (triggers refuse UPDATE and DELETE), as the backgammon one. The
+format is in the JSON (``"format"``: ``pairs`` or ``individual``; none: a pairs tournament of
+the first shape, read into records by :meth:`PairsTournament.from_dict`).
 WAL journal and ``synchronous=FULL``: a recorded game survives a power cut.
 
 >>> import tempfile, os
@@ -14,6 +16,12 @@ WAL journal and ``synchronous=FULL``: a recorded game survives a power cut.
 ...     store.summaries()
 (['A / B'], 1)
 [('D1', 'Dominó', 'registration', 0)]
+>>> i = IndividualTournament("D2", "Individual")
+>>> _ = i.register_player("a", "A", actor="director", at="20:00")
+>>> with PairsStore(path) as store:
+...     store.save(i)
+...     type(store.load("D2")).__name__, store.formats()
+('IndividualTournament', {'D1': 'pairs', 'D2': 'individual'})
 """
 
 from __future__ import annotations
@@ -24,7 +32,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from mesa.games.domino.event import DominoEvent
+from mesa.games.domino.individual import IndividualTournament
 from mesa.games.domino.pairs import PairsTournament
+
+__all__ = ["DominoStore", "PairsStore", "event_from_dict"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS d_tournaments (
@@ -41,7 +53,14 @@ CREATE TRIGGER IF NOT EXISTS d_audit_no_delete BEFORE DELETE ON d_audit
 """
 
 
-class PairsStore:
+def event_from_dict(d: dict[str, Any]) -> DominoEvent:
+    """An event of either format from its JSON (no format: the pairs' first shape)."""
+    if d.get("format") == "individual":
+        return IndividualTournament.from_dict(d)
+    return PairsTournament.from_dict(d)
+
+
+class DominoStore:
     """See the module docstring. One connection: use it from one thread (the desk's)."""
 
     def __init__(self, path: str | Path) -> None:
@@ -54,7 +73,7 @@ class PairsStore:
     def close(self) -> None:
         self.db.close()
 
-    def __enter__(self) -> PairsStore:
+    def __enter__(self) -> DominoStore:
         return self
 
     def __exit__(
@@ -62,7 +81,7 @@ class PairsStore:
     ) -> None:
         self.close()
 
-    def save(self, t: PairsTournament) -> None:
+    def save(self, t: DominoEvent) -> None:
         """The state and the audit lines not yet stored, in one transaction."""
         data = t.to_dict()
         audit = data.pop("audit")
@@ -97,13 +116,24 @@ class PairsStore:
             for s, at, ac, an, d in rows
         ]
 
-    def load(self, tid: str) -> PairsTournament | None:
+    def load(self, tid: str) -> Any:
+        """The event ``tid`` (a :class:`PairsTournament` or an :class:`IndividualTournament`;
+        typed ``Any`` so the desk of pairs reads it as before), None if there is none."""
         row = self.db.execute("SELECT state FROM d_tournaments WHERE id = ?", (tid,)).fetchone()
         if row is None:
             return None
         data = json.loads(row[0])
         data["audit"] = self.audit(tid)
-        return PairsTournament.from_dict(data)
+        return event_from_dict(data)
+
+    def formats(self) -> dict[str, str]:
+        """Every event's format by id, oldest first (the first shape's: ``pairs``)."""
+        return {
+            tid: fmt or "pairs"
+            for tid, fmt in self.db.execute(
+                "SELECT id, json_extract(state, '$.format') FROM d_tournaments "
+                "ORDER BY created, id")
+        }
 
     def get_meta(self, key: str, default: Any = None) -> Any:
         row = self.db.execute("SELECT value FROM d_meta WHERE key = ?", (key,)).fetchone()
@@ -128,3 +158,6 @@ class PairsStore:
     def ids(self) -> list[str]:
         """Every tournament, oldest first."""
         return [r[0] for r in self.db.execute("SELECT id FROM d_tournaments ORDER BY created, id")]
+
+
+PairsStore = DominoStore  # the name of the pairs-only store, which the desk uses

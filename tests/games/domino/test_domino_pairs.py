@@ -1,21 +1,16 @@
-"""The pairs tournament's engine: pairing, standings, penalties with audit, store, exports."""
+"""The fixed-pairs tournament: pairing over its standings, byes, records summed per pair,
+expulsion, and the first JSON shape read into records."""
 
 from __future__ import annotations
 
-import csv
-import io
 import itertools
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mesa.games.domino.exports import final_csv, final_json, neutral
 from mesa.games.domino.pairing import pair_round, rematch_free_possible
 from mesa.games.domino.pairs import PairsError, PairsTournament
-from mesa.games.domino.standings import GameLine, standings
-from mesa.games.domino.store import PairsStore
 
 
 def _tournament(n_pairs: int) -> PairsTournament:
@@ -73,61 +68,40 @@ def test_a_rematch_when_none_can_be_avoided_and_the_bye_rotates() -> None:
     assert pair_round(["A", "B", "C"], [], byes={"A", "B", "C"}).bye == "C"
 
 
-# ── standings ──
-@settings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.booleans(),
-                          st.integers(-100, 300), st.integers(-100, 300)), max_size=20),
-       st.lists(st.tuples(st.integers(0, 5), st.sampled_from([-25, -50, -75, -100])),
-                max_size=6))
-def test_standings_order_games_won_then_points(games, adjustments) -> None:  # type: ignore[no-untyped-def]
-    pairs = {f"P{i}": f"pair {i}" for i in range(6)}
-    lines = [GameLine(f"P{a}", f"P{b}", (int(w), int(not w)), (pa, pb))
-             for a, b, w, pa, pb in games if a != b]
-    adj = [(f"P{p}", pts) for p, pts in adjustments]
-    rows = standings(pairs, lines, adjustments=adj)
-    assert [r.rank for r in rows] == list(range(1, 7))
-    for hi, lo in itertools.pairwise(rows):
-        assert (hi.won, hi.points) >= (lo.won, lo.points)
-    for r in rows:  # every point is accounted for
-        own = sum(line.points[0] for line in lines if line.a == r.pair)
-        own += sum(line.points[1] for line in lines if line.b == r.pair)
-        assert r.points == own + sum(p for q, p in adj if q == r.pair)
-        assert r.penalties == sum(p for q, p in adj if q == r.pair)
-
-
-def test_a_bye_counts_as_a_game_won_with_100() -> None:
+# ── byes, standings and records ──
+def test_a_bye_counts_as_a_game_won_with_100_for_each_player() -> None:
     t = _tournament(3)
     t.start_round(["1"], actor="dir", at="20:00")
     bye = t.byes[0]
+    assert bye is not None
     row = next(r for r in t.standings() if r.pair == bye)
-    assert (row.won, row.points, row.byes) == (1, 100, 1)
+    assert (row.won, row.points, row.byes, row.played) == (2, 200, 1, 0)
+    a, b = t.pairs[bye].players
+    assert t.records()[a].won == 1 and t.records()[b].points == 100
 
 
-# ── the judge's penalties ──
-def test_penalties_in_play_go_to_the_table_after_the_game_are_counted_here() -> None:
-    t = _tournament(4)
-    g1, g2 = t.start_round(["1", "2"], actor="dir", at="20:00")
-    live = t.penalty(g1.id, "a0", "chivo", points=None, actor="juez", at="20:10")
-    assert live.at_table and live.records == [] and live.seat == "n" and live.points == -25
-    _end(t, g1.id, True, 210, 90)
-    # after the game: talking_second is −75 to the offender and −75 to the partner
-    e = t.penalty(g1.id, "b1", "talking_second", points=None, actor="juez", at="21:10")
-    assert e.seat == "w" and not e.at_table
-    assert e.records == [("P2", "b1", -75), ("P2", "a1", -75)]
+def test_a_pairs_row_is_its_two_players_records_added() -> None:
+    t = _tournament(2)
+    (g,) = t.start_round(["1"], actor="dir", at="20:00")
+    t.fine(g.id, "a0", "wrong_lead", actor="juez", at="20:10")
+    t.fine(g.id, "a1", "gesture_pass", actor="juez", at="20:11")  # +25 to a0 and b0
+    _end(t, g.id, False, 150, 200)
     rows = {r.pair: r for r in t.standings()}
-    assert rows["P2"].points == 90 - 150 and rows["P2"].penalties == -150
-    # a late/gestured pass gives +25 to each opponent
-    g = t.penalty(g1.id, "a0", "gesture_pass", points=None, actor="juez", at="21:11")
-    assert g.records == [("P2", "a1", 25), ("P2", "b1", 25)]
-    # every penalty has its audit line, with who, when, reason and points
-    lines = [a for a in t.audit if a.action == "penalty"]
-    assert [(a.actor, a.details["reason"], a.details["points"]) for a in lines] == [
-        ("juez", "chivo", -25), ("juez", "talking_second", -75), ("juez", "gesture_pass", 25)]
-    with pytest.raises(PairsError) as err:
-        t.penalty(g2.id, "a0", "chivo", points=None, actor="juez", at="21:12")
-    assert err.value.code == "not_in_game"
-    with pytest.raises(PairsError):
-        t.penalty(g2.id, "a2", "slow_play", points=None, actor="juez", at="21:12")  # table's own
+    rec = t.records()
+    for pid, row in rows.items():
+        x, y = (rec[p] for p in t.pairs[pid].players)
+        assert (row.won, row.points, row.penalties, row.awards, row.hand_points) == (
+            x.won + y.won, x.points + y.points, x.fines + y.fines, x.awards + y.awards,
+            x.hand_points + y.hand_points)
+    assert [(r.pair, r.won, r.points, r.penalties) for r in t.standings()] == [
+        ("P2", 2, 400, 0), ("P1", 0, 325, -25)]
+    assert rows["P1"].opponents == ["P2"] and rows["P1"].played == 1
+
+
+def test_registration_numbers_pairs_on_after_a_removal() -> None:
+    t = _tournament(2)
+    t.remove_pair("P1", actor="dir", at="20:00")
+    assert t.register_pair("x", "y", ("X", "Y"), actor="dir", at="20:00").id == "P3"
 
 
 def test_expulsion_withdraws_the_pair_from_the_next_rounds() -> None:
@@ -135,7 +109,8 @@ def test_expulsion_withdraws_the_pair_from_the_next_rounds() -> None:
     g1, g2 = t.start_round(["1", "2"], actor="dir", at="20:00")
     _end(t, g1.id, True, 200, 0)
     _end(t, g2.id, True, 200, 0)
-    t.penalty(g1.id, "a1", "marked_tiles", points=None, actor="juez", at="21:00")
+    t.fine(g1.id, "a1", "marked_tiles", actor="juez", at="21:00")
+    assert t.next_players() and "a1" not in t.next_players()
     games = t.start_round(["1", "2"], actor="dir", at="21:05")
     assert len(games) == 1 and t.byes[-1] is not None
     assert "P2" not in {games[0].ns, games[0].ew, t.byes[-1]}
@@ -148,6 +123,8 @@ def test_refusals() -> None:
     with pytest.raises(PairsError, match="not_enough_tables"):
         t.start_round([], actor="dir", at="20:00")
     (g,) = t.start_round(["1"], actor="dir", at="20:00")
+    with pytest.raises(PairsError, match="registration_closed"):
+        t.register_pair("x", "y", ("X", "Y"), actor="dir", at="20:00")
     with pytest.raises(PairsError, match="round_in_play"):
         t.start_round(["1"], actor="dir", at="20:00")
     with pytest.raises(PairsError, match="bad_result"):
@@ -156,37 +133,72 @@ def test_refusals() -> None:
     t.call_tiempo(1000.0, actor="dir", at="20:01")
     with pytest.raises(PairsError, match="tiempo_called"):
         t.call_tiempo(1001.0, actor="dir", at="20:02")
+    _end(t, g.id, True, 200, 10)
+    with pytest.raises(PairsError, match="game_ended"):
+        _end(t, g.id, True, 200, 10)
 
 
-# ── store and exports ──
-def test_store_round_trip_and_append_only_audit(tmp_path: Path) -> None:
-    t = _tournament(4)
-    t.start_round(["1", "2"], actor="dir", at="20:00")
-    _end(t, "R1-M1", False, 80, 201)
-    with PairsStore(tmp_path / "hub.sqlite3") as store:
-        store.save(t)
-        back = store.load("D1")
-        assert back is not None and back.to_dict() == t.to_dict()
-        import sqlite3
+# ── the first JSON shape ──
+# Written by the first pairs tournament: two fines given during the game (at_table, so inside
+# the game's score: ns 230 − 25 = 205, ew 140 − 2 × 75 = −10) and one after it (+25 to each
+# of P2's players), and a bye. Old standings: P1 205, P3 100 (the bye), P2 −10 + 50 = 40.
+OLD: dict = {  # type: ignore[type-arg]
+    "id": "D1", "name": "Viejo", "settings": {}, "phase": "playing",
+    "pairs": [
+        {"id": "P1", "players": ["ana", "beto"], "names": ["Ana", "Beto"], "withdrawn": False},
+        {"id": "P2", "players": ["carla", "dani"], "names": ["Carla", "Dani"],
+         "withdrawn": False},
+        {"id": "P3", "players": ["eva", "fede"], "names": ["Eva", "Fede"], "withdrawn": False}],
+    "games": [{"id": "R1-M1", "round": 1, "table": "1", "ns": "P1", "ew": "P2",
+               "status": "ended", "winner": "P1", "how": "points",
+               "score": {"P1": 205, "P2": -10}, "won": {"P1": 1, "P2": 0}, "hands": 8}],
+    "rounds": [["R1-M1"]], "byes": ["P3"], "tiempo": {"1": 1000.0},
+    "penalties": [
+        {"seq": 1, "game_id": "R1-M1", "player": "ana", "seat": "n", "reason": "chivo",
+         "points": -25, "at_table": True, "actor": "juez", "at": "20:10", "records": []},
+        {"seq": 2, "game_id": "R1-M1", "player": "dani", "seat": "w",
+         "reason": "talking_second", "points": -75, "at_table": True, "actor": "juez",
+         "at": "20:11", "records": []},
+        {"seq": 3, "game_id": "R1-M1", "player": "beto", "seat": "s", "reason": "gesture_pass",
+         "points": 25, "at_table": False, "actor": "juez", "at": "20:55",
+         "records": [["P2", "carla", 25], ["P2", "dani", 25]]}],
+    "audit": [{"seq": 1, "at": "20:00", "actor": "dir", "action": "register_pair",
+               "details": {"pair": "P1", "players": ["ana", "beto"],
+                           "names": ["Ana", "Beto"]}}],
+}
 
-        with pytest.raises(sqlite3.DatabaseError):
-            store.db.execute("DELETE FROM d_audit")
+
+def test_the_first_shape_takes_the_tables_fines_out_of_the_score_into_the_records() -> None:
+    t = PairsTournament.from_dict(OLD)
+    g = t.games["R1-M1"]
+    assert g.hand_score == {"ns": 230, "ew": 140} and g.winner == "P1"
+    assert g.seats == {"n": "ana", "e": "carla", "s": "beto", "w": "dani"}
+    assert [(e.player, e.points, e.reason, e.offender) for e in t.entries] == [
+        ("ana", -25, "chivo", ""),
+        ("dani", -75, "talking_second", ""), ("carla", -75, "talking_second", "dani"),
+        ("carla", 25, "gesture_pass", "beto"), ("dani", 25, "gesture_pass", "beto")]
+    rec = t.records()
+    # nothing lost, nothing twice: the fined player's total is what his game gave him before
+    assert rec["ana"].points == 205 and rec["beto"].points == 230
+    assert rec["dani"].points == -10 + 150 - 75 + 25 and rec["dani"].talking == 1
+    assert rec["carla"].talking == 0
+    assert (rec["eva"].won, rec["eva"].points) == (1, 100)
+    assert t.tiempo == {1: 1000.0} and t.audit[0].action == "register_pair"
+    # and it is written in the new shape, read back the same
+    again = PairsTournament.from_dict(t.to_dict())
+    assert again.to_dict() == t.to_dict() and again.records() == rec
+    # the record goes on: dani's pair has talked once, the next is the second time
+    assert t.fine("R1-M1", "carla", "talking", actor="juez", at="21:00").step == "talking_second"
 
 
-def test_final_list_csv_neutralises_formulas_and_json_has_every_game() -> None:
-    t = PairsTournament("D1", "Prueba")
-    t.register_pair("a", "b", ("=CMD()", "+SUM(1)"), actor="dir", at="20:00")
-    t.register_pair("c", "d", ("@x", "Dani"), actor="dir", at="20:00")
-    (g,) = t.start_round(["1"], actor="dir", at="20:00")
-    _end(t, g.id, False, -25, 200)
-    rows = list(csv.reader(io.StringIO(final_csv(t, "es")), delimiter=";"))
-    assert rows[0][:3] == ["puesto", "pareja", "jugador_1"]
-    assert rows[1][4:6] == ["'@x", "Dani"] and rows[2][4:6] == ["'=CMD()", "'+SUM(1)"]
-    assert rows[2][8] == "-25"  # numbers stay numbers
-    assert neutral("-3") == "'-3"
-    data = final_json(t)
-    assert [s["pair"] for s in data["standings"]] == ["P2", "P1"]
-    assert data["games"][0]["score"] == {"P1": -25, "P2": 200}
+def test_the_first_shape_keeps_an_absence_games_win() -> None:
+    old = {**OLD, "penalties": [], "games": [{
+        **OLD["games"][0], "how": "absence", "score": {"P1": 100, "P2": -100}, "hands": 0}]}
+    t = PairsTournament.from_dict(old)
+    rec = t.records()
+    assert (rec["ana"].won, rec["ana"].points) == (1, 100)
+    assert (rec["carla"].won, rec["carla"].points) == (0, -100)
+    assert [r.pair for r in t.standings()] == ["P1", "P3", "P2"]
 
 
 # ── the two minutes to reach the table ──
