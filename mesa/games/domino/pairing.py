@@ -76,6 +76,8 @@ class _Search:
         self.free = [
             sum(1 << j for j in range(n) if j != i and not counts[i][j]) for i in range(n)
         ]
+        # once[i]: the pairs i has met exactly once.
+        self.once = [sum(1 << j for j in range(n) if counts[i][j] == 1) for i in range(n)]
 
     def bound(self, rest: int) -> int:
         """A lower bound on the cost of pairing the set ``rest`` (a bitmask): every pair that
@@ -89,8 +91,8 @@ class _Search:
             r ^= low
             if not self.free[i] & rest:
                 stuck += 1
-                row = self.counts[i]
-                least += min(row[j] for j in _bits(rest & ~low))
+                # its game's earlier meetings: 1 at least, 2 when it met each of them twice
+                least += 1 if self.once[i] & rest else 2
         return (stuck + 1) // 2 * self.big + (least + 1) // 2
 
     def best(self, ids: list[int], ceiling: int | None) -> tuple[int, list[tuple[int, int]]] | None:
@@ -181,7 +183,7 @@ def _matched_round(
     """A round of pairs ``0..n-1`` (the bye one of ``candidates``) with the fewest rematches,
     exact: a maximum matching over the games that are not rematches, a dummy pair ``n`` standing
     for the bye (it "has met" nobody but the candidates), the rest paired top-down; then 2-swaps
-    while they cut the earlier meetings. Returns the bye and the round's cost and games."""
+    while they cut the earlier meetings, then bring the games nearer the Swiss order. Returns the bye and the round's cost and games."""
     adj = [[j for j in range(n) if j != i and not counts[i][j]] for i in range(n)]
     byes = [c for c in candidates if c is not None]
     adj.append(byes)
@@ -204,15 +206,27 @@ def _matched_round(
     def cost(a: int, b: int) -> int:
         return big + counts[a][b] if counts[a][b] else 0
 
+    # Among equal costs, the Swiss order: a game's weight (n+1)^(n-1-higher) * lower makes a
+    # round's total smaller exactly when its games read first in standings order.
+    huge = (n + 1) ** (n + 1)
+
+    weight = [
+        [cost(a, b) * huge + (n + 1) ** (n - 1 - min(a, b)) * max(a, b) for b in range(n)]
+        for a in range(n)
+    ]
+
+    def key(a: int, b: int) -> int:
+        return weight[a][b]
+
     improved = True
     while improved:
         improved = False
         for x in range(len(games)):
             for y in range(x + 1, len(games)):
                 (a, b), (c, d) = games[x], games[y]
-                now = cost(a, b) + cost(c, d)
+                now = key(a, b) + key(c, d)
                 for p, q in (((a, c), (b, d)), ((a, d), (b, c))):
-                    if cost(*p) + cost(*q) < now:
+                    if key(*p) + key(*q) < now:
                         games[x], games[y] = p, q
                         improved = True
                         break

@@ -36,19 +36,19 @@ def _brute(order: list[str], met: Counter[frozenset[str]], byes: list[str]) -> P
         candidates: list[int | None] = [i for i in reversed(range(n)) if had[order[i]] == fewest]
     else:
         candidates = [None]
-    best: tuple[object, ...] | None = None
+    best: tuple[tuple[int, int, int, list[tuple[int, int]]], int | None] | None = None
     for rank, bye in enumerate(candidates):
         for games in _matchings([i for i in range(n) if i != bye]):
             counts = [met[frozenset({order[a], order[b]})] for a, b in games]
-            key = (sum(c > 0 for c in counts), sum(counts), rank, games, bye)
-            if best is None or key < best:
-                best = key
+            key = (sum(c > 0 for c in counts), sum(counts), rank, games)
+            if best is None or key < best[0]:
+                best = (key, bye)
     assert best is not None
-    rem, _, _, games, bye = best
+    (rem, _, _, games), bye = best
     return Pairing(
-        games=[(order[a], order[b]) for a, b in games],  # type: ignore[attr-defined]
-        bye=None if bye is None else order[bye],  # type: ignore[index]
-        rematches=rem,  # type: ignore[arg-type]
+        games=[(order[a], order[b]) for a, b in games],
+        bye=None if bye is None else order[bye],
+        rematches=rem,
     )
 
 
