@@ -99,13 +99,13 @@ def _check(n: int, games: int, seed: int) -> None:
     assert got == _brute(order, partnered, faced, got.sitting_out)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120, deadline=None, derandomize=True)
 @given(n=st.integers(8, 11), games=st.integers(0, 14), seed=st.integers(0, 2**32))
 def test_eight_seated_the_draw_is_the_best_of_all_draws(n: int, games: int, seed: int) -> None:
     _check(n, games, seed)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=12, deadline=None, derandomize=True)
 @given(n=st.integers(12, 15), games=st.integers(0, 30), seed=st.integers(0, 2**32))
 def test_twelve_seated_the_draw_is_the_best_of_all_draws(n: int, games: int, seed: int) -> None:
     _check(n, games, seed)
