@@ -213,7 +213,7 @@ def _matched_round(
     # Among equal costs, the Swiss order: a game between the i-th and the j-th pair (i < j)
     # weighs (n+1)^(n-1-i) * j, which makes a round's total smaller exactly when its games read
     # first in standings order (the better pairs' opponents decide first).
-    huge = (n + 1) ** (n + 1)
+    huge = int((n + 1) ** (n + 1))
     place = [int((n + 1) ** (n - 1 - i)) for i in range(n)]
     weight = [
         [cost(a, b) * huge + place[min(a, b)] * max(a, b) for b in range(n)] for a in range(n)
