@@ -123,3 +123,9 @@ def test_max_matching_is_maximum() -> None:
     adj = [[1, 2], [0, 2], [0, 1, 3], [2, 4], [3, 5], [4]]
     mate = max_matching(6, adj)
     assert all(m >= 0 for m in mate) and all(mate[m] == v for v, m in enumerate(mate))
+
+
+def test_tiny_fields() -> None:
+    assert pair_round([], []) == Pairing(games=[], bye=None, rematches=0)
+    assert pair_round(["A"], [], byes=["A"]) == Pairing(games=[], bye="A", rematches=0)
+    assert pair_round(["A", "B", "A"], []) == Pairing(games=[("A", "B")], bye=None, rematches=0)
