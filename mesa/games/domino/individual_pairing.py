@@ -12,13 +12,16 @@ draws the earlier ones leave equal:
 4. the fewest earlier meetings as opponents in total among them;
 5. closeness to the standings order (leaders with leaders): with the seated players ranked
    0, 1, 2 … in standings order, the smallest sum over the tables of ``4·Σr² − (Σr)²`` (four
-   times the spread of the ranks at the table around their mean), which tables of consecutive
-   ranks make smallest;
+   times the sum of the squared distances of a table's ranks from their mean), which tables of
+   consecutive ranks make smallest;
 6. the first draw in standings order: tables listed by their best player, the draw whose ranks
    read first (lexicographically);
-7. at each table, of the three ways to split four players a < b < c < d into two partnerships,
-   the first that the criteria above leave equal in the order a+d against b+c (the balanced
-   game: the table's best partners its weakest), a+c against b+d, a+b against c+d.
+7. at each table of players a < b < c < d (by rank), among its splits into two partnerships that
+   the criteria above leave equal, the first of: a+d against b+c (the balanced game: the
+   table's best partners its weakest), a+c against b+d, a+b against c+d.
+
+Seats: n is the table's best player and s his partner, e the better of the other two and w his
+partner.
 
 Why partner repeats weigh first: a partner shares every point of the game, an opponent only
 sits across; the individual format exists so that a player's record does not depend on one
