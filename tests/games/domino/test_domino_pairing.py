@@ -36,19 +36,19 @@ def _brute(order: list[str], met: Counter[frozenset[str]], byes: list[str]) -> P
         candidates: list[int | None] = [i for i in reversed(range(n)) if had[order[i]] == fewest]
     else:
         candidates = [None]
-    best: tuple[object, ...] | None = None
+    best: tuple[tuple[int, int, int, list[tuple[int, int]]], int | None] | None = None
     for rank, bye in enumerate(candidates):
         for games in _matchings([i for i in range(n) if i != bye]):
             counts = [met[frozenset({order[a], order[b]})] for a, b in games]
-            key = (sum(c > 0 for c in counts), sum(counts), rank, games, bye)
-            if best is None or key < best:
-                best = key
+            key = (sum(c > 0 for c in counts), sum(counts), rank, games)
+            if best is None or key < best[0]:
+                best = (key, bye)
     assert best is not None
-    rem, _, _, games, bye = best
+    (rem, _, _, games), bye = best
     return Pairing(
-        games=[(order[a], order[b]) for a, b in games],  # type: ignore[attr-defined]
-        bye=None if bye is None else order[bye],  # type: ignore[index]
-        rematches=rem,  # type: ignore[arg-type]
+        games=[(order[a], order[b]) for a, b in games],
+        bye=None if bye is None else order[bye],
+        rematches=rem,
     )
 
 
@@ -60,7 +60,7 @@ def _history(rnd: random.Random, order: list[str], games: int) -> Counter[frozen
     return met
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, derandomize=True)
 @given(n=st.integers(2, 10), density=st.integers(0, 40), seed=st.integers(0, 2**32))
 def test_the_round_is_the_best_of_all_rounds(n: int, density: int, seed: int) -> None:
     """Random histories (sparse to every pair met several times), odd fields with random byes:
@@ -72,7 +72,7 @@ def test_the_round_is_the_best_of_all_rounds(n: int, density: int, seed: int) ->
     assert pair_round(order, met, byes) == _brute(order, met, byes)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(n=st.integers(2, 10), density=st.integers(0, 40), seed=st.integers(0, 2**32))
 def test_out_of_steps_the_rematches_are_still_the_fewest(n: int, density: int, seed: int) -> None:
     """With almost no search budget the round falls back to the maximum matching: the number
@@ -123,3 +123,9 @@ def test_max_matching_is_maximum() -> None:
     adj = [[1, 2], [0, 2], [0, 1, 3], [2, 4], [3, 5], [4]]
     mate = max_matching(6, adj)
     assert all(m >= 0 for m in mate) and all(mate[m] == v for v, m in enumerate(mate))
+
+
+def test_tiny_fields() -> None:
+    assert pair_round([], []) == Pairing(games=[], bye=None, rematches=0)
+    assert pair_round(["A"], [], byes=["A"]) == Pairing(games=[], bye="A", rematches=0)
+    assert pair_round(["A", "B", "A"], []) == Pairing(games=[("A", "B")], bye=None, rematches=0)

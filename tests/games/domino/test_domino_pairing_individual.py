@@ -99,13 +99,13 @@ def _check(n: int, games: int, seed: int) -> None:
     assert got == _brute(order, partnered, faced, got.sitting_out)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120, deadline=None, derandomize=True)
 @given(n=st.integers(8, 11), games=st.integers(0, 14), seed=st.integers(0, 2**32))
 def test_eight_seated_the_draw_is_the_best_of_all_draws(n: int, games: int, seed: int) -> None:
     _check(n, games, seed)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=12, deadline=None, derandomize=True)
 @given(n=st.integers(12, 15), games=st.integers(0, 30), seed=st.integers(0, 2**32))
 def test_twelve_seated_the_draw_is_the_best_of_all_draws(n: int, games: int, seed: int) -> None:
     _check(n, games, seed)
@@ -152,3 +152,13 @@ def test_a_partner_repeat_is_avoided_before_an_opponent_repeat() -> None:
 def test_a_small_field_sits_out_whole() -> None:
     d = draw_individual(["A", "B", "C"], [], [])
     assert d.tables == [] and d.sitting_out == ["A", "B", "C"]
+
+
+def test_the_sit_out_goes_to_the_lowest_of_those_who_sat_out_least() -> None:
+    order = ["A", "B", "C", "D", "E"]
+    assert draw_individual(order, [], [], sat_out=["E", "D", "E"]).sitting_out == ["C"]
+    # everyone sat out once: the lowest again
+    assert draw_individual(order, [], [], sat_out=order).sitting_out == ["E"]
+    # ten players, two sit out; a name given twice in the order counts once
+    d = draw_individual([*order, "F", "G", "H", "I", "J", "A"], [], [], sat_out=["I"])
+    assert d.sitting_out == ["H", "J"] and len(d.tables) == 2
