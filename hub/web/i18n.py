@@ -527,6 +527,17 @@ _WEB: dict[str, dict[str, Entry]] = {
     },
     "dir.title": {"es": "Dirección del torneo", "en": "Tournament direction"},
     "dir.tables": {"es": "Mesas", "en": "Tables"},
+    # The venue's certificates (hub/broker/tls.py): the CA's own end, a renewal that failed.
+    "tls.ca_expires": {
+        "es": "La autoridad de certificados del local caduca el {date} (en {days} días): "
+        "después, ninguna mesa podrá conectarse. Hay que crear una nueva y llevarla a cada mesa.",
+        "en": "The venue's certificate authority expires on {date} (in {days} days): after "
+        "that no table can connect. A new one must be made and taken to every table.",
+    },
+    "tls.renew_failed": {
+        "es": "No se pudieron renovar los certificados del servidor ({error}); caducan el {date}.",
+        "en": "The server certificates could not be renewed ({error}); they expire on {date}.",
+    },
     "dir.matches": {"es": "Partidas", "en": "Matches"},
     "dir.registration": {"es": "Inscripción", "en": "Registration"},
     "dir.actions": {"es": "Acciones", "en": "Actions"},
