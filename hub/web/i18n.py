@@ -170,6 +170,10 @@ _WEB: dict[str, dict[str, Entry]] = {
     # ── badges ──
     "badge.paused": {"es": "En pausa: {why}", "en": "Paused: {why}"},
     "badge.director": {"es": "¡Llaman al director! {why}", "en": "Director called! {why}"},
+    "badge.refused": {
+        "es": "Resultado imposible rechazado: gana {who} con {a}–{b}. Sin resultado: decide el director",
+        "en": "Impossible result refused: {who} wins with {a}–{b}. No result: the director decides",
+    },
     "badge.low_time": {"es": "Poco tiempo: {who}", "en": "Low time: {who}"},
     "badge.timeout": {"es": "Tiempo agotado: {who}", "en": "Time out: {who}"},
     "badge.late": {
@@ -200,6 +204,8 @@ _WEB: dict[str, dict[str, Entry]] = {
     "state.paused": {"es": "en pausa", "en": "paused"},
     "state.result_entry": {"es": "anotando resultado", "en": "entering the result"},
     "state.match_over": {"es": "partido terminado", "en": "match over"},
+    # A match.ended the hub refused (hub/ingest/results.py): the match has no result yet.
+    "state.result_refused": {"es": "resultado rechazado", "en": "result refused"},
     "state.unknown": {"es": "desconocido", "en": "unknown"},
     # ── pause reasons (mesa.games.backgammon.inputs.PAUSE_REASONS) ──
     "reason.unspecified": {"es": "sin motivo", "en": "no reason given"},
