@@ -296,9 +296,11 @@ def tls_socket_serial(port: int, ca: str) -> int:
     """The serial of the certificate a TLS server on loopback presents to the table's context."""
     from cryptography import x509
 
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as raw:
-        with tls_context(ca).wrap_socket(raw, server_hostname="127.0.0.1") as s:
-            der = s.getpeercert(binary_form=True)
+    with (
+        socket.create_connection(("127.0.0.1", port), timeout=5) as raw,
+        tls_context(ca).wrap_socket(raw, server_hostname="127.0.0.1") as s,
+    ):
+        der = s.getpeercert(binary_form=True)
     assert der is not None
     return x509.load_der_x509_certificate(der).serial_number
 
@@ -328,14 +330,14 @@ def test_mosquitto_serves_the_renewed_certificate_after_a_reload_and_a_table_rec
         c.username_pw_set("t6", table_password("t6"))
         c.tls_set_context(tls_context(ca))  # the table's own TLS: the venue CA alone
         c.reconnect_delay_set(1, 1)
-        c.on_connect = lambda cl, ud, fl, reason, pr: (
-            None if reason.is_failure else connected.set()
-        )
+        c.on_connect = lambda cl, ud, fl, reason, pr: None if reason.is_failure else connected.set()
         c.connect_async("127.0.0.1", broker.tls_port, keepalive=5)
         c.loop_start()
         try:
             assert not connected.wait(2.5)  # refused at every try while the certificate is old
-            state = CertificateKeeper(files.dir, reload_broker=lambda: broker.reload() is None).check()
+            state = CertificateKeeper(
+                files.dir, reload_broker=lambda: broker.reload() is None
+            ).check()
             assert state.renewed == ("broker",) and state.error is None
             assert connected.wait(10), "the table did not get in after the reload"
             assert broker.proc.pid == pid  # reloaded, not restarted
