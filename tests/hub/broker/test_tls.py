@@ -20,6 +20,7 @@ from mesa.hub.broker.provision import provision_table
 from mesa.hub.broker.tls import (
     CA_NOTICE_DAYS,
     CERT_DAYS,
+    DEFAULT_TLS_DIR,
     RENEW_DAYS,
     CertificateKeeper,
     TlsFiles,
@@ -385,3 +386,14 @@ def test_the_dashboard_serves_the_renewed_certificate_without_a_restart(tmp_path
         server.stop()
         web.close()
         hub.close()
+
+
+def test_the_reload_unit_watches_the_certificate_the_hub_renews() -> None:
+    """Production: the hub may not signal the system's Mosquitto; mesa-tls.path (root) reloads
+    it when the hub writes a new server.pem."""
+    root = Path(__file__).resolve().parents[3] / "systemd"
+    path_unit = (root / "mesa-tls.path").read_text()
+    assert f"PathChanged={TlsFiles.in_dir(DEFAULT_TLS_DIR).cert}\n" in path_unit
+    assert "ExecStart=/bin/systemctl reload mosquitto.service" in (
+        root / "mesa-tls.service"
+    ).read_text()
