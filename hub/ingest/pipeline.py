@@ -9,7 +9,9 @@ asks the table to resend from the gap. Every refusal is logged with its reason a
 retried message by message, so that one message the store cannot take (``unstorable``) never
 holds back the other tables'. A match-affecting event (:data:`mesa.events.FENCED_TYPES`) whose
 epoch is not its table's current assignment's is stored (the stream stays gap-free) with that
-verdict, counted under ``fenced{reason=...}``, and never applied by the desk.
+verdict, counted under ``fenced{reason=...}``, and never applied by the desk. So is a
+``match.ended`` that contradicts itself (:mod:`mesa.hub.ingest.results`), with the verdict
+``contradictory_result``, counted under ``refused{reason=contradictory_result}`` too.
 
 >>> import tempfile, pathlib
 >>> from mesa.hub.ingest.store import EventStore
