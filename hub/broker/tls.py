@@ -357,7 +357,7 @@ class CertificateKeeper:
                 elif self._web_due(now):
                     self._renew_web()
                     renewed.append("dashboard")
-            except (TlsError, OSError) as e:
+            except (TlsError, OSError, ValueError) as e:
                 error = f"{type(e).__name__}: {e}"
                 log.error("the hub's certificates could not be renewed: %s", error)
             self.state = TlsState(
@@ -370,10 +370,16 @@ class CertificateKeeper:
             return self.state
 
     def _renew_broker(self, now: dt.datetime) -> None:
-        hosts = server_names(self.files.cert) if self.files.cert.exists() else []
         if not self.files.ca.exists() or not self.files.ca_key.exists():
             # Never a new CA from here: every table would refuse the hub until visited.
             raise TlsError(f"no venue CA in {self.files.dir}: run `mesa install hub`")
+        try:
+            # The names the tables reach the hub by: only the old certificate knows them.
+            hosts = server_names(self.files.cert)
+        except (OSError, ValueError, x509.ExtensionNotFound) as e:
+            raise TlsError(
+                f"{self.files.cert} cannot be read ({e}): run `mesa install hub --hub-host ...`"
+            ) from None
         group = self.files.key.stat().st_gid if self.files.key.exists() else None
         issue_server_cert(self.files, hosts, now=now)
         if group is not None:

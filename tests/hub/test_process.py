@@ -16,13 +16,17 @@ pytestmark = pytest.mark.broker
 
 
 def test_the_hub_renews_certificates_near_their_end_at_its_start(
-    tmp_path: Path, mosquitto: PrivateMosquitto
+    tmp_path: Path, mosquitto: PrivateMosquitto, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A venue 26 months on: the broker's and the dashboard's certificates have 25 days left.
     The hub renews both before it serves, with the same CA; the dashboard serves the new one;
     the director's page gets the keeper."""
     import ssl
 
+    from mesa.hub.broker import provision
+
+    # No system Mosquitto of this machine is signalled: the venue's pid file is the test's.
+    monkeypatch.setattr(provision, "DEFAULT_PID_FILE", tmp_path / "no-mosquitto.pid")
     made = dt.datetime.now(dt.UTC) - dt.timedelta(days=CERT_DAYS - 25)
     files = ensure_venue_tls(tmp_path / "tls", hosts=["localhost"], now=made)
     ca = files.ca.read_bytes()

@@ -291,6 +291,13 @@ def test_a_renewal_that_cannot_be_done_is_reported_never_a_new_ca(tmp_path: Path
     assert not files.ca_key.exists() and serial(files.cert) == first
     notice = tls_notice(keeper)
     assert notice is not None and notice["error"] == state.error
+    # A certificate that cannot be read: the names the tables use are unknown, so nothing is
+    # issued (a certificate for loopback alone would lock every table out).
+    files2 = ensure_venue_tls(tmp_path / "tls2", hosts=["hub.local"], now=t0)
+    files2.cert.write_text("not a certificate")
+    state = CertificateKeeper(files2.dir).check()
+    assert state.renewed == () and state.error is not None and "cannot be read" in state.error
+    assert files2.cert.read_text() == "not a certificate"
 
 
 def tls_socket_serial(port: int, ca: str) -> int:
