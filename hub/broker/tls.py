@@ -33,6 +33,7 @@ import ipaddress
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -274,7 +275,7 @@ def uvicorn_tls_options(cert: str | Path | None, key: str | Path | None) -> dict
 
 
 # ── renewal in the running hub ────────────────────────────────────────────────────────────
-CHECK_INTERVAL = dt.timedelta(days=1)
+CHECK_INTERVAL = 24 * 3600.0  # seconds of the monotonic clock between two checks
 
 
 @dataclass(frozen=True)
@@ -312,7 +313,8 @@ class CertificateKeeper:
     dashboard's copy (``web_cert``/``web_key``, where ``mesa install hub`` puts one) is
     replaced by the fresh server certificate when it is near its end too, and the running
     dashboard is told (``reload_web``). The CA is never touched. ``clock`` is the wall clock
-    (tests move it forward).
+    the certificates' dates are read against, ``monotonic`` the one the day between two
+    checks is counted on (tests move both).
     """
 
     def __init__(
@@ -324,19 +326,24 @@ class CertificateKeeper:
         reload_broker: Callable[[], bool] | None = None,
         reload_web: Callable[[], None] | None = None,
         clock: Callable[[], dt.datetime] | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.files = TlsFiles.in_dir(tls_dir)
         self.web_cert, self.web_key = web_cert, web_key
         self.reload_broker = reload_broker
         self.reload_web = reload_web
         self._clock = clock or _now
+        # The day between checks is counted on the monotonic clock: a Pi without a real-time
+        # clock may boot with a wall clock far off, and NTP then moves it either way.
+        self._monotonic = monotonic
+        self._checked_at: float | None = None
         self.state: TlsState | None = None
         self._lock = threading.Lock()
 
     def tick(self) -> TlsState | None:
         """:meth:`check` when a day has passed since the last one, else None."""
-        last = self.state
-        if last is not None and self._clock() - last.checked < CHECK_INTERVAL:
+        last = self._checked_at
+        if last is not None and self._monotonic() - last < CHECK_INTERVAL:
             return None
         return self.check()
 
@@ -344,6 +351,7 @@ class CertificateKeeper:
         """Renew what is due, reload what was renewed, and note the CA's end."""
         with self._lock:
             now = self._clock()
+            self._checked_at = self._monotonic()
             renewed: list[str] = []
             error = None
             try:
