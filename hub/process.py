@@ -23,6 +23,7 @@ import threading
 from typing import Any
 
 from mesa.errors import MesaError
+from mesa.hub.broker.tls import CertificateKeeper
 from mesa.hub.desk.games.backgammon import TournamentDesk
 from mesa.hub.desk.make import make_desk
 from mesa.hub.ingest.app import Hub
@@ -48,10 +49,14 @@ class HubProcess:
         self.web: Any = None  # mesa.hub.web.app.WebApp when the dashboard runs
         self.server: Any = None  # mesa.hub.web.http.server.BackgroundServer
         self.url = ""
+        self.tls: CertificateKeeper | None = None
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
 
     def start(self, *, wait: float | None = 30.0) -> HubProcess:
+        # Before anything serves: the broker and the dashboard start with certificates that
+        # are not near their end (and the system's Mosquitto is told to reload them).
+        self.tls = self._start_tls()
         self.hub = Hub(self.settings).start(wait=wait)
         try:
             self.desk = make_desk(self.hub, self.settings)
@@ -70,6 +75,7 @@ class HubProcess:
                     self.web, self.settings.host, self.settings.port, tls=tls
                 ).start()
                 self.url = self.server.url
+                self.web.site.tls = self.tls  # the director's page shows the CA's end
             # Only now does the desk plan: every game's desk (the dashboard's domino desk) has
             # published its seats to the venue, so a player whose domino game is still on is
             # not called to a backgammon table by a desk that has not heard of it yet.
@@ -98,6 +104,34 @@ class HubProcess:
             return None
         return EnrolmentDesk(settings).start()
 
+    def _start_tls(self) -> CertificateKeeper | None:
+        """The keeper of the venue's certificates (setting ``tls_dir``), checked once now."""
+        if self.settings.tls_dir is None:
+            return None
+        keeper = CertificateKeeper(
+            self.settings.tls_dir,
+            web_cert=self.settings.tls_cert,
+            web_key=self.settings.tls_key,
+            reload_broker=self._reload_broker,
+            reload_web=self._reload_web,
+        )
+        keeper.check()  # a failure is logged and shown to the director, never fatal
+        return keeper
+
+    def _reload_broker(self) -> bool:
+        """SIGHUP to the broker: Mosquitto 2 re-reads its listeners' certificates."""
+        if self.hub is not None and self.hub.broker is not None:
+            self.hub.broker.reload()
+            return True
+        from mesa.hub.broker.provision import DEFAULT_PID_FILE, reload_broker
+
+        return reload_broker(DEFAULT_PID_FILE)
+
+    def _reload_web(self) -> None:
+        s = self.settings
+        if self.server is not None and s.tls_cert is not None and s.tls_key is not None:
+            self.server.reload_tls(s.tls_cert, s.tls_key)
+
     def _committed(self, commit: Commit) -> None:
         if self.desk is not None:
             self.desk.wake(commit.rows)  # folded as committed, not read back from SQLite
@@ -108,6 +142,11 @@ class HubProcess:
 
     def _tick(self) -> None:
         while not self._stop.wait(DESK_TICK_SECONDS):
+            if self.tls is not None:
+                try:
+                    self.tls.tick()  # a check once a day
+                except Exception:  # the tick must keep running
+                    log.exception("the certificate check failed")
             if self.desk is not None:
                 self.desk.wake()
             enrolment = self.enrolment

@@ -78,6 +78,13 @@ SETTINGS: tuple[Setting, ...] = (
     _hub("tls_cert", None, "the dashboard's HTTPS certificate (PEM; the venue CA's)", kind=Path),
     _hub("tls_key", None, "the key of tls_cert (both set: the dashboard is HTTPS)", kind=Path),
     _hub(
+        "tls_dir",
+        None,
+        "the venue CA and the broker's certificate (ca.pem, server.pem): set, the hub renews "
+        "the broker's and the dashboard's certificates at its start and daily",
+        kind=Path,
+    ),
+    _hub(
         "enrolment_credentials",
         None,
         "the enrolment desk's JSON (`mesa install hub` writes /etc/mesa/enrolment.json): "

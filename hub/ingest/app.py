@@ -39,6 +39,7 @@ from mesa.errors import MesaError
 from mesa.hub.broker.mosquitto import PrivateMosquitto
 from mesa.hub.ingest.pipeline import Incoming, Ingest
 from mesa.hub.ingest.projections import Projections
+from mesa.hub.ingest.results import CONTRADICTORY
 from mesa.hub.ingest.store import EventStore
 from mesa.hub.settings import HubSettings
 from mesa.metrics import Metrics
@@ -120,9 +121,13 @@ class Hub:
                         r["t"],
                         r["type"],
                         r["data"],
-                    )
+                    ),
+                    refused=r.get("fence") == CONTRADICTORY,
                 )
             since = rows[-1]["rowid"]
+        for a in self.store.assignments():
+            length = (a["args"] or {}).get("length")
+            self.projections.set_length(a["table"], length if isinstance(length, int) else None)
         for row in self.store.tables():
             if row["snapshot"] is not None:
                 try:
@@ -359,18 +364,22 @@ class Hub:
             self.store.record_command(txn, table, "assign", "assign" if args else "unassign", full)
             return Assignment(table, txn, full, time.time()), epoch
 
-        before = self.ingest.epoch(table)
+        before = self.ingest.epoch(table), self.ingest.length(table)
+        length = args.get("length") if args is not None else None
 
         def record_and_fence() -> tuple[Assignment, int | None]:
             msg, epoch = record()
-            # Under the ingest's lock: no event is judged between the commit and the new token.
+            # Under the ingest's lock: no event is judged between the commit and the new token
+            # (nor a match.ended against another match's length).
             self.ingest.set_epoch(table, epoch)
+            self.ingest.set_length(table, length if isinstance(length, int) else None)
             return msg, epoch
 
         try:
             msg, epoch = self.ingest.write(record_and_fence)
         except BaseException:
-            self.ingest.set_epoch(table, before)  # nothing was committed
+            self.ingest.set_epoch(table, before[0])  # nothing was committed
+            self.ingest.set_length(table, before[1])
             raise
         self._publish(table_topic(table, "assign"), msg.to_payload(), 1, True)
         return txn, epoch

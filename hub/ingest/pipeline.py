@@ -9,7 +9,9 @@ asks the table to resend from the gap. Every refusal is logged with its reason a
 retried message by message, so that one message the store cannot take (``unstorable``) never
 holds back the other tables'. A match-affecting event (:data:`mesa.events.FENCED_TYPES`) whose
 epoch is not its table's current assignment's is stored (the stream stays gap-free) with that
-verdict, counted under ``fenced{reason=...}``, and never applied by the desk.
+verdict, counted under ``fenced{reason=...}``, and never applied by the desk. So is a
+``match.ended`` that contradicts itself (:mod:`mesa.hub.ingest.results`), with the verdict
+``contradictory_result``, counted under ``refused{reason=contradictory_result}`` too.
 
 >>> import tempfile, pathlib
 >>> from mesa.hub.ingest.store import EventStore
@@ -36,6 +38,7 @@ from typing import Any
 from mesa.events import FENCED_TYPES
 from mesa.hub.ingest.ports import Commit, CommitListener
 from mesa.hub.ingest.projections import Projections
+from mesa.hub.ingest.results import CONTRADICTORY, result_refusal
 from mesa.hub.ingest.store import EventStore
 from mesa.metrics import Metrics
 from mesa.protocol import (
@@ -87,6 +90,7 @@ class _Batch:
         self.messages: list[tuple[Incoming, Any]] = []
         self.failed: BaseException | None = None
         self.fenced: list[tuple[EventEnvelope, str]] = []  # stored, not applied: why
+        self.contradictions: dict[str, str] = {}  # event id → why its result cannot be
 
 
 class _MessageFailed(Exception):
@@ -128,6 +132,10 @@ class Ingest:
         self._registered: set[str] = set()  # tables whose row is committed
         # Each table's current fencing token (its assignment's epoch; None: no assignment).
         self._epochs: dict[str, int | None] = store.assignment_epochs()
+        # Each table's match length as the hub assigned it: a match.ended is checked against it.
+        self._lengths: dict[str, int | None] = {
+            row["table"]: _length_of(row["args"]) for row in store.assignments()
+        }
         self._fence_log: dict[tuple[str, str], tuple[float | None, int]] = {}
         self._batch: _Batch | None = None
         self._opened = 0.0
@@ -147,6 +155,16 @@ class Ingest:
         """From now on ``table``'s match-affecting events apply only with ``epoch``."""
         with self.lock:
             self._epochs[table] = epoch
+
+    def length(self, table: str) -> int | None:
+        """The length of the match the hub assigned to ``table`` (None: none, or not one)."""
+        return self._lengths.get(table)
+
+    def set_length(self, table: str, length: int | None) -> None:
+        """``table``'s match.ended is checked against ``length`` from now on."""
+        with self.lock:
+            self._lengths[table] = length
+        self.projections.set_length(table, length)
 
     @property
     def pending(self) -> int:
@@ -311,7 +329,14 @@ class Ingest:
         for env, why in b.fenced:
             self.metrics.inc("fenced", reason=why)
             self._log_fenced(env, why)
-        self.projections.apply_events(b.committed)
+        for env in b.committed:
+            contradiction = b.contradictions.get(env.id)
+            if contradiction is not None:
+                # Stored (the stream stays gap-free), refused as a result: counted once,
+                # after the commit, under the ingest's refusal counter.
+                self.metrics.refuse(CONTRADICTORY, f"{env.type} seq {env.seq}: {contradiction}",
+                                    table=env.table)  # fmt: skip
+        self.projections.apply_events(b.committed, refused=set(b.contradictions))
         for st in b.statuses:
             self.projections.apply_status(st)
         for report in b.states:
@@ -490,6 +515,10 @@ class Ingest:
                 fence = "missing_epoch"
             elif env.epoch != self._epochs.get(env.table):
                 fence = "stale_epoch"
+            if fence is None and env.type == "match.ended":
+                why = self._contradiction(env)
+                if why is not None:
+                    fence, b.contradictions[env.id] = CONTRADICTORY, why
             if fence is not None:
                 b.fenced.append((env, fence))
         b.rows.append(
@@ -504,6 +533,11 @@ class Ingest:
         b.touched[key] = None  # the gap (if any) is filled
         b.committed.append(env)
         return True
+
+    def _contradiction(self, env: EventEnvelope) -> str | None:
+        """Why a match.ended cannot be true (its result is then refused), or None."""
+        d = env.data
+        return result_refusal(d.get("winner"), d.get("score"), d.get("how"), self.length(env.table))
 
     def _status(self, b: _Batch, st: TableStatus) -> bool:
         last = b.bdseq.get(st.table, self._bdseq.get(st.table, -1))
@@ -587,6 +621,11 @@ def _rows(b: _Batch) -> tuple[dict[str, Any], ...]:
         }
         for rowid, env, row in zip(b.rowids, b.committed, b.rows, strict=True)
     )
+
+
+def _length_of(args: Any) -> int | None:
+    length = args.get("length") if isinstance(args, dict) else None
+    return length if isinstance(length, int) and not isinstance(length, bool) else None
 
 
 def _topic_table(topic: str) -> str | None:

@@ -54,6 +54,10 @@ class TableLive:
     snapshot_seq: int | None = None
     snapshot_ts: float | None = None
     kind: str = "backgammon"  # the game's registered name (mesa.games.registry)
+    # The length of the match the hub assigned (the hub's word; ``length`` is the table's).
+    assigned_length: int | None = None
+    # The last match.ended the hub refused as contradictory: {"winner", "score", "how"}.
+    refused: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A copy the reader may keep: every field, the three dicts copied. By hand, not
@@ -113,12 +117,19 @@ class Projections:
             with contextlib.suppress(UnknownGame):  # (a projection is never worth a failure)
                 live.kind = game_of_snapshot(report.snapshot).name
 
-    def apply_event(self, env: EventEnvelope) -> None:
+    def set_length(self, table: str, length: int | None) -> None:
+        """The length of the match the hub has just assigned to ``table`` (None: none)."""
         with self._lock:
-            self._fold(self._live(env.table), env)
+            self._live(table).assigned_length = length
 
-    def apply_events(self, envs: list[EventEnvelope]) -> None:
-        """:meth:`apply_event` for each, in order, under one lock."""
+    def apply_event(self, env: EventEnvelope, *, refused: bool = False) -> None:
+        """Fold one committed event; ``refused``: a match.ended the hub refused as
+        contradictory (:mod:`mesa.hub.ingest.results`), kept aside, never shown as a result."""
+        with self._lock:
+            self._fold(self._live(env.table), env, refused)
+
+    def apply_events(self, envs: list[EventEnvelope], *, refused: set[str] | None = None) -> None:
+        """:meth:`apply_event` for each, in order, under one lock (``refused``: event ids)."""
         if not envs:
             return
         with self._lock:
@@ -127,14 +138,20 @@ class Projections:
                 live = tables.get(env.table)
                 if live is None:
                     live = tables[env.table] = TableLive(env.table)
-                self._fold(live, env)
+                self._fold(live, env, refused is not None and env.id in refused)
 
-    def _fold(self, live: TableLive, env: EventEnvelope) -> None:
+    def _fold(self, live: TableLive, env: EventEnvelope, refused: bool = False) -> None:
         d = env.data
         live.events += 1
         live.last_event, live.last_event_ts = env.type, env.ts
         live.stream, live.seq = env.stream, env.seq
         kind = env.type
+        if refused:
+            # The score, the winner and the state stay as the hub last accepted them.
+            live.refused = {"winner": d.get("winner"), "score": d.get("score"), "how": d.get("how")}
+            return
+        if kind in _CLEARS_REFUSAL:
+            live.refused = None
         if kind.startswith("domino."):
             _fold_domino(live, kind, d)
             return
@@ -190,6 +207,12 @@ class Projections:
             live.score = dict(d["score"])
         elif kind == "table.restored":
             live.state, live.reserve = d["state"], dict(d["reserve"])
+
+
+# Events after which a refused result no longer stands for the table's match.
+_CLEARS_REFUSAL = frozenset(
+    {"table.assigned", "table.unassigned", "match.started", "match.ended", "score.corrected"}
+)
 
 
 # The domino table's states an event implies (the retained snapshot names them exactly).

@@ -171,6 +171,10 @@ _WEB: dict[str, dict[str, Entry]] = {
     # ── badges ──
     "badge.paused": {"es": "En pausa: {why}", "en": "Paused: {why}"},
     "badge.director": {"es": "¡Llaman al director! {why}", "en": "Director called! {why}"},
+    "badge.refused": {
+        "es": "Resultado imposible rechazado: gana {who} con {a}–{b}. Sin resultado: decide el director",
+        "en": "Impossible result refused: {who} wins with {a}–{b}. No result: the director decides",
+    },
     "badge.low_time": {"es": "Poco tiempo: {who}", "en": "Low time: {who}"},
     "badge.timeout": {"es": "Tiempo agotado: {who}", "en": "Time out: {who}"},
     "badge.late": {
@@ -201,6 +205,8 @@ _WEB: dict[str, dict[str, Entry]] = {
     "state.paused": {"es": "en pausa", "en": "paused"},
     "state.result_entry": {"es": "anotando resultado", "en": "entering the result"},
     "state.match_over": {"es": "partido terminado", "en": "match over"},
+    # A match.ended the hub refused (hub/ingest/results.py): the match has no result yet.
+    "state.result_refused": {"es": "resultado rechazado", "en": "result refused"},
     "state.unknown": {"es": "desconocido", "en": "unknown"},
     # ── pause reasons (mesa.games.backgammon.inputs.PAUSE_REASONS) ──
     "reason.unspecified": {"es": "sin motivo", "en": "no reason given"},
@@ -528,6 +534,17 @@ _WEB: dict[str, dict[str, Entry]] = {
     },
     "dir.title": {"es": "Dirección del torneo", "en": "Tournament direction"},
     "dir.tables": {"es": "Mesas", "en": "Tables"},
+    # The venue's certificates (hub/broker/tls.py): the CA's own end, a renewal that failed.
+    "tls.ca_expires": {
+        "es": "La autoridad de certificados del local caduca el {date} (en {days} días): "
+        "después, ninguna mesa podrá conectarse. Hay que crear una nueva y llevarla a cada mesa.",
+        "en": "The venue's certificate authority expires on {date} (in {days} days): after "
+        "that no table can connect. A new one must be made and taken to every table.",
+    },
+    "tls.renew_failed": {
+        "es": "No se pudieron renovar los certificados del servidor ({error}); caducan el {date}.",
+        "en": "The server certificates could not be renewed ({error}); they expire on {date}.",
+    },
     "dir.matches": {"es": "Partidas", "en": "Matches"},
     "dir.registration": {"es": "Inscripción", "en": "Registration"},
     "dir.actions": {"es": "Acciones", "en": "Actions"},

@@ -47,6 +47,7 @@ from mesa.games.domino.machine import DominoTable
 from mesa.games.domino.view import domino_view
 from mesa.games.registry import UnknownGame, game_named, game_of_snapshot, games
 from mesa.hub.ingest.ports import Commit, HubReads, StoreReads
+from mesa.hub.ingest.results import result_refusal
 from mesa.hub.web.card_check import check_card
 from mesa.metrics import Metrics
 from mesa.protocol import ProtocolError, StateReport, check_snapshot
@@ -222,7 +223,36 @@ def _backgammon_figures(
                 degraded.append("snapshot")
     elif snapshot is not None and not isinstance(snapshot, dict):
         degraded.append("snapshot")
-    return sorted({*degraded, *check_card(card, figures=not (read and trusted))})
+    bad = check_card(card, figures=not (read and trusted))
+    _no_impossible_result(card, live)
+    return sorted({*degraded, *bad})
+
+
+def _no_impossible_result(card: dict[str, Any], live: dict[str, Any]) -> None:
+    """The card never shows a result the tournament cannot hold: one the hub refused as
+    contradictory (the projection kept it aside), or a snapshot's winner and score that
+    contradict each other or the length the hub assigned. The card shows the score the hub
+    last accepted, no winner, the state ``result_refused``, and the claim under ``refused``
+    (a badge for the director)."""
+    length = live.get("assigned_length") or card.get("length")
+    refused = live.get("refused")
+    winner = card.get("winner")
+    if refused is None and winner is not None:
+        if result_refusal(winner, card.get("score"), card.get("ended_by"), length) is None:
+            return
+        refused = {"winner": winner, "score": card.get("score"), "how": card.get("ended_by")}
+    if refused is None:
+        return
+    claimed = refused.get("score") if isinstance(refused.get("score"), dict) else {}
+    card["refused"] = {
+        "winner": refused.get("winner") if refused.get("winner") in SIDES else None,
+        "score_a": claimed.get("a") if isinstance(claimed.get("a"), int) else None,
+        "score_b": claimed.get("b") if isinstance(claimed.get("b"), int) else None,
+    }
+    card["winner"] = card["ended_by"] = None
+    card["score"] = {s: int((live.get("score") or {}).get(s, 0)) for s in SIDES}
+    if card.get("state") == "match_over":
+        card["state"] = "result_refused"
 
 
 def _domino_card_figures(
@@ -415,6 +445,11 @@ def badges(card: dict[str, Any], *, low_time: float = LOW_TIME_SECONDS) -> list[
         out.append({"kind": "offline", "level": "warn"})
     if card.get("director_call"):
         out.append({"kind": "director", "level": "alert", "why": card["director_call"]})
+    refused = card.get("refused")
+    if refused:
+        who = refused.get("winner")
+        out.append({"kind": "refused", "level": "alert", "who": players.get(who, who or "?"),
+                    "score_a": refused.get("score_a"), "score_b": refused.get("score_b")})  # fmt: skip
     state = card.get("state")
     flag = card.get("flag")
     if flag and (state in ("paused", "match_over") or card.get("ended_by") == "timeout"):

@@ -111,6 +111,8 @@ class Site:
     metrics: Metrics = field(default_factory=Metrics)
     # The hub's EnrolmentDesk ("Mesa nueva"), None when enrolment_credentials is not set.
     enrolment: Any = None
+    # The hub's CertificateKeeper (mesa.hub.broker.tls): the CA's end, a failed renewal.
+    tls: Any = None
     _enrolment_version: int = 0
     _bumps: int = 0
     _tv_published: int = -1

@@ -32,6 +32,11 @@ _STRINGS: dict[str, dict[str, Entry]] = {
               "resultado; no se ha aplicado",
         "en": "table {table} no longer held this match (now: table {holder}) and sent this "
               "result; it was not applied"},
+    "conflict_contradictory": {
+        "es": "la mesa {table} envió un final que se contradice (gana {winner} con {a}–{b}); "
+              "no se ha aplicado: la partida sigue sin resultado",
+        "en": "table {table} sent a match end that contradicts itself ({winner} wins with "
+              "{a}–{b}); it was not applied: the match has no result yet"},
     "conflict_second_result": {
         "es": "la mesa {table} envió otro resultado para una partida ya decidida; no se ha "
               "aplicado",

@@ -122,6 +122,7 @@ def test_the_units_exec_start_runs_ingest_desk_and_dashboard(
         # The venue's certificate, as `mesa install hub` puts it: the dashboard is HTTPS.
         "MESA_HUB_TLS_CERT": str(tls.cert),
         "MESA_HUB_TLS_KEY": str(tls.key),
+        "MESA_HUB_TLS_DIR": str(tls.dir),  # checked at start: nothing near its end to renew
         "MESA_HUB_BACKUP_DIR": str(tmp_path / "backups"),
     }
     assert set(swaps) <= set(env), set(swaps) - set(env)  # the unit sets each of them

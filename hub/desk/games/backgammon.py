@@ -50,10 +50,13 @@ from mesa.hub.desk.venue import Seat, Venue
 from mesa.tournament.club import Club
 from mesa.tournament.errors import TableError, TournamentError
 from mesa.tournament.i18n import text
-from mesa.tournament.matches import Match
+from mesa.tournament.matches import Match, validate_score
 from mesa.tournament.scheduler import Assignment, Priority, calendar_priority, plan_evening
 from mesa.tournament.store import TournamentStore
 from mesa.tournament.tournament import Tournament
+
+# The hub's verdict on a match.ended that contradicts itself (mesa.hub.ingest.results).
+CONTRADICTORY = "contradictory_result"
 
 log = logging.getLogger("mesa.web.desk")
 T = TypeVar("T")
@@ -608,6 +611,8 @@ class TournamentDesk(OnDeskLoop):
 
     def _on_score(self, e: CommittedEvent, tid: str, m: Match, stale: bool) -> bool:
         """A match's end or its score corrected: the result, or a conflict for the director."""
+        if e.get("fence") == CONTRADICTORY:
+            return self._on_contradiction(e, tid, m)
         kind, table, d = e["type"], e["table"], e["data"]
         score_a, score_b = int(d["score"]["a"]), int(d["score"]["b"])
         if max(score_a, score_b) < m.length:
@@ -666,6 +671,33 @@ class TournamentDesk(OnDeskLoop):
                 out.conflict.id,
                 reason,
             )
+        return True
+
+    def _on_contradiction(self, e: CommittedEvent, tid: str, m: Match) -> bool:
+        """A match.ended the hub refused (its winner against its score, or a score the match
+        could not give): never a result. A score a match could end with becomes a conflict
+        for the director to decide; one no match could end with is only counted and logged
+        (the grid's card shows the refusal)."""
+        table, d = e["table"], e["data"]
+        score_a, score_b = int(d["score"]["a"]), int(d["score"]["b"])
+        match_id = m.id
+        try:
+            validate_score(m.length, score_a, score_b)
+        except TournamentError as err:
+            self._count("table_conflicts", reason="impossible_result")
+            log.warning("table %s: impossible %d-%d for %s refused: %s",
+                        table, score_a, score_b, match_id, err)  # fmt: skip
+            return False
+        reason = text(self.language, "conflict_contradictory", table=table,
+                      winner=str(d.get("winner")), a=score_a, b=score_b)  # fmt: skip
+        self._apply(
+            lambda club, now: club.tournaments[tid].table_conflict(
+                match_id, score_a, score_b, actor=f"table {table}", now=now, reason=reason
+            )
+        )
+        self._count("table_conflicts", reason="contradictory_result")
+        log.warning("table %s: contradictory match.ended %d-%d for %s: conflict for the director",
+                    table, score_a, score_b, match_id)  # fmt: skip
         return True
 
     def _epoch_from_store(self, table: str, epoch: int) -> list[str] | None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
+from pathlib import Path
 
 from mesa.errors import ConfigError
 from mesa.hub.web.app import WebApp
@@ -70,6 +72,20 @@ class BackgroundServer:
         host, port = self.server.servers[0].sockets[0].getsockname()[:2]
         self.url = f"{self.scheme}://{host}:{port}/"
         return self
+
+    def reload_tls(self, cert: str | Path, key: str | Path, timeout: float = 5.0) -> None:
+        """Serve a renewed certificate from the next handshake on, without a restart: the
+        listening socket's SSL context loads the new pair (on the server's own loop, where the
+        handshakes are made); open connections keep theirs."""
+        context = self.server.config.ssl
+        if context is None or not self.server.servers:
+            return
+        loop = self.server.servers[0].get_loop()
+
+        async def load() -> None:
+            context.load_cert_chain(str(cert), str(key))
+
+        asyncio.run_coroutine_threadsafe(load(), loop).result(timeout)
 
     def stop(self) -> None:
         """End the event streams, then the server (open streams would hold it up)."""

@@ -81,6 +81,26 @@ def waiting_reason(
     return ""
 
 
+def tls_notice(keeper: Any) -> dict[str, Any] | None:
+    """What the director's page says of the venue's certificates (the hub's
+    ``CertificateKeeper``): the CA's end from a year ahead, a renewal that failed; None when
+    there is nothing to say.
+
+    >>> tls_notice(None) is None
+    True
+    """
+    state = getattr(keeper, "state", None)
+    if state is None or not (state.ca_notice or state.error):
+        return None
+    return {
+        "ca_notice": state.ca_notice,
+        "ca_days": state.ca_days_left,
+        "ca_date": state.ca_expires.date().isoformat() if state.ca_expires else "—",
+        "cert_date": state.cert_expires.date().isoformat() if state.cert_expires else "—",
+        "error": state.error,
+    }
+
+
 def label_cards(cards: list[dict[str, Any]], labels: dict[str, dict[str, Any]]) -> None:
     """Each card says the event whose match its table holds (read with the page: exact)."""
     for c in cards:
@@ -380,6 +400,7 @@ class Pages:
             data["tables"].sort(key=lambda c: (c.get("event") or {}).get("id") != tid)
         data["table_warnings"] = {c["id"]: table_warning(c, lang) for c in data["tables"]}
         data["enrolment"] = await self._enrolment(lang)
+        data["tls"] = tls_notice(self.site.tls)
         return Page(
             "director/home.html", data, "director", Translator(lang)("dir.title"), refresh="",
             context=await self._switch(request, data, spans_all=True),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import socket
 import ssl
 import threading
@@ -16,7 +17,18 @@ from paho.mqtt.enums import CallbackAPIVersion
 from mesa.controller.link import LinkSettings, tls_context
 from mesa.hub.broker.mosquitto import PrivateMosquitto
 from mesa.hub.broker.provision import provision_table
-from mesa.hub.broker.tls import TlsFiles, ensure_venue_tls, server_names
+from mesa.hub.broker.tls import (
+    CA_NOTICE_DAYS,
+    CERT_DAYS,
+    DEFAULT_TLS_DIR,
+    RENEW_DAYS,
+    CertificateKeeper,
+    TlsFiles,
+    ensure_venue_tls,
+    not_after,
+    renewal_due,
+    server_names,
+)
 from support.mosquitto import have_mosquitto, start_venue_broker, table_password
 
 pytestmark = pytest.mark.broker
@@ -163,3 +175,237 @@ def test_the_dashboard_serves_https_with_the_venue_certificate(
         server.stop()
         web.close()
         hub.close()
+
+
+# ── renewal: the clock moved, the CA kept ──────────────────────────────────────────────────
+
+
+def serial(path: Path) -> int:
+    from cryptography import x509
+
+    return x509.load_pem_x509_certificate(path.read_bytes()).serial_number
+
+
+class Clock:
+    """The keeper's wall clock, moved by the test."""
+
+    def __init__(self, now: dt.datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> dt.datetime:
+        return self.now
+
+
+def test_the_server_certificate_is_renewed_90_days_before_its_end_and_the_ca_is_kept(
+    tmp_path: Path,
+) -> None:
+    t0 = dt.datetime.now(dt.UTC)
+    files = ensure_venue_tls(tmp_path / "tls", hosts=["hub.local", "192.168.1.10"], now=t0)
+    ca, first = files.ca.read_bytes(), serial(files.cert)
+    web_cert, web_key = tmp_path / "tls" / "web.pem", tmp_path / "tls" / "web.key"
+    web_cert.write_bytes(files.cert.read_bytes())
+    web_key.write_bytes(files.key.read_bytes())
+    told: list[str] = []
+    clock = Clock(t0)
+    mono = [0.0]
+    keeper = CertificateKeeper(
+        files.dir,
+        web_cert=web_cert,
+        web_key=web_key,
+        reload_broker=lambda: told.append("broker") is None,
+        reload_web=lambda: told.append("dashboard"),
+        clock=clock,
+        monotonic=lambda: mono[0],
+    )
+    assert keeper.check().renewed == () and told == []  # at start: nothing due
+    end = not_after(files.cert)
+    assert end - t0 >= dt.timedelta(days=CERT_DAYS - 1)
+
+    clock.now = end - dt.timedelta(days=RENEW_DAYS + 1)  # 91 days left: not yet
+    assert keeper.check().renewed == () and serial(files.cert) == first
+
+    clock.now = end - dt.timedelta(days=RENEW_DAYS - 1)  # 89 days left: renewed
+    state = keeper.check()
+    assert state.renewed == ("broker", "dashboard") and state.error is None
+    assert told == ["broker", "dashboard"]
+    assert serial(files.cert) != first and files.ca.read_bytes() == ca
+    assert not_after(files.cert) - clock.now >= dt.timedelta(days=CERT_DAYS - 1)
+    assert set(server_names(files.cert)) == {"hub.local", "192.168.1.10", "localhost", "127.0.0.1"}
+    assert web_cert.read_bytes() == files.cert.read_bytes()
+    assert web_key.read_bytes() == files.key.read_bytes()
+    assert web_key.stat().st_mode & 0o077 == 0 and files.key.stat().st_mode & 0o007 == 0
+    # The renewed certificate is the CA's: what every table trusts.
+    from cryptography import x509
+
+    renewed = x509.load_pem_x509_certificate(files.cert.read_bytes())
+    renewed.verify_directly_issued_by(x509.load_pem_x509_certificate(ca))
+
+    # Daily: the next check waits a day (of the monotonic clock, whatever the wall clock
+    # does: set back by NTP here), then finds nothing due.
+    told.clear()
+    clock.now -= dt.timedelta(days=3)
+    mono[0] += 23 * 3600
+    assert keeper.tick() is None
+    mono[0] += 2 * 3600
+    ticked = keeper.tick()
+    assert ticked is not None and ticked.renewed == () and told == []
+    assert keeper.tick() is None
+
+
+def test_install_renews_a_certificate_near_its_end_too(tmp_path: Path) -> None:
+    """``ensure_venue_tls`` (``mesa install hub``, ``mesa provision-hub``) renews as well."""
+    t0 = dt.datetime.now(dt.UTC) - dt.timedelta(days=CERT_DAYS - 30)  # made long ago
+    files = ensure_venue_tls(tmp_path / "tls", hosts=["hub.local"], now=t0)
+    ca, first = files.ca.read_bytes(), serial(files.cert)
+    assert renewal_due(files)
+    ensure_venue_tls(tmp_path / "tls", hosts=["hub.local"])
+    assert serial(files.cert) != first and files.ca.read_bytes() == ca
+    assert not renewal_due(files)
+
+
+def test_the_director_is_told_of_the_cas_end_a_year_ahead(tmp_path: Path) -> None:
+    from mesa.hub.web.pages.tournament import tls_notice
+
+    files = ensure_venue_tls(tmp_path / "tls", hosts=["hub.local"])
+    ca_end = not_after(files.ca)
+    assert ca_end - dt.datetime.now(dt.UTC) > dt.timedelta(days=365 * 19)  # 20 years
+    clock = Clock(ca_end - dt.timedelta(days=CA_NOTICE_DAYS + 1))
+    keeper = CertificateKeeper(files.dir, clock=clock)
+    first = keeper.check()
+    assert first.ca_notice is False and tls_notice(keeper) is None
+    # Twenty years on, the server certificate was renewed many times (here: once, now).
+    assert first.renewed == ("broker",) and first.error is None
+    clock.now = ca_end - dt.timedelta(days=CA_NOTICE_DAYS - 1)
+    state = keeper.check()
+    assert state.ca_notice and state.ca_days_left == CA_NOTICE_DAYS - 1
+    notice = tls_notice(keeper)
+    assert notice is not None and notice["ca_date"] == ca_end.date().isoformat()
+    assert notice["ca_days"] == CA_NOTICE_DAYS - 1 and notice["error"] is None
+
+
+def test_a_renewal_that_cannot_be_done_is_reported_never_a_new_ca(tmp_path: Path) -> None:
+    from mesa.hub.web.pages.tournament import tls_notice
+
+    t0 = dt.datetime.now(dt.UTC) - dt.timedelta(days=CERT_DAYS - 10)
+    files = ensure_venue_tls(tmp_path / "tls", hosts=["hub.local"], now=t0)
+    first = serial(files.cert)
+    files.ca_key.unlink()  # the hub cannot sign
+    keeper = CertificateKeeper(files.dir)
+    state = keeper.check()
+    assert state.renewed == () and state.error is not None and "CA" in state.error
+    assert not files.ca_key.exists() and serial(files.cert) == first
+    notice = tls_notice(keeper)
+    assert notice is not None and notice["error"] == state.error
+    # A certificate that cannot be read: the names the tables use are unknown, so nothing is
+    # issued (a certificate for loopback alone would lock every table out).
+    files2 = ensure_venue_tls(tmp_path / "tls2", hosts=["hub.local"], now=t0)
+    files2.cert.write_text("not a certificate")
+    state = CertificateKeeper(files2.dir).check()
+    assert state.renewed == () and state.error is not None and "cannot be read" in state.error
+    assert files2.cert.read_text() == "not a certificate"
+
+
+def tls_socket_serial(port: int, ca: str) -> int:
+    """The serial of the certificate a TLS server on loopback presents to the table's context."""
+    from cryptography import x509
+
+    with (
+        socket.create_connection(("127.0.0.1", port), timeout=5) as raw,
+        tls_context(ca).wrap_socket(raw, server_hostname="127.0.0.1") as s,
+    ):
+        der = s.getpeercert(binary_form=True)
+    assert der is not None
+    return x509.load_der_x509_certificate(der).serial_number
+
+
+def test_mosquitto_serves_the_renewed_certificate_after_a_reload_and_a_table_reconnects(
+    tmp_path: Path,
+) -> None:
+    """The broker's certificate has ended (the venue 27 months on): a table that trusts only
+    the venue CA is refused at every retry. The hub's check renews it and reloads Mosquitto
+    (SIGHUP, no restart); the same table client, retrying on its own, is let in, and is
+    served the renewed certificate."""
+    if not have_mosquitto():
+        pytest.skip("mosquitto not installed")
+    t0 = dt.datetime.now(dt.UTC) - dt.timedelta(days=CERT_DAYS + 5)
+    files = ensure_venue_tls(tmp_path / "tls", hosts=["hub.local"], now=t0)
+    ca = files.ca.read_text()
+    broker = start_venue_broker(tmp_path / "broker", files.dir)
+    try:
+        assert broker.tls_port is not None and broker.proc is not None
+        pid = broker.proc.pid
+        expired = try_connect(broker.tls_port, "t5", table_password("t5"), ca=ca)
+        assert isinstance(expired, ssl.SSLCertVerificationError), expired
+        assert "expired" in str(expired)
+
+        connected = threading.Event()
+        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="t6", protocol=mqtt.MQTTv5)
+        c.username_pw_set("t6", table_password("t6"))
+        c.tls_set_context(tls_context(ca))  # the table's own TLS: the venue CA alone
+        c.reconnect_delay_set(1, 1)
+        c.on_connect = lambda cl, ud, fl, reason, pr: None if reason.is_failure else connected.set()
+        c.connect_async("127.0.0.1", broker.tls_port, keepalive=5)
+        c.loop_start()
+        try:
+            assert not connected.wait(2.5)  # refused at every try while the certificate is old
+            state = CertificateKeeper(
+                files.dir, reload_broker=lambda: broker.reload() is None
+            ).check()
+            assert state.renewed == ("broker",) and state.error is None
+            assert connected.wait(10), "the table did not get in after the reload"
+            assert broker.proc.pid == pid  # reloaded, not restarted
+            assert tls_socket_serial(broker.tls_port, ca) == serial(files.cert)
+            assert broker.enrol_port is not None  # the enrolment listener reloads too
+            assert tls_socket_serial(broker.enrol_port, ca) == serial(files.cert)
+        finally:
+            c.disconnect()
+            c.loop_stop()
+        assert ok(try_connect(broker.tls_port, "t5", table_password("t5"), ca=ca))
+    finally:
+        broker.stop()
+
+
+def test_the_dashboard_serves_the_renewed_certificate_without_a_restart(tmp_path: Path) -> None:
+    from mesa.hub.ingest.app import Hub
+    from mesa.hub.settings import HubSettings
+    from mesa.hub.web.app import WebApp
+    from mesa.hub.web.http.server import BackgroundServer
+
+    t0 = dt.datetime.now(dt.UTC) - dt.timedelta(days=CERT_DAYS - 20)
+    files = ensure_venue_tls(tmp_path / "tls", hosts=["hub.local"], now=t0)
+    web_cert, web_key = files.dir / "web.pem", files.dir / "web.key"
+    web_cert.write_bytes(files.cert.read_bytes())
+    web_key.write_bytes(files.key.read_bytes())
+    settings = HubSettings(db=tmp_path / "hub.sqlite3", tls_cert=web_cert, tls_key=web_key)
+    hub = Hub(settings)
+    web = WebApp(hub, settings)
+    server = BackgroundServer(
+        web, "127.0.0.1", 0, tls={"ssl_certfile": str(web_cert), "ssl_keyfile": str(web_key)}
+    ).start()
+    try:
+        port = int(server.url.rstrip("/").rsplit(":", 1)[1])
+        old = tls_socket_serial(port, files.ca.read_text())
+        keeper = CertificateKeeper(
+            files.dir,
+            web_cert=web_cert,
+            web_key=web_key,
+            reload_web=lambda: server.reload_tls(web_cert, web_key),
+        )
+        assert keeper.check().renewed == ("broker", "dashboard")
+        new = tls_socket_serial(port, files.ca.read_text())
+        assert new != old and new == serial(web_cert) == serial(files.cert)
+    finally:
+        server.stop()
+        web.close()
+        hub.close()
+
+
+def test_the_reload_unit_watches_the_certificate_the_hub_renews() -> None:
+    """Production: the hub may not signal the system's Mosquitto; mesa-tls.path (root) reloads
+    it when the hub writes a new server.pem."""
+    root = Path(__file__).resolve().parents[3] / "systemd"
+    path_unit = (root / "mesa-tls.path").read_text()
+    assert f"PathChanged={TlsFiles.in_dir(DEFAULT_TLS_DIR).cert}\n" in path_unit
+    assert "ExecStart=/bin/systemctl reload mosquitto.service" in (
+        root / "mesa-tls.service"
+    ).read_text()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import httpx
 import pytest
@@ -217,3 +218,29 @@ async def test_the_current_page_is_marked_and_only_news_is_a_live_region(
         assert grid is None or "aria-live" not in grid.group(0), (path, grid)
     en = (await client.get("/director/tournament?lang=en")).text
     assert '<option value="novatos">beginners</option>' in en
+
+
+async def test_the_directors_page_shows_the_cas_end_from_a_year_ahead(
+    client: httpx.AsyncClient, web: WebApp, tmp_path: Path
+) -> None:
+    """The hub's certificate keeper (``mesa hub`` sets ``site.tls``) with its clock a year
+    and a day, then 300 days, before the venue CA's end."""
+    import datetime as dt
+
+    from mesa.hub.broker.tls import CertificateKeeper, ensure_venue_tls, not_after
+
+    files = ensure_venue_tls(tmp_path / "tls", hosts=["hub.local"])
+    ca_end = not_after(files.ca)
+    at = [ca_end - dt.timedelta(days=366)]
+    web.site.tls = CertificateKeeper(files.dir, clock=lambda: at[0])
+    web.site.tls.check()
+    await login(client)
+    assert 'id="tls-notice"' not in (await client.get("/director")).text
+    at[0] = ca_end - dt.timedelta(days=300)
+    web.site.tls.check()
+    es = (await client.get("/director?lang=es")).text
+    en = (await client.get("/director?lang=en")).text
+    day = ca_end.date().isoformat()
+    assert 'id="tls-notice"' in es and f"caduca el {day} (en 300 días)" in es
+    assert f"expires on {day} (in 300 days)" in en
+    assert (await client.get("/director.json")).json()["tls"]["ca_days"] == 300
