@@ -42,6 +42,9 @@ HUB_UNITS: dict[str, str] = {
     "mesa-accounts.service": "",
     "mesa-backup.service": "",
     "mesa-backup.timer": "timers.target",
+    # The hub renews the broker's certificate; this reloads the system's Mosquitto when it does.
+    "mesa-tls.path": "paths.target",
+    "mesa-tls.service": "",
 }
 # Units of earlier versions, removed on an upgrade (the enrolment desk now runs in mesa hub).
 RETIRED_HUB_UNITS: tuple[str, ...] = ("mesa-enrolment.service",)
@@ -358,8 +361,17 @@ def _install_hub(tree: SafeTree, hub_hosts: list[str], source: Path, start: bool
     _enable(tree, HUB_UNITS, report)
     if _live(root):
         _sysusers(report)
-        for rel in (*passwd_files, "etc/mesa/tls/server.key"):
+        for rel in passwd_files:
             tree.chown(rel, "root", "mosquitto")
+        # The hub (user mesa) renews the certificates near their end (CertificateKeeper): the
+        # folder is the hub's, its group the broker's and set-group-id, so a renewed key is
+        # still Mosquitto's to read; the CA's key is the hub's alone.
+        tree.chown("etc/mesa/tls", "mesa", "mosquitto")
+        with tree.folder("etc/mesa/tls", 0o2750):
+            pass
+        tree.chown("etc/mesa/tls/ca.key", "mesa", "mesa")
+        for rel in ("etc/mesa/tls/server.key", "etc/mesa/tls/server.pem", "etc/mesa/tls/ca.pem"):
+            tree.chown(rel, "mesa", "mosquitto")
         chgrp_for(tls, "mosquitto")
         # The hub runs the enrolment desk: it reads enrolment.json, queues accounts.
         for rel in (

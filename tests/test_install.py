@@ -60,6 +60,8 @@ def test_install_hub_into_a_folder_twice(tmp_path: Path) -> None:
         "etc/systemd/system/mesa-accounts.service",
         "etc/systemd/system/mesa-backup.service",
         "etc/systemd/system/mesa-backup.timer",
+        "etc/systemd/system/mesa-tls.path",
+        "etc/systemd/system/mesa-tls.service",
         "etc/sysusers.d/mesa-hub.conf",
         "etc/mosquitto/conf.d/mesa.conf",
         "etc/mosquitto/mesa.acl",
@@ -83,6 +85,8 @@ def test_install_hub_into_a_folder_twice(tmp_path: Path) -> None:
     )
     assert (root / "var/lib/mesa/accounts").is_dir()
     assert "etc/systemd/system/timers.target.wants/mesa-backup.timer" in first
+    # A certificate the hub renews makes the system's Mosquitto reload it.
+    assert "etc/systemd/system/paths.target.wants/mesa-tls.path" in first
     assert first["etc/mosquitto/conf.d/mesa.conf"] == production_conf().encode()
     assert (ROOT / "systemd/mosquitto/mesa.conf").read_bytes() == production_conf().encode()
     passwd = str(first["etc/mosquitto/mesa.passwd"])
@@ -108,6 +112,8 @@ def test_install_hub_into_a_folder_twice(tmp_path: Path) -> None:
             "mesa-accounts.service",
             "mesa-backup.service",
             "mesa-backup.timer",
+            "mesa-tls.path",
+            "mesa-tls.service",
         ],
     )
 
