@@ -125,6 +125,7 @@ def _sim(args: argparse.Namespace) -> int:
     from mesa.controller.sim_shell import (
         headless,
         link_factory,
+        sim_journal,
         sim_outbox,
         sim_table_id,
         start_info,
@@ -146,7 +147,7 @@ def _sim(args: argparse.Namespace) -> int:
             seed=args.seed,
             robots=seats,
             style=game.robot_style(args.fast, args.robot_ui),
-            journal_dir=args.journal,
+            journal_dir=sim_journal(args),
             heartbeat=args.heartbeat,
             auto_assign=not (args.hub or args.link),
             length=args.length,
@@ -271,7 +272,11 @@ def register(sub: Any) -> None:
     p.add_argument("--ui", choices=["terminal", "window", "none"], default="terminal")
     p.add_argument("--headless", action="store_true", help="no screen: print status lines")
     p.add_argument("--size", type=_size, default=(128, 64), help="emulated OLED, e.g. 128x32")
-    p.add_argument("--journal", help="journal folder: a killed simulator resumes from it")
+    p.add_argument(
+        "--journal",
+        help="journal folder: a killed simulator resumes from it (default with --link or --hub: "
+        "var/sim/<table>)",
+    )
     p.add_argument("--heartbeat", type=float, default=1.0, help="journal heartbeat (table s)")
     p.add_argument("--length", type=int, default=3, help="match length of assigned matches")
     p.add_argument("--language", choices=["es", "en"], default="es")

@@ -59,9 +59,23 @@ def sim_table_id(args: argparse.Namespace) -> str:
     return "sim"
 
 
+SIM_JOURNALS = Path("var/sim")  # a linked simulator's journal by default (git ignores var/)
+
+
+def sim_journal(args: argparse.Namespace) -> Path | None:
+    """The simulated table's journal folder: ``--journal``; a table linked to a hub keeps one
+    of its own by default (``var/sim/<table>``), so a restarted simulator resumes its match
+    instead of beginning it again at 0–0; an unlinked one plays from memory."""
+    if getattr(args, "journal", None):
+        return Path(args.journal)
+    if getattr(args, "link", None) or getattr(args, "hub", None):
+        return SIM_JOURNALS / sim_table_id(args)
+    return None
+
+
 def sim_outbox(args: argparse.Namespace) -> Path:
     """Where a simulated table keeps its outbox: beside its journal, named by its table."""
-    return Path(args.journal or ".") / f"outbox-{sim_table_id(args)}.sqlite3"
+    return (sim_journal(args) or Path(".")) / f"outbox-{sim_table_id(args)}.sqlite3"
 
 
 def start_info(sim: Any, started: float) -> dict[str, Any]:

@@ -86,7 +86,10 @@ def test_each_simulated_table_has_its_own_outbox_named_by_its_link(tmp_path: Any
         link.write_text(json.dumps({"table": str(n), "hub": {"host": "127.0.0.1", "port": 1}}))
         links.append(link)
     boxes = [sim_shell.sim_outbox(_args(link=str(p), table_id=None, journal=None)) for p in links]
-    assert [b.name for b in boxes] == ["outbox-3.sqlite3", "outbox-4.sqlite3"]
+    # Each in its own journal folder, which a restarted simulator resumes from.
+    assert [str(b) for b in boxes] == ["var/sim/3/outbox-3.sqlite3", "var/sim/4/outbox-4.sqlite3"]
+    assert sim_shell.sim_journal(_args(link=None, hub=None, journal=None)) is None
+    assert str(sim_shell.sim_journal(_args(link=None, journal="j"))) == "j"
     assert sim_shell.sim_table_id(_args(link=str(links[0]), table_id="9")) == "9"
     assert sim_shell.sim_table_id(_args(table_id=None)) == "sim"
 
@@ -102,15 +105,31 @@ def test_a_second_sim_on_the_same_table_in_one_folder_says_why_and_stops(tmp_pat
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 30
-        while not (tmp_path / "outbox-5.sqlite3.lock").exists() and time.monotonic() < deadline:
+        lock = tmp_path / "var" / "sim" / "5" / "outbox-5.sqlite3.lock"
+        while not lock.exists() and time.monotonic() < deadline:
             time.sleep(0.1)
         second = subprocess.run([*cmd, "--duration", "1"], cwd=tmp_path, capture_output=True,
                                 text=True, timeout=60)
         assert second.returncode == 2, second
         assert "in use by another table program" in second.stderr
         assert "Traceback" not in second.stderr
-        assert not [p for p in tmp_path.iterdir() if "damaged" in p.name]
+        assert not [p for p in tmp_path.rglob("*damaged*")]
         assert first.poll() is None  # the first table plays on
     finally:
         first.terminate()
         first.wait(30)
+
+
+def test_a_linked_sim_restarted_resumes_from_its_own_journal(tmp_path: Any) -> None:
+    """A linked ``mesa sim`` without ``--journal`` once played from memory: restarted, its
+    match began again at 0–0. It keeps ``var/sim/<table>`` now, and resumes from it."""
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "mesa", "sim", "--hub", "127.0.0.1:1", "--table-id", "6",
+           "--headless", "--duration", "1"]
+    runs = [subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+            for _ in range(2)]
+    starts = [json.loads(r.stdout.splitlines()[0]) for r in runs]
+    assert [s["restored"] for s in starts] == [False, True], runs
+    assert (tmp_path / "var" / "sim" / "6").is_dir()
