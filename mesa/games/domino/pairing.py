@@ -219,10 +219,10 @@ def _matched_round(
         first = min(rest)
         for other in sorted(rest - {first}):
             left = rest - {first, other}
-            cost = spent + (counts[first][other] > 0)
-            if cost + len(left) // 2 - fresh(left) == fewest:
+            now = spent + (counts[first][other] > 0)
+            if now + len(left) // 2 - fresh(left) == fewest:
                 games.append((first, other))
-                rest, spent = left, cost
+                rest, spent = left, now
                 break
 
     def cost(a: int, b: int) -> int:
