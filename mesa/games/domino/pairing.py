@@ -224,6 +224,8 @@ def _matched_round(
                 games.append((first, other))
                 rest, spent = left, now
                 break
+        else:  # cannot happen (some opponent always keeps the fewest): never loop forever
+            raise AssertionError("no opponent keeps the fewest rematches")
 
     def cost(a: int, b: int) -> int:
         return big + counts[a][b] if counts[a][b] else 0
