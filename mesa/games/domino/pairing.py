@@ -25,10 +25,12 @@ rest (a pair that has met every other unmatched pair costs a rematch) cannot bea
 found. It is exact whenever it ends within :data:`MAX_STEPS` steps: measured
 (``bench/domino_pairing.py``), every round of fields up to 20 pairs, and the first 14 rounds of
 fields up to 41 pairs, each in a few milliseconds. Past the budget (a big field late in a long
-event) the round still has the exact fewest rematches: a maximum matching (Edmonds' blossoms)
-over the games that would not be rematches, a dummy pair standing for the bye; then swaps between
-two games while they lower the earlier meetings or bring the round nearer the Swiss order; a
-round then costs under 0.1 s for 41 pairs.
+event) the round is built from maximum matchings (Edmonds' blossoms) over the games that would not
+be rematches: they give the exact fewest rematches, then the bye and each game in Swiss order are
+chosen as the first that keeps that fewest possible. So the round has the fewest rematches
+always, and is exactly the criteria's round whenever it needs no rematch; with rematches, swaps
+between two games then cut the earlier meetings (criterion 2 is then not proven best). Such a
+round costs about 0.1 s for 41 pairs.
 
 >>> pair_round(["A", "B", "C", "D"], met={frozenset({"A", "B"})})
 Pairing(games=[('A', 'C'), ('B', 'D')], bye=None, rematches=0)
@@ -184,28 +186,46 @@ def pair_round(
 def _matched_round(
     n: int, candidates: list[int | None], counts: list[list[int]], big: int
 ) -> tuple[int | None, tuple[int, list[tuple[int, int]]]]:
-    """A round of pairs ``0..n-1`` (the bye one of ``candidates``) with the fewest rematches,
-    exact: a maximum matching over the games that are not rematches, a dummy pair ``n`` standing
-    for the bye (it "has met" nobody but the candidates), the rest paired top-down; then 2-swaps
-    while they cut the earlier meetings, then bring the games nearer the Swiss order. Returns the bye and the round's cost and games."""
-    adj = [[j for j in range(n) if j != i and not counts[i][j]] for i in range(n)]
-    byes = [c for c in candidates if c is not None]
-    adj.append(byes)
-    for c in byes:
-        adj[c].append(n)
-    mate = max_matching(n + 1, adj)
+    """A round of pairs ``0..n-1`` (the bye one of ``candidates``) with the exact fewest
+    rematches, the bye and the games then chosen in order as the criteria say, each choice kept
+    only if a maximum matching over the games that are not rematches shows the rest can still be
+    paired with that fewest; then swaps between two games while they cut the earlier meetings.
+    Returns the bye and the round's cost and games."""
+    free = [{j for j in range(n) if j != i and not counts[i][j]} for i in range(n)]
+
+    def fresh(nodes: set[int]) -> int:
+        """How many games among ``nodes`` can be new (a maximum matching)."""
+        mate = max_matching(n, [sorted(free[i] & nodes) if i in nodes else [] for i in range(n)])
+        return sum(m >= 0 for m in mate) // 2
+
+    everyone = set(range(n))
     bye: int | None = None
+    byes = [c for c in candidates if c is not None]
     if byes:
-        if mate[n] < 0:
-            # Every candidate is in a game: breaking one of them for the bye keeps the matching
-            # maximum (an odd field leaves someone out anyway).
-            partner = mate[byes[0]]
-            mate[partner], mate[byes[0]], mate[n] = -1, n, byes[0]
-        bye = mate[n]
-        mate[bye] = mate[n] = -1
-    games = sorted((i, mate[i]) for i in range(n) if mate[i] > i)
-    left = [i for i in range(n) if mate[i] < 0 and i != bye]
-    games += [(left[k], left[k + 1]) for k in range(0, len(left), 2)]
+        # The fewest rematches over every allowed bye: a dummy pair n that "has met" nobody but
+        # the candidates. A maximum matching that leaves the dummy out can always swap one
+        # candidate's game for it (the odd field leaves someone out anyway): one game less.
+        mate = max_matching(
+            n + 1, [sorted(free[i]) + ([n] if i in byes else []) for i in range(n)] + [byes]
+        )
+        fewest = (n - 1) // 2 - (sum(m >= 0 for m in mate) // 2 - 1)
+        bye = next(c for c in byes if (n - 1) // 2 - fresh(everyone - {c}) == fewest)
+    rest = everyone - {bye} if bye is not None else everyone
+    fewest = len(rest) // 2 - fresh(rest)
+    games: list[tuple[int, int]] = []
+    spent = 0
+    while rest:
+        # The best unmatched pair meets the best opponent that keeps the fewest rematches.
+        first = min(rest)
+        for other in sorted(rest - {first}):
+            left = rest - {first, other}
+            now = spent + (counts[first][other] > 0)
+            if now + len(left) // 2 - fresh(left) == fewest:
+                games.append((first, other))
+                rest, spent = left, now
+                break
+        else:  # cannot happen (some opponent always keeps the fewest): never loop forever
+            raise AssertionError("no opponent keeps the fewest rematches")
 
     def cost(a: int, b: int) -> int:
         return big + counts[a][b] if counts[a][b] else 0
