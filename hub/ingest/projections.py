@@ -58,6 +58,10 @@ class TableLive:
     assigned_length: int | None = None
     # The last match.ended the hub refused as contradictory: {"winner", "score", "how"}.
     refused: dict[str, Any] | None = None
+    # The table started a fresh outbox, its old one damaged: {"reason", "moved_to", "ts"}. What
+    # the old one still held never reached the hub: the director must hear of it (until the
+    # table's next assignment).
+    outbox_rebuilt: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A copy the reader may keep: every field, the three dicts copied. By hand, not
@@ -152,6 +156,12 @@ class Projections:
             return
         if kind in _CLEARS_REFUSAL:
             live.refused = None
+        if kind == "table.outbox_rebuilt":
+            live.outbox_rebuilt = {"reason": str(d.get("reason", ""))[:200],
+                                   "moved_to": str(d.get("moved_to", ""))[:200], "ts": env.ts}
+            return
+        if kind in ("table.assigned", "domino.table.assigned"):
+            live.outbox_rebuilt = None
         if kind.startswith("domino."):
             _fold_domino(live, kind, d)
             return

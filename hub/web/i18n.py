@@ -175,6 +175,10 @@ _WEB: dict[str, dict[str, Entry]] = {
         "es": "Resultado imposible rechazado: gana {who} con {a}–{b}. Sin resultado: decide el director",
         "en": "Impossible result refused: {who} wins with {a}–{b}. No result: the director decides",
     },
+    "badge.outbox_rebuilt": {
+        "es": "La mesa empezó un registro nuevo (el suyo estaba dañado): compruebe su marcador",
+        "en": "The table started a new record (its own was damaged): check its score",
+    },
     "badge.low_time": {"es": "Poco tiempo: {who}", "en": "Low time: {who}"},
     "badge.timeout": {"es": "Tiempo agotado: {who}", "en": "Time out: {who}"},
     "badge.late": {

@@ -302,6 +302,7 @@ def _projection_card(
         },
         "paused": None,
         "director_call": live.get("director_call"),
+        "outbox_rebuilt": live.get("outbox_rebuilt"),
         "claim": None,
         "flag": None,
         "lateness": None,
@@ -450,6 +451,8 @@ def badges(card: dict[str, Any], *, low_time: float = LOW_TIME_SECONDS) -> list[
         who = refused.get("winner")
         out.append({"kind": "refused", "level": "alert", "who": players.get(who, who or "?"),
                     "score_a": refused.get("score_a"), "score_b": refused.get("score_b")})  # fmt: skip
+    if card.get("outbox_rebuilt"):
+        out.append({"kind": "outbox_rebuilt", "level": "warn"})
     state = card.get("state")
     flag = card.get("flag")
     if flag and (state in ("paused", "match_over") or card.get("ended_by") == "timeout"):

@@ -341,3 +341,38 @@ def test_stored_text_no_card_can_read_degrades_that_card_only(
         )
     cards = {c["id"]: c for c in web.poller.current()}
     assert cards["2"]["degraded"] == ["snapshot"] and cards["1"]["degraded"] == []
+
+
+async def test_a_table_that_started_a_fresh_outbox_is_shown_to_the_director(
+    client: httpx.AsyncClient, web: WebApp, fake_table: FakeTable
+) -> None:
+    """A table whose outbox was damaged starts a new one (``table.outbox_rebuilt``): what the
+    old one held never reached the hub, and the grid said nothing. It says so now, until the
+    table's next assignment."""
+    import time
+
+    from mesa.hub.ingest.pipeline import Incoming
+    from mesa.protocol import EventEnvelope, table_topic
+
+    fake_table.play_to_running()
+    fake_table.seq += 1
+    env = EventEnvelope.build(
+        fake_table.id, fake_table.stream, fake_table.seq, "table.outbox_rebuilt",
+        {"reason": "not an outbox (file is not a database)",
+         "moved_to": "outbox.sqlite3.damaged-20261202T050000Z"},
+        ts=time.time(), t=fake_table.now,
+    )
+    web.hub.ingest.handle([Incoming(table_topic(fake_table.id, "event"), env.to_payload())])
+    web.poller.poll()
+    card = next(c for c in (await client.get("/live.json")).json()["tables"]
+                if c["id"] == fake_table.id)
+    assert "outbox_rebuilt" in kinds(card)
+    page = (await client.get("/live")).text
+    assert "La mesa empezó un registro nuevo" in page
+    fake_table.apply("unassign")
+    fake_table.apply("assign", {"match_id": "G1-2", "players": {"a": "CARLA", "b": "DANI"},
+                                "length": 3})
+    web.poller.poll()
+    card = next(c for c in (await client.get("/live.json")).json()["tables"]
+                if c["id"] == fake_table.id)
+    assert "outbox_rebuilt" not in kinds(card)
