@@ -110,7 +110,7 @@ _WEB: dict[str, dict[str, Entry]] = {
     "nav.exports": {"es": "Exportar", "en": "Exports"},
     "nav.director": {"es": "Dirección", "en": "Director"},
     "nav.tournament": {"es": "Torneo", "en": "Tournament"},
-    "nav.audit": {"es": "Registro", "en": "Audit log"},
+    "nav.audit": {"es": "Auditoría", "en": "Audit log"},
     "nav.login": {"es": "Entrar", "en": "Log in"},
     "nav.logout": {"es": "Salir", "en": "Log out"},
     "nav.json": {"es": "JSON", "en": "JSON"},
@@ -466,6 +466,10 @@ _WEB: dict[str, dict[str, Entry]] = {
         "es": "Esta mesa sigue con {match}, que {why}. Libérela para que reciba la siguiente partida.",
         "en": "This table still holds {match}, which is {why}. Free it so it can take the next match.",
     },
+    "dir.finished_hint": {
+        "es": "Esta mesa terminó {match} y recibirá la siguiente partida por sí sola. Libérela solo si quiere dejarla vacía ahora.",
+        "en": "This table finished {match} and will take the next match by itself. Free it only to leave it empty now.",
+    },
     "dir.disputed": {
         "es": "Resultado en disputa: anote usted el juego (la mesa lo registra como confirmado).",
         "en": "Disputed result: record the game yourself (the table records it as confirmed).",
@@ -661,6 +665,17 @@ _WEB: dict[str, dict[str, Entry]] = {
     "act.start_consolation": {"es": "empezar el Último Chance", "en": "start Último Chance"},
     "act.resolve_conflict": {"es": "resolver conflicto", "en": "resolve conflict"},
     "act.move": {"es": "cambiar de mesa", "en": "move to another table"},
+    "move.carried": {"es": "sigue con el marcador {score}", "en": "goes on at {score}"},
+    "move.from_zero": {"es": "empieza de 0–0", "en": "starts from 0–0"},
+    "form.from_zero": {
+        "es": "Si no se sabe cómo va, empezar de 0–0",
+        "en": "If the score is not known, start from 0–0",
+    },
+    "dir.move_hint": {
+        "es": "La partida sigue en la mesa nueva como estaba: marcador, cubo, Crawford y relojes. Los dos jugadores vuelven a pulsar para presentarse.",
+        "en": "The match goes on at the new table as it stood: score, cube, Crawford and clocks. Both players press again to check in.",
+    },
+    "match.history": {"es": "Historial de la partida", "en": "The match's history"},
     "conflict.title": {
         "es": "Correcciones pendientes de decisión",
         "en": "Corrections waiting for a decision",
@@ -728,6 +743,7 @@ _WEB: dict[str, dict[str, Entry]] = {
     "who.auto": {"es": "automático", "en": "automatic"},
     "who.demo": {"es": "demostración", "en": "demo"},
     "hist.correct": {"es": "corrección", "en": "correction"},
+    "hist.move": {"es": "cambio de mesa", "en": "moved to another table"},
     "hist.annul": {"es": "anulación", "en": "annulment"},
     "hist.knockout_forfeit": {"es": "forfait en la eliminatoria", "en": "knockout forfeit"},
     "dir.accepted": {"es": "aceptada", "en": "accepted"},

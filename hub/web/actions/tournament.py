@@ -228,10 +228,21 @@ async def move(ctx: Context, v: dict[str, Any]) -> str:
         # not once the old table has been told to let the match go (it would stay "playing").
         desk.refuse_table(tt, v["table"])
         old = tt.match(v["match_id"]).table
+        # What the match takes with it, read before the old table is told to let it go: its
+        # score, cube, Crawford state and reserves (a moved match never restarts at 0–0
+        # unless the director says so, when the old table's state is not known).
+        carry = None
+        if old != v["table"]:
+            carry = desk.carried(tt, v["match_id"], old, unknown_ok=bool(v["from_zero"]))
         a = tt.move_match(v["match_id"], v["table"], actor=ctx.user, now=now)
         if old and old != a.table:
             desk.withdraw_assignment(old)
-        desk.publish_assignment(tt, a, now)
+        desk.publish_assignment(tt, a, now, carry=carry)
+        score = desk.carried_score(carry)
+        if score:
+            return f"{old} → {a.table}, " + t(ctx.lang, "move.carried", score=score)
+        if tt.match(a.match_id).status == "playing":
+            return f"{old} → {a.table}, " + t(ctx.lang, "move.from_zero")
         return f"{old} → {a.table}"
 
     return await on_desk(ctx, run)

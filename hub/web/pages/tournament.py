@@ -34,7 +34,7 @@ from mesa.hub.web.events import (
 from mesa.hub.web.http.paths import export_list
 from mesa.hub.web.i18n import Translator
 from mesa.hub.web.i18n import text as tr
-from mesa.hub.web.pages.cards import table_warning
+from mesa.hub.web.pages.cards import table_choice, table_warning
 from mesa.hub.web.pages.door_views import (
     door_counts,
     draw_undo_state,
@@ -570,7 +570,15 @@ class Pages:
                 raise KeyError(mid)
             m = t.match(mid)
             waits = waiting_reason(t, m, seats_elsewhere(club, venue), lang)
+            # the tables the open events hold a match at (a move there is refused)
+            held = {
+                x.table: x.id if ev.id == t.id else f"{x.id} · {ev.name}"
+                for ev in open_events(club)
+                for x in ev.matches.values()
+                if x.table and x.status in ("assigned", "playing")
+            }
             return {
+                "held": held,
                 "time": self._match_time(t.id, m, cards),
                 "tournament": tournament_info(t, lang),
                 "match": match_view(t, m, lang) | ({"waits": waits} if m.status == "ready" else {}),
@@ -598,6 +606,13 @@ class Pages:
         data["table_warnings"] = {
             tb: table_warning(by_id.get(tb), lang) for tb in data["tables"]
         }
+        held = data.pop("held")
+        here = data["match"]["table"]
+        data["move_tables"] = [
+            table_choice(tb, by_id.get(tb), held.get(tb), lang)
+            for tb in data["tables"]
+            if tb != here
+        ]
         return Page(
             "director/match.html",
             data,

@@ -339,7 +339,7 @@ async def test_sanction_move_unassign_and_close(
         # The move form offers only the other tables; a forged move to where it is says so.
         page = (await client.get("/director/matches/G1-1")).text
         move_form = page[page.index("/director/actions/move") :].split("</form>")[0]
-        assert "<option>3</option>" in move_form and "<option>4</option>" not in move_form
+        assert '<option value="3">3 ✓</option>' in move_form and 'value="4"' not in move_form
         r = await act(client, csrf, "move", match_id="G1-1", table="4", reason="otra vez")
         assert r.status_code == 409 and "ya está en la mesa 4" in r.text, r.text
         assert (await act(client, csrf, "unassign", match_id="G1-1")).status_code == 200
