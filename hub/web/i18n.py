@@ -418,6 +418,14 @@ _WEB: dict[str, dict[str, Entry]] = {
         "en": "A game is in progress: the clock comes off when this game ends.",
     },
     "note.other": {"es": "La mesa añade: {code}.", "en": "The table adds: {code}."},
+    "note.result_not_at_table": {
+        "es": "La mesa que jugó la partida no ha aceptado el resultado corregido y sigue mostrando el anterior: corríjalo en la propia mesa.",
+        "en": "The table that played the match did not take the corrected result and still shows the old one: correct it at the table itself.",
+    },
+    "note.result_to_table_pending": {
+        "es": "La mesa que jugó la partida mostrará el resultado corregido cuando vuelva a conectarse.",
+        "en": "The table that played the match will show the corrected result once it is back online.",
+    },
     "dir.reserve_hint": {
         "es": "Las mesas reservadas solo reciben partidas de este torneo; los demás torneos de "
               "la velada comparten el resto. Déjelo vacío para no reservar ninguna.",
@@ -467,8 +475,8 @@ _WEB: dict[str, dict[str, Entry]] = {
         "en": "This table still holds {match}, which is {why}. Free it so it can take the next match.",
     },
     "dir.finished_hint": {
-        "es": "Esta mesa terminó {match} y recibirá la siguiente partida por sí sola. Libérela solo si quiere dejarla vacía ahora.",
-        "en": "This table finished {match} and will take the next match by itself. Free it only to leave it empty now.",
+        "es": "Esta mesa terminó {match} y recibirá la siguiente partida por sí sola: no hace falta liberarla.",
+        "en": "This table finished {match} and will take the next match by itself: there is no need to free it.",
     },
     "dir.disputed": {
         "es": "Resultado en disputa: anote usted el juego (la mesa lo registra como confirmado).",
@@ -528,6 +536,10 @@ _WEB: dict[str, dict[str, Entry]] = {
     "sanction.no_show": {
         "es": "confirmó y no vino (HGV 2.3.6)",
         "en": "confirmed and did not come (HGV 2.3.6)",
+    },
+    "sanction.absent_group": {
+        "es": "Ausentes en el sorteo (solo «confirmó y no vino»)",
+        "en": "Absent at the draw (only “confirmed and did not come”)",
     },
     "dir.title": {"es": "Dirección del torneo", "en": "Tournament direction"},
     "dir.tables": {"es": "Mesas", "en": "Tables"},

@@ -281,6 +281,9 @@ _REFUSALS: dict[str, dict[str, Entry]] = {
                       "en": "{match} is {status}: only a match with a table can move"},
     "move_same_table": {"es": "{match} ya está en la mesa {table}: elija otra mesa",
                         "en": "{match} is already at table {table}: choose another table"},
+    "left_out_no_show": {"es": "{player} no entró en el sorteo: solo cabe «confirmó y no vino»",
+                         "en": "{player} was left out of the draw: only “confirmed and did not "
+                               "come” applies"},
     "move_decided": {"es": "{match} ya ha terminado en la mesa {table} ({score}): su resultado "
                            "está en camino, no se mueve",
                      "en": "{match} has already ended at table {table} ({score}): its result "

@@ -462,6 +462,13 @@ class TournamentDesk(OnDeskLoop):
         }
         return [tid for tid in free_tables_of(self.hub, GAME, FREE_STATES) if tid not in busy]
 
+    def takes_next_match(self, table: str) -> bool:
+        """Whether ``table`` gets its next match from the desk by itself: the desk hands out
+        matches, and the table is connected and free (idle, or done with its own)."""
+        if self.hub is None or not self.auto_assign:
+            return False
+        return table in free_tables_of(self.hub, GAME, FREE_STATES)
+
     def refuse_table(self, t: Tournament, table: str) -> None:
         """:class:`TableError` when ``table`` may not take a match of ``t``: another open event
         has a match there, or it is another game's table (the grid offers every table). The

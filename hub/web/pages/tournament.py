@@ -438,6 +438,13 @@ class Pages:
             return {
                 "tournament": tournament_info(t, lang),
                 "entrants": entrants,
+                # left out of the draw as absent: a no-show can still be sanctioned (HGV 2.3.6)
+                "absent": []
+                if t is None
+                else [
+                    {"id": e.player_id, "name": e.name}
+                    for e in sorted(t.left_out, key=lambda e: name_key(e.name))
+                ],
                 "others": others,
                 "matches": matches,
                 "tables": [d["table"] for d in self.site.hub.tables()],
@@ -545,7 +552,11 @@ class Pages:
 
         stale, info, label = await self.site.read(build)
         label_cards([card], {table: label} if label else {})
-        hold = None if stale is None else {"match_id": stale[0], "why": stale[1]}
+        hold = (
+            None
+            if stale is None
+            else {"match_id": stale[0], "why": stale[1], "auto": self._takes_next(card, stale[1])}
+        )
         data = {"table": card, "commands": commands, "stale": hold, "tournament": info}
         return Page(
             "director/table.html",
@@ -586,7 +597,7 @@ class Pages:
                 "conflicts": [conflict_view(t, c) for c in t.conflicts if c.match_id == mid],
                 # Tables still holding this match although it is not theirs to play.
                 "stale_tables": [
-                    {"table": c["id"], "why": stale[1]}
+                    {"table": c["id"], "why": stale[1], "auto": self._takes_next(c, stale[1])}
                     for c in cards
                     if c.get("match_id") == mid
                     and (stale := self.site.desk.stale_hold(c["id"])) is not None
@@ -620,6 +631,11 @@ class Pages:
             Translator(lang)("live.match", id=mid),
             context=await self._switch(request, data),
         )
+
+    def _takes_next(self, card: dict[str, Any], why: str) -> bool:
+        """Whether a table holding a decided match gets its next match by itself (the hub
+        hands one to a connected table that finished its own): then it needs no freeing."""
+        return why == "decided" and bool(self.site.desk.takes_next_match(str(card.get("id"))))
 
     def _labels(self, club: Club) -> dict[str, dict[str, Any]]:
         """Table → its event, with the pace of the match under way (desk's thread)."""
