@@ -665,6 +665,14 @@ _WEB: dict[str, dict[str, Entry]] = {
     "err.no_game": {"es": "ningún juego en marcha", "en": "no game in progress"},
     "err.no_time": {"es": "falta la hora", "en": "the time is missing"},
     "err.not_on_move": {"es": "no le toca", "en": "not on move"},
+    "err.resumed_on_move": {
+        "es": "en el juego que se trajo de otra mesa le toca a ese jugador: pulsa el otro",
+        "en": "that player is on move in the game brought from another table: the other presses",
+    },
+    "err.bad_resume": {
+        "es": "la mesa no acepta el estado de la partida que se le trae",
+        "en": "the table does not accept the state of the match brought to it",
+    },
     "err.not_responder": {"es": "responde el otro jugador", "en": "the other player answers"},
     "err.own_claim": {"es": "confirma el rival", "en": "the opponent confirms"},
     "err.unknown_card": {"es": "tarjeta desconocida", "en": "unknown card"},
