@@ -204,9 +204,14 @@ INPUT_NAMES: tuple[str, ...] = tuple(INPUT_SPECS)
 
 # What ``assign``'s ``resume`` may carry for a match moved from another table, as the hub last
 # heard it there: ``score`` ({"a": n, "b": n}, both below the length), ``games`` (the games
-# begun), ``crawford_played``, ``reserve`` (each player's reserve, for a timed match) and
-# ``game`` (the game in progress: ``cube``, ``owner``, ``crawford``, ``on_move``).
-RESUME_KEYS: tuple[str, ...] = ("score", "games", "crawford_played", "reserve", "game")
+# begun), ``crawford_played``, ``reserve`` (each player's reserve, for a timed match),
+# ``expiries`` (flags fallen: a second one loses under the overtime policy), ``penalties``
+# (DE 5.1 penalty points given), ``frozen_until`` (DE 5.2 frozen cube) and ``game`` (the game
+# in progress: ``cube``, ``owner``, ``crawford``, ``on_move``).
+RESUME_KEYS: tuple[str, ...] = (
+    "score", "games", "crawford_played", "reserve", "expiries", "penalties", "frozen_until",
+    "game",
+)  # fmt: skip
 
 
 def parse_input(name: Any, args: Any) -> Input:

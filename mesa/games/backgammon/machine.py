@@ -419,6 +419,10 @@ class Table(Machine[TableState]):
         self.s.timed, self.s.clock = self._setup_clock(clock, sum(m.score.values()))
         if self.s.timed and resume.reserve is not None:
             self.s.clock.reserve = dict(resume.reserve)
+        if self.s.timed and resume.expiries is not None:
+            self.s.clock.expiries = {side: resume.expiries.get(side, 0) for side in SIDES}
+        self.s.penalties = dict(resume.penalties or {})
+        m.frozen_until = dict(resume.frozen_until or {})
         self.s.resumed_game = None if resume.game is None else dict(resume.game)
 
     def _start_resumed_game(self, side: Side) -> Side:

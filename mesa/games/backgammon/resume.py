@@ -1,8 +1,8 @@
 """A match moved from one table to another goes on where it was: what the old table held (read
 from its last state), and how the new table's ``assign`` takes it back (its ``resume``).
 
-The score, the games begun, whether the Crawford game was played, each player's reserve, and
-the game in progress (the cube's value and owner, whether it is the Crawford game, who is on
+The score, the games begun, whether the Crawford game was played, each player's reserve and
+fallen flags, the penalty points given and a frozen cube (DE 5.1, 5.2), and the game in progress (the cube's value and owner, whether it is the Crawford game, who is on
 move) travel; a double waiting for an answer or a result waiting for confirmation do not (the
 doubler may double again, the players enter the result again at the new table), nor does the
 turn under way (its time is not charged: the clock starts again with that turn).
@@ -14,7 +14,8 @@ turn under way (its time is not charged: the clock starts again with that turn).
 >>> for i, side in enumerate("ab", start=1):
 ...     _ = t.apply("press", {"side": side}, now=float(i))
 >>> resume_of(t) == {"score": {"a": 0, "b": 0}, "games": 0, "crawford_played": False,
-...                  "reserve": None, "game": None}
+...                  "reserve": None, "expiries": None, "penalties": None,
+...                  "frozen_until": None, "game": None}
 True
 >>> parse_resume({"score": {"a": 3, "b": 0}}, length=3)
 Traceback (most recent call last):
@@ -51,6 +52,9 @@ class Resume:
     games: int = 0
     crawford_played: bool = False
     reserve: dict[str, float] | None = None
+    expiries: dict[str, int] | None = None
+    penalties: dict[str, int] | None = None
+    frozen_until: dict[str, int] | None = None
     # The game in progress: {"cube": n, "owner": side | None, "crawford": bool,
     # "on_move": side | None}; None between games.
     game: dict[str, Any] | None = None
@@ -95,6 +99,7 @@ def parse_resume(raw: Any, *, length: int) -> Resume:
         )
     ):
         raise _bad(f"reserve: {{'a': s, 'b': s}}, 0…{MAX_SETTING_SECONDS:g} seconds each")
+    counts = {k: _counts(raw.get(k), k) for k in ("expiries", "penalties", "frozen_until")}
     game = raw.get("game")
     if game is not None:
         game = _parse_game(game, games)
@@ -104,7 +109,21 @@ def parse_resume(raw: Any, *, length: int) -> Resume:
         crawford_played=crawford_played,
         reserve=None if reserve is None else {s: float(reserve[s]) for s in SIDES},
         game=game,
+        **counts,
     )
+
+
+def _counts(raw: Any, what: str) -> dict[str, int] | None:
+    """A count per side (some sides may be missing), 0…MAX_GAMES each."""
+    if raw is None:
+        return None
+    if (
+        not isinstance(raw, dict)
+        or set(raw) - set(SIDES)
+        or not all(_is_int(v) and 0 <= v <= MAX_GAMES for v in raw.values())
+    ):
+        raise _bad(f"{what}: {{side: n}}, 0…{MAX_GAMES} each")
+    return {str(k): int(v) for k, v in raw.items()}
 
 
 def _parse_game(game: Any, games: int) -> dict[str, Any]:
@@ -145,13 +164,17 @@ def resume_of(table: Table) -> dict[str, Any] | None:
         }
     elif s.resumed_game is not None:
         game = dict(s.resumed_game)  # moved twice before the players went on
-    reserve = None
+    reserve = expiries = None
     if s.timed and clock is not None:
         reserve = {side: float(clock.reserve[side]) for side in SIDES}
+        expiries = {side: int(clock.expiries.get(side, 0)) for side in SIDES}
     return {
         "score": {side: int(m.score[side]) for side in SIDES},
         "games": m.game_number,
         "crawford_played": m.crawford_played,
         "reserve": reserve,
+        "expiries": expiries,
+        "penalties": dict(s.penalties) or None,
+        "frozen_until": dict(m.frozen_until) or None,
         "game": game,
     }

@@ -117,3 +117,21 @@ def test_a_bad_resume_is_refused_and_the_table_keeps_what_it_had(
     assert {**d.table.snapshot(), "last_now": None} == {**before, "last_now": None}
     with pytest.raises(Exception, match="resume"):
         parse_resume(resume, length=5)
+
+
+def test_fallen_flags_penalties_and_a_frozen_cube_move_with_the_match() -> None:
+    """Under the overtime policy a second flag loses: a move must not give a first one back;
+    DE 5.1 penalty points and the DE 5.2 frozen cube follow too."""
+    old = between_games(length=5, clock={"reserve": 300.0, "delay": 0.0, "kind": "standard",
+                                         "timeout_policy": "penalty_points"})  # fmt: skip
+    play_game(old, "a")
+    assert old.table.s.clock is not None and old.table.s.match is not None
+    old.table.s.clock.expiries = {"a": 0, "b": 1}
+    old.table.s.penalties = {"b": 1}
+    old.table.s.match.frozen_until = {"b": 2}
+    new = _moved(old, clock={"reserve": 300.0, "delay": 0.0, "kind": "standard",
+                             "timeout_policy": "penalty_points"})  # fmt: skip
+    s = new.table.s
+    assert s.clock is not None and s.match is not None
+    assert (s.clock.expiries, s.penalties, s.match.frozen_until) == (
+        {"a": 0, "b": 1}, {"b": 1}, {"b": 2})  # fmt: skip
