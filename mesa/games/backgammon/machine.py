@@ -424,6 +424,10 @@ class Table(Machine[TableState]):
         self.s.penalties = dict(resume.penalties or {})
         m.frozen_until = dict(resume.frozen_until or {})
         self.s.resumed_game = None if resume.game is None else dict(resume.game)
+        if resume.game is not None:
+            # Until the players go on, the game in progress counts as the next one (the
+            # screen shows the game to come between games): it is the same game again.
+            m.game_number -= 1
 
     def _start_resumed_game(self, side: Side) -> Side:
         """The first press after check-in of a match moved mid-game: the game goes on with
@@ -438,6 +442,7 @@ class Table(Machine[TableState]):
         m = self._match
         m.in_game, m.cube_value, m.cube_owner = True, int(game["cube"]), game["owner"]
         m.cube_offered_by, m.crawford_game = None, bool(game["crawford"])
+        m.game_number += 1
         self.s.resumed_game = None
         return other(side)
 

@@ -168,9 +168,11 @@ def resume_of(table: Table) -> dict[str, Any] | None:
     if s.timed and clock is not None:
         reserve = {side: float(clock.reserve[side]) for side in SIDES}
         expiries = {side: int(clock.expiries.get(side, 0)) for side in SIDES}
+    # A game moved here and not yet gone on with is counted once it goes on (the machine).
+    games = m.game_number + (1 if s.resumed_game is not None and not m.in_game else 0)
     return {
         "score": {side: int(m.score[side]) for side in SIDES},
-        "games": m.game_number,
+        "games": games,
         "crawford_played": m.crawford_played,
         "reserve": reserve,
         "expiries": expiries,

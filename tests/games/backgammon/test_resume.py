@@ -73,7 +73,10 @@ def test_a_move_survives_a_restart_of_the_new_table_before_the_players_arrive() 
     assert resume_of(again) is None  # nobody checked in yet: the game waits where it went
     new.do("checkin", side="a")
     new.do("checkin", side="b")
-    assert (resume_of(new.table) or {})["game"] == new.table.s.resumed_game
+    # the screen between games shows the game to come: the one moved here, game 1 again
+    assert new.table.s.match is not None and new.table.s.match.game_number + 1 == 1
+    carried = resume_of(new.table) or {}
+    assert carried["game"] == new.table.s.resumed_game and carried["games"] == 1
 
 
 def test_an_assign_without_resume_starts_afresh_as_before() -> None:
