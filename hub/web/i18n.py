@@ -111,7 +111,7 @@ _WEB: dict[str, dict[str, Entry]] = {
     "nav.exports": {"es": "Exportar", "en": "Exports"},
     "nav.director": {"es": "Dirección", "en": "Director"},
     "nav.tournament": {"es": "Torneo", "en": "Tournament"},
-    "nav.audit": {"es": "Registro", "en": "Audit log"},
+    "nav.audit": {"es": "Auditoría", "en": "Audit log"},
     "nav.login": {"es": "Entrar", "en": "Log in"},
     "nav.logout": {"es": "Salir", "en": "Log out"},
     "nav.json": {"es": "JSON", "en": "JSON"},
@@ -429,6 +429,14 @@ _WEB: dict[str, dict[str, Entry]] = {
         "en": "A game is in progress: the clock comes off when this game ends.",
     },
     "note.other": {"es": "La mesa añade: {code}.", "en": "The table adds: {code}."},
+    "note.result_not_at_table": {
+        "es": "La mesa que jugó la partida no ha aceptado el resultado corregido y sigue mostrando el anterior: corríjalo en la propia mesa.",
+        "en": "The table that played the match did not take the corrected result and still shows the old one: correct it at the table itself.",
+    },
+    "note.result_to_table_pending": {
+        "es": "La mesa que jugó la partida mostrará el resultado corregido cuando vuelva a conectarse.",
+        "en": "The table that played the match will show the corrected result once it is back online.",
+    },
     "dir.reserve_hint": {
         "es": "Las mesas reservadas solo reciben partidas de este torneo; los demás torneos de "
               "la velada comparten el resto. Déjelo vacío para no reservar ninguna.",
@@ -476,6 +484,10 @@ _WEB: dict[str, dict[str, Entry]] = {
     "dir.release_hint": {
         "es": "Esta mesa sigue con {match}, que {why}. Libérela para que reciba la siguiente partida.",
         "en": "This table still holds {match}, which is {why}. Free it so it can take the next match.",
+    },
+    "dir.finished_hint": {
+        "es": "Esta mesa terminó {match} y recibirá la siguiente partida por sí sola: no hace falta liberarla.",
+        "en": "This table finished {match} and will take the next match by itself: there is no need to free it.",
     },
     "dir.disputed": {
         "es": "Resultado en disputa: anote usted el juego (la mesa lo registra como confirmado).",
@@ -535,6 +547,10 @@ _WEB: dict[str, dict[str, Entry]] = {
     "sanction.no_show": {
         "es": "confirmó y no vino (HGV 2.3.6)",
         "en": "confirmed and did not come (HGV 2.3.6)",
+    },
+    "sanction.absent_group": {
+        "es": "Ausentes en el sorteo (solo «confirmó y no vino»)",
+        "en": "Absent at the draw (only “confirmed and did not come”)",
     },
     "dir.title": {"es": "Dirección del torneo", "en": "Tournament direction"},
     "dir.tables": {"es": "Mesas", "en": "Tables"},
@@ -671,6 +687,14 @@ _WEB: dict[str, dict[str, Entry]] = {
     "err.no_game": {"es": "ningún juego en marcha", "en": "no game in progress"},
     "err.no_time": {"es": "falta la hora", "en": "the time is missing"},
     "err.not_on_move": {"es": "no le toca", "en": "not on move"},
+    "err.resumed_on_move": {
+        "es": "en el juego que se trajo de otra mesa le toca a ese jugador: pulsa el otro",
+        "en": "that player is on move in the game brought from another table: the other presses",
+    },
+    "err.bad_resume": {
+        "es": "la mesa no acepta el estado de la partida que se le trae",
+        "en": "the table does not accept the state of the match brought to it",
+    },
     "err.not_responder": {"es": "responde el otro jugador", "en": "the other player answers"},
     "err.own_claim": {"es": "confirma el rival", "en": "the opponent confirms"},
     "err.unknown_card": {"es": "tarjeta desconocida", "en": "unknown card"},
@@ -683,6 +707,17 @@ _WEB: dict[str, dict[str, Entry]] = {
     "act.start_consolation": {"es": "empezar el Último Chance", "en": "start Último Chance"},
     "act.resolve_conflict": {"es": "resolver conflicto", "en": "resolve conflict"},
     "act.move": {"es": "cambiar de mesa", "en": "move to another table"},
+    "move.carried": {"es": "sigue con el marcador {score}", "en": "goes on at {score}"},
+    "move.from_zero": {"es": "empieza de 0–0", "en": "starts from 0–0"},
+    "form.from_zero": {
+        "es": "Si no se sabe cómo va, empezar de 0–0",
+        "en": "If the score is not known, start from 0–0",
+    },
+    "dir.move_hint": {
+        "es": "La partida sigue en la mesa nueva como estaba: marcador, cubo, Crawford y relojes. Los dos jugadores vuelven a pulsar para presentarse.",
+        "en": "The match goes on at the new table as it stood: score, cube, Crawford and clocks. Both players press again to check in.",
+    },
+    "match.history": {"es": "Historial de la partida", "en": "The match's history"},
     "conflict.title": {
         "es": "Correcciones pendientes de decisión",
         "en": "Corrections waiting for a decision",
@@ -750,6 +785,7 @@ _WEB: dict[str, dict[str, Entry]] = {
     "who.auto": {"es": "automático", "en": "automatic"},
     "who.demo": {"es": "demostración", "en": "demo"},
     "hist.correct": {"es": "corrección", "en": "correction"},
+    "hist.move": {"es": "cambio de mesa", "en": "moved to another table"},
     "hist.annul": {"es": "anulación", "en": "annulment"},
     "hist.knockout_forfeit": {"es": "forfait en la eliminatoria", "en": "knockout forfeit"},
     "dir.accepted": {"es": "aceptada", "en": "accepted"},

@@ -286,6 +286,18 @@ _REFUSALS: dict[str, dict[str, Entry]] = {
                       "en": "{match} is {status}: only a match with a table can move"},
     "move_same_table": {"es": "{match} ya está en la mesa {table}: elija otra mesa",
                         "en": "{match} is already at table {table}: choose another table"},
+    "left_out_no_show": {"es": "{player} no entró en el sorteo: solo cabe «confirmó y no vino»",
+                         "en": "{player} was left out of the draw: only “confirmed and did not "
+                               "come” applies"},
+    "move_decided": {"es": "{match} ya ha terminado en la mesa {table} ({score}): su resultado "
+                           "está en camino, no se mueve",
+                     "en": "{match} has already ended at table {table} ({score}): its result "
+                           "is on its way, it does not move"},
+    "move_score_unknown": {
+        "es": "no se sabe cómo va {match} en la mesa {table} (no ha informado de su estado): "
+              "marque «empezar de 0–0» para moverla y corrija luego el marcador en la mesa nueva",
+        "en": "the score of {match} at table {table} is not known (it has not reported its "
+              "state): tick “start from 0–0” to move it, then correct the score at the new table"},
     "unassign_not_assigned": {"es": "{match} está {status}: solo se quita una partida asignada",
                               "en": "{match} is {status}: only an assigned match can be unassigned"},
     "format_fixed": {"es": "{match} está {status}: su formato ya no puede cambiar",

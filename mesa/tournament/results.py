@@ -110,7 +110,15 @@ class Results:
 
     def _check_withdrawal(self, player_id: str, kind: SanctionKind) -> None:
         s = self.state
-        s.require_entrant(player_id)
+        # A player left out of the draw as absent is a no-show when they had confirmed
+        # (HGV 2.3.6): the sanction applies to them too, though they have no match to lose.
+        absent = player_id not in s.entrants and any(e.player_id == player_id for e in s.left_out)
+        if not absent:
+            s.require_entrant(player_id)
+        elif kind != "no_show":
+            raise TournamentError(f"{player_id} was left out of the draw: only no_show applies",
+                                  code="bad_withdrawal", reason="left_out_no_show",
+                                  player=s.name_of(player_id))
         if s.phase in ("registration", "closed"):
             raise PhaseError("withdraw applies while the tournament is played",
                              reason="withdraw_when")

@@ -87,6 +87,8 @@ class TournamentState:
 
     def name_of(self, player_id: str) -> str:
         e = self.entrants.get(player_id)
+        if e is None:  # one left out of the draw as absent is still named (a no-show's sanction)
+            e = next((x for x in self.left_out if x.player_id == player_id), None)
         return e.name if e else player_id
 
     def require_entrant(self, player_id: str) -> None:

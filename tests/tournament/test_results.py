@@ -156,6 +156,23 @@ class TestForfeits:
         with pytest.raises(TournamentError):
             t.withdraw(h.pid(6), "left", now=clock())
 
+    def test_a_no_show_left_out_of_the_draw_is_sanctioned_hgv_2_3_6(self, h, clock) -> None:
+        """Left out as absent, the player had confirmed: the sanction (the ban on the next
+        tournament) applies, though there is no match to lose; leaving does not apply."""
+        t, _ = h.build(7, start=False)
+        gone = h.pid(7)
+        t.leave_out([gone], now=h.NOW)
+        t.start_groups(ranking={}, seed=7, now=h.NOW)
+        with pytest.raises(TournamentError) as e:
+            t.withdraw(gone, "left", now=clock())
+        assert e.value.reason == "left_out_no_show"
+        out = t.withdraw(gone, "no_show", now=clock())
+        assert out.auto_forfeits == [] and t.withdrawals[gone].kind == "no_show"
+        assert [(s.player_id, s.rule) for s in t.sanctions] == [(gone, "HGV 2.3.6")]
+        assert t.name_of(gone) == "J07" and gone not in t.points()
+        with pytest.raises(TournamentError):
+            t.withdraw("nobody", "no_show", now=clock())
+
     def test_withdraw_needs_a_running_tournament(self, h) -> None:
         t, _ = h.build(3, start=False)
         with pytest.raises(PhaseError):

@@ -40,7 +40,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from mesa.games.registry import game_named
+from mesa.games.backgammon.resume import resume_of
+from mesa.games.registry import game_named, game_of_snapshot
 from mesa.hub.backup import backup_now
 from mesa.hub.desk.loop import OnDeskLoop
 from mesa.hub.desk.ports import CommittedEvent, DeskHub
@@ -240,8 +241,11 @@ class TournamentDesk(OnDeskLoop):
                     return float(last) + max(0.0, self._wall() - ts) * self.rate
         return None
 
-    def assign_args(self, t: Tournament, a: Assignment, now: datetime) -> dict[str, Any]:
-        """The ``assign`` input a table receives for a tournament assignment."""
+    def assign_args(
+        self, t: Tournament, a: Assignment, now: datetime, carry: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """The ``assign`` input a table receives for a tournament assignment; ``carry`` (from
+        :meth:`carried`) replaces what a match moved from another table takes with it."""
         m = t.match(a.match_id)
         timed = self.timed == "all" or m.clock.mandatory
         clock = (
@@ -268,12 +272,72 @@ class TournamentDesk(OnDeskLoop):
         }
         if cards:
             args["cards"] = cards
+        if carry:
+            args.update(carry)
         return args
 
-    def publish_assignment(self, t: Tournament, a: Assignment, now: datetime) -> None:
+    def carried(
+        self, t: Tournament, match_id: str, table: str | None, *, unknown_ok: bool = False
+    ) -> dict[str, Any] | None:
+        """What a match moved away from ``table`` takes to its new one, as ``assign``
+        arguments (``resume``, the old table's clock, no lateness): None when it has not begun
+        there. From the table's last state report, which must be as new as its events.
+
+        :class:`TableError` ``move_decided`` when the table has already ended the match (its
+        result is on its way), ``move_score_unknown`` when the match began there and the hub
+        does not know where it stands (no state, or an older one than its events), unless
+        ``unknown_ok`` (the director chose to start it again from 0–0)."""
+        if self.hub is None or table is None:
+            return None
+        row = next((r for r in self.hub.store.tables() if r["table"] == table), None) or {}
+        snap = row.get("snapshot") or {}
+        live = self.hub.table(table) or {}
+        machine = None
+        if snap.get("match_id") == match_id:
+            try:
+                machine = GAME.machine.restore(snap) if game_of_snapshot(snap) is GAME else None
+            except Exception:  # a state the hub cannot read tells nothing: as if none came
+                machine = None
+        current = row.get("state_stream") != live.get("stream") or int(
+            row.get("state_seq") or 0
+        ) >= int(live.get("seq") or 0)
+        if machine is not None and current:
+            if machine.state == "match_over":
+                m = machine.s.match
+                score = "" if m is None else f"{m.score['a']}–{m.score['b']}"
+                raise TableError(
+                    f"{match_id} has ended at table {table} ({score})",
+                    reason="move_decided", match=match_id, table=table, score=score,
+                )  # fmt: skip
+            resume = resume_of(machine)
+            if resume is None:
+                return None  # assigned, players checking in: it starts afresh where it goes
+            carry: dict[str, Any] = {"resume": resume, "scheduled_start": None}
+            if machine.s.timed and machine.s.clock is not None:
+                carry["clock"] = machine.s.clock.settings.to_dict()  # the clock it had
+            return carry
+        if t.match(match_id).status == "playing" and not unknown_ok:
+            raise TableError(
+                f"the score of {match_id} at table {table} is not known",
+                reason="move_score_unknown", match=match_id, table=table,
+            )  # fmt: skip
+        return None
+
+    @staticmethod
+    def carried_score(carry: dict[str, Any] | None) -> str:
+        """The score a move carried ("2–1"), "" when it carried none."""
+        resume = (carry or {}).get("resume")
+        if not resume:
+            return ""
+        return f"{resume['score']['a']}–{resume['score']['b']}"
+
+    def publish_assignment(
+        self, t: Tournament, a: Assignment, now: datetime, carry: dict[str, Any] | None = None
+    ) -> None:
         """Tell ``a.table`` its match, with a new fencing epoch. Only what the club holds now
         is published, and a match is never left on two tables: another table still holding it
-        at the hub (a result annulled, a match moved) is withdrawn first."""
+        at the hub (a result annulled, a match moved) is withdrawn first. ``carry``: what a
+        moved match takes with it (:meth:`carried`)."""
         if self.hub is None:
             return
         current = self.club.tournaments.get(t.id)
@@ -294,7 +358,7 @@ class TournamentDesk(OnDeskLoop):
             if other != a.table and held == [t.id, a.match_id]:
                 log.warning("table %s: %s moves to table %s", other, a.match_id, a.table)
                 self.withdraw_assignment(other)
-        args = self.assign_args(t, a, now)
+        args = self.assign_args(t, a, now, carry)
         self.hub.register_table(a.table)
         _, epoch = self.hub.assign_fenced(a.table, args)
         self._meta["tables"][a.table] = [t.id, a.match_id]
@@ -400,6 +464,13 @@ class TournamentDesk(OnDeskLoop):
             if m.status in ("assigned", "playing")
         }
         return [tid for tid in free_tables_of(self.hub, GAME, FREE_STATES) if tid not in busy]
+
+    def takes_next_match(self, table: str) -> bool:
+        """Whether ``table`` gets its next match from the desk by itself: the desk hands out
+        matches, and the table is connected and free (idle, or done with its own)."""
+        if self.hub is None or not self.auto_assign:
+            return False
+        return table in free_tables_of(self.hub, GAME, FREE_STATES)
 
     def refuse_table(self, t: Tournament, table: str) -> None:
         """:class:`TableError` when ``table`` may not take a match of ``t``: another open event

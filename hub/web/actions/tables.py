@@ -144,8 +144,9 @@ async def lose_delay(ctx: Context, v: dict[str, Any]) -> str:
 
 
 async def pause(ctx: Context, v: dict[str, Any]) -> str:
-    await table_command(ctx, v["table"], "director_pause", {"reason": v["why"] or "director"})
-    return v["why"] or "director"
+    why = v["why"] or "director"
+    await table_command(ctx, v["table"], "director_pause", {"reason": why})
+    return t(ctx.lang, f"reason.{why}")  # the reason in words ("disputa"), never its code
 
 
 async def resume(ctx: Context, v: dict[str, Any]) -> str:

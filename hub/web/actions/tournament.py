@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
 
-from mesa.errors import RuleError
+from mesa.errors import MesaError, RuleError
 from mesa.hub.web.actions.registry import BadField, Context, Refused, refusal_from
 from mesa.hub.web.actions.tables import confirm_table, require_table, table_command
 from mesa.hub.web.events import UnknownEvent, chosen_event, default_id, open_events
@@ -228,10 +228,21 @@ async def move(ctx: Context, v: dict[str, Any]) -> str:
         # not once the old table has been told to let the match go (it would stay "playing").
         desk.refuse_table(tt, v["table"])
         old = tt.match(v["match_id"]).table
+        # What the match takes with it, read before the old table is told to let it go: its
+        # score, cube, Crawford state and reserves (a moved match never restarts at 0–0
+        # unless the director says so, when the old table's state is not known).
+        carry = None
+        if old != v["table"]:
+            carry = desk.carried(tt, v["match_id"], old, unknown_ok=bool(v["from_zero"]))
         a = tt.move_match(v["match_id"], v["table"], actor=ctx.user, now=now)
         if old and old != a.table:
             desk.withdraw_assignment(old)
-        desk.publish_assignment(tt, a, now)
+        desk.publish_assignment(tt, a, now, carry=carry)
+        score = desk.carried_score(carry)
+        if score:
+            return f"{old} → {a.table}, " + t(ctx.lang, "move.carried", score=score)
+        if tt.match(a.match_id).status == "playing":
+            return f"{old} → {a.table}, " + t(ctx.lang, "move.from_zero")
         return f"{old} → {a.table}"
 
     return await on_desk(ctx, run)
@@ -311,9 +322,56 @@ async def correct_result(ctx: Context, v: dict[str, Any]) -> str:
         if tt.phase == "closed":
             club.refresh(tt.id)
         _release_stale(ctx)
+        ctx.extra["corrected"] = tt.id
         return f"{now_text} → {_score_text(v['score_a'], v['score_b'], bool(v['forfeit']))}"
 
-    return await on_desk(ctx, run)
+    detail = await on_desk(ctx, run)
+    if ctx.extra.pop("corrected", None) is not None and "conflict" not in ctx.extra:
+        await tell_table_result(ctx, ctx.event, v["match_id"], v["reason"])
+    return str(detail)
+
+
+async def tell_table_result(ctx: Context, event: str | None, match_id: str, reason: str) -> None:
+    """The table that ended ``match_id`` still shows its end ("Partido terminado", its score
+    and winner) until its next match: a corrected result is sent to it (its own
+    ``director_score``, HGV 4.8), so the table, its card and the public pages show what the
+    tournament holds. A table that cannot be told now is said in the answer, never a failure
+    of the correction (it is recorded)."""
+    desk = ctx.web.desk
+
+    def look(club: Club) -> tuple[str, int, int] | None:
+        tt = current_or_refuse(club, ctx.lang, event, match_id=match_id)
+        m = tt.match(match_id)
+        if m.result is None or not m.table:
+            return None
+        return m.table, m.result.score_a, m.result.score_b
+
+    held = await asyncio.wrap_future(desk.submit_read(look))
+    if held is None:
+        return
+    table, a, b = held
+    card = next((c for c in ctx.web.poller.current() if c["id"] == table), None)
+    if card is None or card.get("match_id") != match_id or card.get("state") != "match_over":
+        return  # the table has moved on: it shows its next match, not this one
+    if card.get("score") == {"a": a, "b": b}:
+        return
+    args = {"a": a, "b": b, "reason": reason}
+    if card.get("link") != "online":
+        # The broker keeps the command for the table's session: it shows the result once back.
+        try:
+            ctx.web.hub.command(table, "director_score", args)
+        except MesaError:
+            ctx.extra["note"] = "result_not_at_table"
+        else:
+            ctx.extra["note"] = "result_to_table_pending"
+        return
+    try:
+        await table_command(ctx, table, "director_score", args)
+    except Refused:
+        ctx.extra["note"] = "result_not_at_table"
+        return
+    if ctx.extra.pop("pending", None) is not None:
+        ctx.extra["note"] = "result_to_table_pending"
 
 
 async def resolve_conflict(ctx: Context, v: dict[str, Any]) -> str:
@@ -329,9 +387,27 @@ async def resolve_conflict(ctx: Context, v: dict[str, Any]) -> str:
         c = next(x for x in tt.conflicts if x.id == v["conflict_id"])
         annulled = [a["match_id"] for a in c.annulled if "match_id" in a]
         ctx.extra["annulled"] = annulled
-        return v["resolution"] + (f": {', '.join(annulled)}" if annulled else "")
+        if v["resolution"] != "keep":
+            ctx.extra["corrected"] = c.match_id
+        return resolution_text(v["resolution"], annulled, ctx.lang)
 
-    return await on_desk(ctx, run)
+    detail = await on_desk(ctx, run)
+    corrected = ctx.extra.pop("corrected", None)
+    if corrected is not None:
+        await tell_table_result(ctx, ctx.event, corrected, v.get("reason") or "")
+    return str(detail)
+
+
+def resolution_text(resolution: str, annulled: list[str], lang: str) -> str:
+    """A conflict's resolution as the director chose it, in words, with what it annulled.
+
+    >>> resolution_text("apply", ["KO-QF-3"], "es")
+    'Aplicar y anular lo afectado: KO-QF-3'
+    >>> resolution_text("keep", [], "en")
+    'Keep the recorded result'
+    """
+    said = t(lang, f"conflict.{resolution}")
+    return said + (f": {', '.join(annulled)}" if annulled else "")
 
 
 
@@ -412,7 +488,7 @@ async def sanction(ctx: Context, v: dict[str, Any]) -> str:
         tt = open_tournament(club, ctx.lang, ctx.event)
         club.withdraw(tt.id, v["player_id"], v["kind"], actor=ctx.user, now=now, note=v["reason"])
         _release_stale(ctx)
-        return f"{tt.name_of(v['player_id'])}: {v['kind']}"
+        return f"{tt.name_of(v['player_id'])}: {t(ctx.lang, 'sanction.' + v['kind'])}"
 
     return await on_desk(ctx, run)
 

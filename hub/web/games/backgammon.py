@@ -139,7 +139,7 @@ ACTIONS: dict[str, Action] = {
         ),
         Action(
             "move",
-            (S("match_id"), S("table")),
+            (S("match_id"), S("table"), S("from_zero", "bool", required=False)),
             move,
             reason_required=True,
             target=_tgt("match_id", "table"),

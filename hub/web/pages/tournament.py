@@ -34,7 +34,7 @@ from mesa.hub.web.events import (
 from mesa.hub.web.http.paths import export_list
 from mesa.hub.web.i18n import Translator
 from mesa.hub.web.i18n import text as tr
-from mesa.hub.web.pages.cards import table_warning
+from mesa.hub.web.pages.cards import table_choice, table_warning
 from mesa.hub.web.pages.door_views import (
     door_counts,
     draw_undo_state,
@@ -459,6 +459,13 @@ class Pages:
             return {
                 "tournament": tournament_info(t, lang),
                 "entrants": entrants,
+                # left out of the draw as absent: a no-show can still be sanctioned (HGV 2.3.6)
+                "absent": []
+                if t is None
+                else [
+                    {"id": e.player_id, "name": e.name}
+                    for e in sorted(t.left_out, key=lambda e: name_key(e.name))
+                ],
                 "others": others,
                 "matches": matches,
                 "tables": [d["table"] for d in self.site.hub.tables()],
@@ -566,7 +573,11 @@ class Pages:
 
         stale, info, label = await self.site.read(build)
         label_cards([card], {table: label} if label else {})
-        hold = None if stale is None else {"match_id": stale[0], "why": stale[1]}
+        hold = (
+            None
+            if stale is None
+            else {"match_id": stale[0], "why": stale[1], "auto": self._takes_next(card, stale[1])}
+        )
         data = {"table": card, "commands": commands, "stale": hold, "tournament": info}
         return Page(
             "director/table.html",
@@ -591,7 +602,15 @@ class Pages:
                 raise KeyError(mid)
             m = t.match(mid)
             waits = waiting_reason(t, m, seats_elsewhere(club, venue), lang)
+            # the tables the open events hold a match at (a move there is refused)
+            held = {
+                x.table: x.id if ev.id == t.id else f"{x.id} · {ev.name}"
+                for ev in open_events(club)
+                for x in ev.matches.values()
+                if x.table and x.status in ("assigned", "playing")
+            }
             return {
+                "held": held,
                 "time": self._match_time(t.id, m, cards),
                 "tournament": tournament_info(t, lang),
                 "match": match_view(t, m, lang) | ({"waits": waits} if m.status == "ready" else {}),
@@ -599,7 +618,7 @@ class Pages:
                 "conflicts": [conflict_view(t, c) for c in t.conflicts if c.match_id == mid],
                 # Tables still holding this match although it is not theirs to play.
                 "stale_tables": [
-                    {"table": c["id"], "why": stale[1]}
+                    {"table": c["id"], "why": stale[1], "auto": self._takes_next(c, stale[1])}
                     for c in cards
                     if c.get("match_id") == mid
                     and (stale := self.site.desk.stale_hold(c["id"])) is not None
@@ -619,6 +638,13 @@ class Pages:
         data["table_warnings"] = {
             tb: table_warning(by_id.get(tb), lang) for tb in data["tables"]
         }
+        held = data.pop("held")
+        here = data["match"]["table"]
+        data["move_tables"] = [
+            table_choice(tb, by_id.get(tb), held.get(tb), lang)
+            for tb in data["tables"]
+            if tb != here
+        ]
         return Page(
             "director/match.html",
             data,
@@ -626,6 +652,11 @@ class Pages:
             Translator(lang)("live.match", id=mid),
             context=await self._switch(request, data),
         )
+
+    def _takes_next(self, card: dict[str, Any], why: str) -> bool:
+        """Whether a table holding a decided match gets its next match by itself (the hub
+        hands one to a connected table that finished its own): then it needs no freeing."""
+        return why == "decided" and bool(self.site.desk.takes_next_match(str(card.get("id"))))
 
     def _labels(self, club: Club) -> dict[str, dict[str, Any]]:
         """Table → its event, with the pace of the match under way (desk's thread)."""

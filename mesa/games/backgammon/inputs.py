@@ -26,7 +26,7 @@ from mesa.engine.inputs import Input, InputSpec, spec, specs_by_name
 from mesa.engine.inputs import parse_input as parse_against
 from mesa.validation import TIME_LIMIT
 
-__all__ = ["INPUT_NAMES", "INPUT_SPECS", "PAUSE_REASONS", "RANGES", "parse_input"]
+__all__ = ["INPUT_NAMES", "INPUT_SPECS", "PAUSE_REASONS", "RANGES", "RESUME_KEYS", "parse_input"]
 
 SideArg = Literal["a", "b"]
 ReasonArg = Literal[
@@ -137,6 +137,8 @@ INPUT_SPECS: dict[str, InputSpec] = specs_by_name(
             "language": (Literal["es", "en"], "es"),
             # The hub's fencing token: the table puts it on every event of this match.
             "epoch": (int | None, None),
+            # A match moved here from another table goes on where it was (see RESUME_KEYS).
+            "resume": (dict[str, Any] | None, None),
         },
     ),
     spec("unassign", "hub", "The hub withdraws the match from this table."),
@@ -199,6 +201,17 @@ INPUT_SPECS: dict[str, InputSpec] = specs_by_name(
 )
 
 INPUT_NAMES: tuple[str, ...] = tuple(INPUT_SPECS)
+
+# What ``assign``'s ``resume`` may carry for a match moved from another table, as the hub last
+# heard it there: ``score`` ({"a": n, "b": n}, both below the length), ``games`` (the games
+# begun), ``crawford_played``, ``reserve`` (each player's reserve, for a timed match),
+# ``expiries`` (flags fallen: a second one loses under the overtime policy), ``penalties``
+# (DE 5.1 penalty points given), ``frozen_until`` (DE 5.2 frozen cube) and ``game`` (the game
+# in progress: ``cube``, ``owner``, ``crawford``, ``on_move``).
+RESUME_KEYS: tuple[str, ...] = (
+    "score", "games", "crawford_played", "reserve", "expiries", "penalties", "frozen_until",
+    "game",
+)  # fmt: skip
 
 
 def parse_input(name: Any, args: Any) -> Input:

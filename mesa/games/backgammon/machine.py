@@ -32,6 +32,7 @@ from mesa.engine.outcome import Outcome, Refusal, Refused
 from mesa.engine.snapshot import state_from_dict
 from mesa.errors import ConfigError, RuleError
 from mesa.games.backgammon.inputs import INPUT_SPECS, RANGES
+from mesa.games.backgammon.resume import Resume, parse_resume
 from mesa.games.backgammon.transitions import STATES, TRANSITIONS
 
 log = logging.getLogger(__name__)
@@ -71,6 +72,9 @@ class TableState:
     # ``{"clock": <the order: settings, a preset, or None to take the clock off>}``; applied
     # when the game ends and the match goes on, dropped if the match ends first.
     clock_order: dict[str, Any] | None = None
+    # A match moved here in the middle of a game: that game, to go on with at the first press
+    # after check-in (``assign``'s ``resume``, :mod:`mesa.games.backgammon.resume`).
+    resumed_game: dict[str, Any] | None = None
     match: Match | None = None
     lateness: Lateness | None = None
     checked_in: list[str] = field(default_factory=list)
@@ -372,13 +376,18 @@ class Table(Machine[TableState]):
             match = Match(length=a["length"], crawford=a["crawford"])
         except RuleError as e:
             raise Refused(e.code, str(e)) from None
+        resume = None if a["resume"] is None else parse_resume(a["resume"], length=match.length)
         fresh = TableState(language=a["language"], epoch=a["epoch"])
         old, self.s = self.s, fresh
         self.s.last_now = old.last_now
         self.s.match = match
         try:
-            self.s.timed, self.s.clock = self._setup_clock(a["clock"], 0)
-            if a["scheduled_start"] is not None:
+            if resume is not None:
+                self._resume_match(resume, a["clock"])
+            else:
+                self.s.timed, self.s.clock = self._setup_clock(a["clock"], 0)
+            # A moved match has begun: its players were there, no lateness runs again.
+            if a["scheduled_start"] is not None and resume is None:
                 self.s.lateness = Lateness(
                     a["scheduled_start"], match.length, a["minutes_per_point"]
                 )
@@ -397,6 +406,45 @@ class Table(Machine[TableState]):
             )
         )
         self._go("assigned")
+
+    def _resume_match(self, resume: Resume, clock: dict[str, Any] | None) -> None:
+        """The match moved here as it stood: score, games, Crawford, reserves, the game in
+        progress. A clock given as a preset gets the reserve for the points already scored
+        (HGV 7.6.2) unless the old table's reserves came with it."""
+        m = self._match
+        m.score, m.game_number = dict(resume.score), resume.games
+        m.crawford_played = resume.crawford_played or (
+            resume.game is not None and resume.game["crawford"]
+        )
+        self.s.timed, self.s.clock = self._setup_clock(clock, sum(m.score.values()))
+        if self.s.timed and resume.reserve is not None:
+            self.s.clock.reserve = dict(resume.reserve)
+        if self.s.timed and resume.expiries is not None:
+            self.s.clock.expiries = {side: resume.expiries.get(side, 0) for side in SIDES}
+        self.s.penalties = dict(resume.penalties or {})
+        m.frozen_until = dict(resume.frozen_until or {})
+        self.s.resumed_game = None if resume.game is None else dict(resume.game)
+        if resume.game is not None:
+            # Until the players go on, the game in progress counts as the next one (the
+            # screen shows the game to come between games): it is the same game again.
+            m.game_number -= 1
+
+    def _start_resumed_game(self, side: Side) -> Side:
+        """The first press after check-in of a match moved mid-game: the game goes on with
+        its cube, and the player not on move presses (as after the opening roll). Returns
+        the side on move."""
+        game = self.s.resumed_game
+        assert game is not None
+        if game.get("on_move") == side:
+            raise Refused(
+                "resumed_on_move", f"{side} is on move in the game moved here: the other presses"
+            )
+        m = self._match
+        m.in_game, m.cube_value, m.cube_owner = True, int(game["cube"]), game["owner"]
+        m.cube_offered_by, m.crawford_game = None, bool(game["crawford"])
+        m.game_number += 1
+        self.s.resumed_game = None
+        return other(side)
 
     def _on_refence(self, inp: Input, now: float) -> None:
         epoch = inp.args["epoch"]
@@ -446,13 +494,17 @@ class Table(Machine[TableState]):
             last = self.s.last_press.get(side)
             if last is not None and now - last < self.settings.bounce:
                 raise Refused("bounce", f"{side} pressed again {1000 * (now - last):.0f} ms later")
-            self._match.start_game()
-            self._clock.start_turn(other(side), now)
+            if self.s.resumed_game is not None:
+                on_move = self._start_resumed_game(side)
+            else:
+                self._match.start_game()
+                on_move = other(side)
+            self._clock.start_turn(on_move, now)
             self.s.last_press[side] = now
             self._emit(
                 ev.GameStarted(
                     game=self._match.game_number,
-                    first_on_move=other(side),
+                    first_on_move=on_move,
                     crawford=self._match.crawford_game,
                     score=dict(self._match.score),
                 )

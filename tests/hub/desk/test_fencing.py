@@ -451,3 +451,45 @@ def test_a_table_whose_match_was_taken_off_it_cannot_start_or_decide_it(hub: Hub
     assert hub.metrics.get("table_events_refused", reason="not_held") >= 1
     assert any(c.match_id == mid and c.status == "open" for c in _current(desk).conflicts)
     desk.close()
+
+
+# ── a moved match takes its state with it (issue 22, finding 2) ─────────────
+def _carried(desk: TournamentDesk, match: str, table: str, **kw: Any) -> Any:
+    return desk.read(lambda club: desk.carried(club.tournament("T"), match, table, **kw))
+
+
+def test_a_move_carries_what_the_old_table_last_reported(hub: Hub) -> None:
+    desk = _desk(hub, auto_assign=False)
+    _setup(desk)
+    (old,) = _tables(hub, "3")
+    _give(desk, old, "G1-1")
+    assert _carried(desk, "G1-1", "3") is None  # not begun: it starts afresh where it goes
+    old.apply("press", {"side": "a"})
+    old.apply("press", {"side": "b"})
+    old.apply("press", {"side": "b"})  # game 1, a on move
+    carry = _carried(desk, "G1-1", "3")
+    assert carry["scheduled_start"] is None and carry["clock"]["reserve"] > 0
+    assert carry["resume"]["score"] == {"a": 0, "b": 0}
+    assert carry["resume"]["game"] == {"cube": 1, "owner": None, "crawford": False, "on_move": "a"}
+    assert desk.carried_score(carry) == "0–0"
+    # An event the hub has, newer than the table's last state: the state is not trusted.
+    _send(old, "turn.ended", {"side": "a", "seconds": 3.0, "delay": 10.0, "charged": 0.0,
+                              "reserve": 590.0}, old.table.s.epoch)  # fmt: skip
+    desk.sync()
+    with pytest.raises(TournamentError) as e:
+        _carried(desk, "G1-1", "3")
+    assert e.value.reason == "move_score_unknown"
+    assert _carried(desk, "G1-1", "3", unknown_ok=True) is None  # the director's 0–0
+    desk.close()
+
+
+def test_a_match_the_table_has_ended_does_not_move(hub: Hub) -> None:
+    desk = _desk(hub, auto_assign=False)
+    _setup(desk)
+    (old,) = _tables(hub, "3")
+    _give(desk, old, "G1-1")
+    _play(old, "b")  # ended at the table; its result not folded yet
+    with pytest.raises(TournamentError) as e:
+        _carried(desk, "G1-1", "3")
+    assert e.value.reason == "move_decided" and e.value.params["score"] == "0–3"
+    desk.close()

@@ -339,7 +339,7 @@ async def test_sanction_move_unassign_and_close(
         # The move form offers only the other tables; a forged move to where it is says so.
         page = (await client.get("/director/matches/G1-1")).text
         move_form = page[page.index("/director/actions/move") :].split("</form>")[0]
-        assert "<option>3</option>" in move_form and "<option>4</option>" not in move_form
+        assert '<option value="3">3 ✓</option>' in move_form and 'value="4"' not in move_form
         r = await act(client, csrf, "move", match_id="G1-1", table="4", reason="otra vez")
         assert r.status_code == 409 and "ya está en la mesa 4" in r.text, r.text
         assert (await act(client, csrf, "unassign", match_id="G1-1")).status_code == 200
@@ -566,3 +566,40 @@ async def test_the_clock_imposed_on_the_table_page_is_the_matchs_too(
         r = await act(client, csrf, "set_clock", table="3", preset="singles")
     assert r.status_code == 200, r.text
     assert web.desk.read(lambda club: club.tournament("2025-03").match(mid).clock.mandatory)
+
+
+async def test_a_move_whose_score_is_not_known_is_refused_unless_started_afresh(
+    client: httpx.AsyncClient, web: WebApp, fake_table: FakeTable
+) -> None:
+    """A match under way at a table the hub cannot read: the move says so, changes nothing,
+    and goes through only when the director chooses to start it again from 0–0."""
+    make_tournament(web, 6)
+    other = FakeTable(web.hub, "4")
+    web.hub.register_table("4")
+    other.online()
+    csrf = await login(client)
+    async with serving(fake_table, other):
+        assert (await act(client, csrf, "assign", match_id="G1-1", table="3")).status_code == 200
+        for _ in range(100):
+            if fake_table.table.state == "assigned":
+                break
+            await asyncio.sleep(0.02)
+    fake_table.apply("press", {"side": "a"})
+    fake_table.apply("press", {"side": "b"})
+    web.hub.store.clear_snapshot("3")  # the table's state is gone (a Pi replaced, say)
+    web.desk.sync()
+    assert _t(web, lambda t: t.match("G1-1").status) == "playing"
+    async with serving(other):
+        r = await act(client, csrf, "move", match_id="G1-1", table="4", reason="mesa rota")
+        assert r.status_code == 409, r.text
+        assert "no se sabe cómo va G1-1 en la mesa 3" in r.json()["message"]
+        assert _t(web, lambda t: t.match("G1-1").table) == "3"  # nothing moved
+        r = await act(client, csrf, "move", match_id="G1-1", table="4", reason="mesa rota",
+                      from_zero=True)  # fmt: skip
+        assert r.status_code == 200, r.text
+        assert "3 → 4, empieza de 0–0" in r.json()["message"]
+        for _ in range(100):
+            if other.table.state == "assigned":
+                break
+            await asyncio.sleep(0.02)
+    assert other.table.s.match_id == "G1-1" and other.table.s.resumed_game is None

@@ -177,6 +177,8 @@ async def test_a_correction_that_annuls_a_playing_knockout_match_keeps_the_knock
         body = r.json()
         assert body["annulled"] == ["KO-QF-2"] and body["released"] == ["3"]
         assert "La mesa 3 tenía una partida ya decidida o anulada" in body["message"]
+        # The choice in words, never the form's code ("(apply: KO-QF-2)").
+        assert "(Aplicar y anular lo afectado: KO-QF-2)" in body["message"], body["message"]
         await _until(lambda: _live(web)["state"] == "idle")
     qf = _t(web, lambda t: t.match("KO-QF-2"))
     new_b = _t(web, lambda t: t.match("KO-PI-2").result.winner)
