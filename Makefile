@@ -7,15 +7,20 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 BOOTSTRAP := python3 tools/bootstrap.py --stamp $(STAMP)
 
-.PHONY: venv test lint demo bench docs screenshots clean hub table
+.PHONY: venv test lint demo bench docs screenshots clean hub table lock
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+# Each step says what it does (on a Pi, pip takes minutes); versions come from constraints/
+# (tools/lock.py), so every machine of a venue, and CI, runs the same ones.
+$(STAMP): pyproject.toml constraints/dev.txt
 	@$(BOOTSTRAP) venv
+	@echo "==> the virtual environment ($(VENV))"
 	python3 -m venv $(VENV)
+	@echo "==> pip itself"
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	@echo "==> Mesa and what its tests need (constraints/dev.txt): a few minutes the first time"
+	$(PY) -m pip install --progress-bar on -c constraints/dev.txt -e '.[dev]'
 	touch $(STAMP)
 
 # mypy through tools/typecheck.py: it names each module by its import name (mesa.controller.x
@@ -58,12 +63,21 @@ clean:
 # system's python3-lgpio (Raspberry Pi OS), which gpiozero uses for the pins.
 hub:
 	@$(BOOTSTRAP) hub
+	@echo "==> the hub's virtual environment ($(VENV))"
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[hub]'
+	@echo "==> Mesa's hub and its pinned dependencies (constraints/hub.txt)"
+	$(PY) -m pip install --progress-bar on -c constraints/hub.txt -e '.[hub]'
 
 table:
 	@$(BOOTSTRAP) table
+	@echo "==> the table's virtual environment ($(VENV), with the system's python3-lgpio)"
 	python3 -m venv --system-site-packages $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[table]'
+	@echo "==> Mesa's table and its pinned dependencies (constraints/table.txt): minutes on a Pi Zero"
+	$(PY) -m pip install --progress-bar on -c constraints/table.txt -e '.[table]'
+
+# The versions every venue installs: rewrites constraints/*.txt from fresh venvs (then run the
+# tests and commit the files).
+lock:
+	python3 tools/lock.py

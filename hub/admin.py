@@ -151,9 +151,15 @@ def _apply_accounts(args: argparse.Namespace) -> int:
 
 def _backup(args: argparse.Namespace) -> int:
     from mesa.hub.backup import backup
+    from mesa.hub.settings import HubSettings
 
     try:
-        made = backup(_db(args), args.dir, keep=args.keep)
+        # One folder and one count for every backup, nightly or after a publication: the
+        # hub's settings (MESA_HUB_BACKUP_DIR, MESA_HUB_BACKUP_KEEP) unless given here.
+        settings = HubSettings.from_env()
+        folder = args.dir if args.dir is not None else settings.backup_dir
+        keep = args.keep if args.keep is not None else settings.backup_keep
+        made = backup(_db(args), folder, keep=keep)
     except (MesaError, OSError) as e:
         print(f"mesa backup: {e}", file=sys.stderr)
         return 1
@@ -176,8 +182,6 @@ def _restore(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    from mesa.hub.backup import DEFAULT_DIR, DEFAULT_KEEP
-
     p = sub.add_parser("install", help="set up this machine as the venue's hub or as a table")
     p.add_argument("what", choices=("hub", "table"))
     p.add_argument("--root", type=Path, default=Path("/"), help="install into DIR (packaging)")
@@ -222,8 +226,8 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser("backup", help="copy the hub's store, while it runs, to a rotated set")
     p.add_argument("--db", help="the hub's store (default: the hub's setting)")
-    p.add_argument("--dir", type=Path, default=DEFAULT_DIR)
-    p.add_argument("--keep", type=int, default=DEFAULT_KEEP, help="backups kept (newest)")
+    p.add_argument("--dir", type=Path, help="the backups' folder (default: MESA_HUB_BACKUP_DIR)")
+    p.add_argument("--keep", type=int, help="backups kept, the newest (default: MESA_HUB_BACKUP_KEEP)")
     p.set_defaults(run=_backup)
 
     p = sub.add_parser("restore", help="bring a backup back as the hub's store (hub stopped)")

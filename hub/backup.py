@@ -52,7 +52,7 @@ from mesa.hub.safe_files import (
 log = logging.getLogger(__name__)
 
 DEFAULT_DIR = Path("/var/lib/mesa/backups")
-DEFAULT_KEEP = 14
+DEFAULT_KEEP = 30  # the one count: nightly and after-tournament backups share the folder
 # Exactly the names :func:`backup` gives (see :func:`_stamp`): nothing else is rotated.
 OWN_NAME = re.compile(r"hub-\d{8}T\d{12}Z\.sqlite3")
 BEFORE_RESTORE = "before-restore"

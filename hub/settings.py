@@ -92,7 +92,7 @@ SETTINGS: tuple[Setting, ...] = (
         kind=Path,
     ),
     _hub("backup_dir", Path("var/backups"), "where `mesa backup` and the after-tournament backup go"),
-    _hub("backup_keep", 14, "how many backups are kept (the newest)"),
+    _hub("backup_keep", 30, "how many backups are kept, nightly and after-tournament together (the newest)"),
     # ── dashboard and tournament desk (docs/dashboard.md) ──
     _web("host", "127.0.0.1", "the address the dashboard listens on"),
     _web("port", 8080, "the dashboard's HTTP port"),

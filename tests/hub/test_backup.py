@@ -377,3 +377,29 @@ def test_backup_rotation_ignores_what_is_not_its_own(tmp_path: Path) -> None:
     assert (folder / "hub-20000102T000000000000Z.sqlite3").is_symlink()
     assert elsewhere.read_bytes() == b"not mine"
     assert (folder / "notes.txt").read_text() == "the director's"
+
+
+def test_one_folder_and_one_count_for_every_backup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``mesa backup`` without ``--dir``/``--keep`` uses the hub's settings, the ones the
+    backup after each closed tournament uses: one policy, neither prunes the other's (the
+    nightly unit once kept 30 while every publication pruned the same folder to 14)."""
+    db = store_with_events(tmp_path / "hub")
+    folder = tmp_path / "shared"
+    monkeypatch.setenv("MESA_HUB_BACKUP_DIR", str(folder))
+    monkeypatch.setenv("MESA_HUB_BACKUP_KEEP", "3")
+    for _ in range(5):
+        assert main(["backup", "--db", str(db)]) == 0
+    assert len(backups(folder)) == 3
+    root = Path(__file__).parents[2] / "systemd"
+
+    def env(unit: str) -> dict[str, str]:
+        text = (root / unit).read_text()
+        lines = [ln for ln in text.splitlines() if ln.startswith("Environment=")]
+        pairs = dict(ln.removeprefix("Environment=").split("=", 1) for ln in lines)
+        return {k: v for k, v in pairs.items() if k.startswith("MESA_HUB_BACKUP_")}
+
+    nightly, hub = env("mesa-backup.service"), env("mesa-hub.service")
+    assert nightly == hub and set(hub) == {"MESA_HUB_BACKUP_DIR", "MESA_HUB_BACKUP_KEEP"}
+    assert "--keep" not in (root / "mesa-backup.service").read_text()
