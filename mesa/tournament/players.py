@@ -200,6 +200,14 @@ class PlayerRegistry:
         self._names = None
         return new
 
+    def remove(self, player_id: str) -> Player:
+        """Take a player out (his cards with him); what else names him is the caller's
+        concern (:mod:`mesa.tournament.registry_upkeep` checks it first)."""
+        player = self.get(player_id)
+        del self.players[player_id]
+        self._names = None
+        return player
+
     def add_card(self, player_id: str, card_id: str) -> Player:
         p = self.get(player_id)
         return self.update(player_id, card_ids=(*p.card_ids, card_id))

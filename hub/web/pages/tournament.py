@@ -15,6 +15,7 @@ import asyncio
 import secrets
 import urllib.parse
 from collections.abc import Callable
+from functools import partial
 from datetime import date
 from typing import Any
 
@@ -43,6 +44,7 @@ from mesa.hub.web.pages.door_views import (
 )
 from mesa.hub.web.pages.endpoint import page_endpoint
 from mesa.hub.web.pages.enrolment import pending_view
+from mesa.hub.web.pages.registry_page import page_registry
 from mesa.hub.web.pages.views import (
     RANKING_KINDS,
     bracket_view,
@@ -130,6 +132,7 @@ class Pages:
             ("director_enrolments", self.page_enrolments, True),
             ("director_table", self.page_director_table, True),
             ("director_match", self.page_director_match, True),
+            ("director_players", partial(page_registry, self.site), True),
         ]
 
     def endpoint(self, handler: Callable[..., Any], director: bool) -> Callable[..., Any]:
