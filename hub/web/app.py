@@ -38,8 +38,8 @@ from mesa.hub.desk.make import make_desk
 from mesa.hub.ingest.ports import Commit, HubPort
 from mesa.hub.settings import HubSettings
 from mesa.hub.web.actions.door import DOOR_ACTIONS
-from mesa.hub.web.actions.registry_admin import REGISTRY_ACTIONS
 from mesa.hub.web.actions.endpoint import ActionEndpoint
+from mesa.hub.web.actions.registry_admin import REGISTRY_ACTIONS
 from mesa.hub.web.games.backgammon import ACTIONS
 from mesa.hub.web.games.domino import DominoPages
 from mesa.hub.web.http.body_limit import MAX_BODY_BYTES, BodyLimit

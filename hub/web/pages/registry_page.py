@@ -29,7 +29,7 @@ def suspect_name(name: str) -> bool:
 
 
 def registry_view(club: Club) -> dict[str, Any]:
-    players = []
+    players: list[dict[str, Any]] = []
     for p in sorted(club.registry, key=lambda p: name_key(p.name)):
         uses = uses_of(club, p.id)
         players.append({
@@ -39,7 +39,7 @@ def registry_view(club: Club) -> dict[str, Any]:
             "suspect": suspect_name(p.name),
         })
     # The suspect names first in the merge form's first list: they are the ones to drop.
-    drop_order = sorted(players, key=lambda p: (not p["suspect"], name_key(p["name"])))
+    drop_order = sorted(players, key=lambda p: (not p["suspect"], name_key(str(p["name"]))))
     return {"players": players, "drop_choices": [{"id": p["id"], "name": p["name"]}
                                                  for p in drop_order]}
 

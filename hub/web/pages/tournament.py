@@ -15,8 +15,8 @@ import asyncio
 import secrets
 import urllib.parse
 from collections.abc import Callable
-from functools import partial
 from datetime import date
+from functools import partial
 from typing import Any
 
 from starlette.requests import Request

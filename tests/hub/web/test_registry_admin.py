@@ -6,19 +6,14 @@ browser walk is in test_registry_browser.py)."""
 from __future__ import annotations
 
 import base64
-from datetime import timedelta
-from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
-from mesa.hub.web.actions.registry_admin import domino_events_naming
 from mesa.hub.web.app import WebApp
 from mesa.hub.web.i18n import LANGUAGES, STRINGS
 from mesa.hub.web.strings_registry import REGISTRY_STRINGS
-from mesa.tournament.club import Club
-from support.hubkit import NOW, TODAY, act, login, make_tournament
+from support.hubkit import TODAY, act, login, make_tournament
 
 pytestmark = pytest.mark.anyio
 
@@ -54,7 +49,7 @@ async def test_a_windows_1252_file_is_previewed_with_its_accents_and_nothing_is_
     assert [x["name"] for x in body["rows"]] == [n for n, _ in EXCEL_ROWS]
     assert [x["points"] for x in body["rows"]] == ["2,30", "1,95", "1,80"]
     assert body["new_count"] == 3 and body["new_names"][0] == "JOSÉ LUIS MARTÍNEZ"
-    assert "Archivo leído como Windows-1252. 3 filas: 0 en el registro, 3 nuevos." == body["summary"]
+    assert body["summary"] == "Archivo leído como Windows-1252. 3 filas: 0 en el registro, 3 nuevos."
     assert "JOSÉ LUIS MARTÍNEZ;2,30" in body["text"]
     assert web.desk.read(lambda club: len(club.registry)) == 0  # a preview creates nothing
     # The text the preview answered is what the import then sends: the names arrive whole.
