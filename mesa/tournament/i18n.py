@@ -391,6 +391,8 @@ _REFUSALS: dict[str, dict[str, Entry]] = {
     "csv_twice": {"es": "jugador ya listado en la línea {line}",
                   "en": "player already listed on line {line}"},
     # Keeping the registry (mesa.tournament.registry_upkeep).
+    "name_lost": {"es": "el nombre {name} tiene caracteres perdidos (�): escríbalo de nuevo",
+                  "en": "the name {name} holds lost characters (�): type it again"},
     "player_seated": {"es": "{name} está jugando en una mesa ahora",
                       "en": "{name} is at a table now"},
     "player_in_open_event": {"es": "{name} está inscrito en {tournament}, que sigue abierto: "

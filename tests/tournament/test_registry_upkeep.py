@@ -16,6 +16,7 @@ from mesa.tournament.i18n import refusal_of
 from mesa.tournament.rating import RatingBook
 from mesa.tournament.registry_upkeep import merge_players, remove_player, rename_player, uses_of
 from mesa.tournament.store import TournamentStore
+from support.legacy import add_legacy_player
 
 NAMES = ["ANA", "BEA", "CARLOS", "DAVID", "EVA", "FELIX"]
 
@@ -37,7 +38,7 @@ def club(h) -> Club:
     club = Club()
     ids = [club.registry.add_new(n).id for n in NAMES]
     closed(h, club, "2014-01", date(2014, 1, 31), ids, seed=1)
-    broken = club.registry.add_new("JOS\ufffd LUIS", card_ids=("04BAD",)).id
+    broken = add_legacy_player(club, "JOS\ufffd LUIS", ("04BAD",))
     closed(h, club, "2014-02", date(2014, 2, 28), [broken, *ids[:1], *ids[2:]], seed=2)
     club.tournament("2014-02")  # played; now a sanction from it, kept in the registry
     from mesa.tournament.players import Sanction
@@ -65,7 +66,8 @@ def test_a_rename_reaches_every_printed_name(club: Club) -> None:
     assert any(r.name == "José Luis Martín" for r in club.season.records["2014-02"].results)
     assert "José Luis Martín" in [e.name for e in club.annual_ranking(2014).entries]
     assert "José Luis Martín" in [r.name for r in feb.final_list()]
-    for name, reason in (("  ", "no_name"), ("jose luis", "name_taken"), ("ana", "name_taken")):
+    for name, reason in (("  ", "no_name"), ("jose luis", "name_taken"), ("ana", "name_taken"),
+                         ("JOS\ufffd L.", "name_lost")):
         with pytest.raises(TournamentError) as e:
             rename_player(club, broken, name)
         assert e.value.reason == reason

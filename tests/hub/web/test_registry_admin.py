@@ -10,10 +10,14 @@ import base64
 import httpx
 import pytest
 
+from mesa.games.domino.pairs import PairsTournament
+from mesa.games.domino.store import PairsStore
+from mesa.hub.web.actions.registry_admin import domino_events_naming
 from mesa.hub.web.app import WebApp
 from mesa.hub.web.i18n import LANGUAGES, STRINGS
 from mesa.hub.web.strings_registry import REGISTRY_STRINGS
 from support.hubkit import TODAY, act, login, make_tournament
+from support.legacy import add_legacy_player
 
 pytestmark = pytest.mark.anyio
 
@@ -147,7 +151,7 @@ async def test_rename_merge_and_remove_from_the_dashboard_each_audited(
 ) -> None:
     csrf = await login(client)
     ids = make_tournament(web, 4, start=False)
-    broken = web.desk.call(lambda club, now: club.registry.add_new("JOS\ufffd LUIS").id)
+    broken = web.desk.call(lambda club, now: add_legacy_player(club, "JOS\ufffd LUIS"))
     spare = web.desk.call(lambda club, now: club.registry.add_new("NADIE").id)
     r = await act(client, csrf, "rename_player", player_id=broken, name="  José   Luis ")
     assert r.status_code == 200, r.text
@@ -185,3 +189,37 @@ async def test_rename_merge_and_remove_from_the_dashboard_each_audited(
         ("remove_player", "refused"), ("merge_players", "ok"), ("merge_players", "refused"),
         ("merge_players", "refused"), ("merge_players", "refused"), ("remove_player", "refused"),
     ]
+
+
+async def test_a_player_in_a_domino_pair_is_neither_merged_away_nor_removed(
+    client: httpx.AsyncClient, web: WebApp
+) -> None:
+    csrf = await login(client)
+    ana, lola, bea = (web.desk.call(lambda club, now, n=n: club.registry.add_new(n).id)
+                      for n in ("ANA", "LOLA", "BEA"))
+    d = PairsTournament("D1", "Dominó de marzo")
+    d.register_pair(ana, lola, ("ANA", "LOLA"), actor="director", at="20:00")
+    with PairsStore(web.hub.settings.db) as store:
+        store.save(d)
+    assert domino_events_naming(web.hub.settings.db, ana) == ["Dominó de marzo"]
+    assert domino_events_naming(web.hub.settings.db, bea) == []
+    r = await act(client, csrf, "merge_players", drop=ana, keep=bea)
+    assert r.status_code == 409 and "ANA juega en Dominó · Dominó de marzo" in r.json()["message"]
+    r = await act(client, csrf, "remove_player", player_id=lola)
+    assert r.status_code == 409 and "LOLA tiene resultados (Dominó" in r.json()["message"]
+    assert (await act(client, csrf, "remove_player", player_id=bea)).status_code == 200
+
+
+async def test_a_name_with_lost_characters_is_never_created_at_the_door(
+    client: httpx.AsyncClient, web: WebApp
+) -> None:
+    """The door's other text import, the pasted list: a name copied from a broken file is
+    refused, and so is the whole list (nothing half registered)."""
+    csrf = await login(client)
+    await _tournament(client, csrf)
+    r = await act(client, csrf, "register_many", names="ANA\nJOS\ufffd LUIS\nBEA\n")
+    assert r.status_code == 409, r.text
+    assert "el nombre JOS� LUIS tiene caracteres perdidos (�)" in r.json()["message"]
+    assert _names(web) == []
+    r = await act(client, csrf, "register_player", new_name="RA\ufffdL")
+    assert r.status_code == 409 and "caracteres perdidos" in r.json()["message"]

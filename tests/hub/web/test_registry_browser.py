@@ -18,6 +18,7 @@ from mesa.hub.settings import HubSettings
 from mesa.hub.web.app import WebApp
 from mesa.hub.web.http.server import BackgroundServer
 from support.hubkit import TODAY
+from support.legacy import add_legacy_player
 from support.shots import shot
 
 pytestmark = [pytest.mark.browser]
@@ -135,7 +136,7 @@ def test_the_registry_page_renames_merges_and_removes(
     web, url = served
 
     def add(club: Any, now: Any) -> dict[str, str]:
-        return {n: club.registry.add_new(n).id for n in ("JOS\ufffd ANTONIO", "RA\ufffdL", "Ã‘OÃ‘O")}
+        return {n: add_legacy_player(club, n) for n in ("JOS\ufffd ANTONIO", "RA\ufffdL", "Ã‘OÃ‘O")}
 
     made = web.desk.call(add)
     jose, raul, nono = made["JOS\ufffd ANTONIO"], made["RA\ufffdL"], made["Ã‘OÃ‘O"]
