@@ -20,6 +20,10 @@ REGISTRY_STRINGS: dict[str, dict[str, Entry]] = {
                         "en": "that player cannot be changed now"},
     "err.bad_merge": {"es": "no se pueden unir", "en": "they cannot be merged"},
     "err.player_has_results": {"es": "el jugador tiene resultados", "en": "the player has results"},
+    # A refused field, named as the form shows it.
+    "form.file": {"es": "archivo (de hasta 15 KB)", "en": "file (up to 15 KB)"},
+    "form.drop": {"es": "Jugador", "en": "Player"},
+    "form.keep": {"es": "Unir con", "en": "Merge into"},
     # ── the ranking file's preview (tournament page) ──
     "import.preview_title": {"es": "Vista previa: nada se ha creado todavía",
                              "en": "Preview: nothing has been created yet"},

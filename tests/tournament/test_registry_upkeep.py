@@ -83,6 +83,8 @@ def test_a_merge_moves_the_whole_history_to_the_player_kept(club: Club, tmp_path
     before = club.tournament("2014-02").final_list()
     row = next(r for r in before if r.player_id == broken)
     rating = club.ratings.players[broken].rating
+    store = TournamentStore(tmp_path / "club.sqlite3")
+    store.save_club(club)  # as the hub's desk holds it: saved before, saved again after
     done = merge_players(club, keep=jose, drop=broken, now=datetime(2014, 3, 1, 10))
     assert done.tournaments == ("2014-02",) and done.cards == ("04BAD",)
     assert broken not in club.registry and club.registry.by_card("04bad").id == jose
@@ -99,10 +101,16 @@ def test_a_merge_moves_the_whole_history_to_the_player_kept(club: Club, tmp_path
     assert club.ratings.to_dict() == RatingBook.rebuild(club.tournaments.values()).to_dict()
     assert [s.player_id for s in club.registry.sanctions] == [jose]
     # What the hub saves loads back the same (the audit kept as it was, plus the merge line).
-    with TournamentStore(tmp_path / "club.sqlite3") as store:
+    with store:
         store.save_club(club)
         again = store.load_club()
     assert again.to_dict() == club.to_dict()
+    assert [a.action for a in store_audit(tmp_path)][-1] == "player_merged"
+
+
+def store_audit(tmp_path) -> list:
+    with TournamentStore(tmp_path / "club.sqlite3") as store:
+        return store.audit("2014-02")
 
 
 def test_merge_refusals_change_nothing(club: Club, h) -> None:

@@ -223,3 +223,25 @@ async def test_a_name_with_lost_characters_is_never_created_at_the_door(
     assert _names(web) == []
     r = await act(client, csrf, "register_player", new_name="RA\ufffdL")
     assert r.status_code == 409 and "caracteres perdidos" in r.json()["message"]
+
+
+async def test_the_registry_page_lists_every_player_and_marks_the_broken_names(
+    client: httpx.AsyncClient, web: WebApp
+) -> None:
+    await login(client)
+    ids = make_tournament(web, 4, start=False)
+    broken = web.desk.call(lambda club, now: add_legacy_player(club, "ELENA MUÃ‘IZ"))
+    page = (await client.get("/director/players.json")).json()
+    rows = {p["id"]: p for p in page["players"]}
+    assert rows[broken]["suspect"] and not rows[ids[0]]["suspect"]
+    assert rows[ids[0]]["open"] == ["2025-03"] and rows[ids[0]]["has_results"]
+    assert not rows[broken]["has_results"]
+    assert page["drop_choices"][0]["id"] == broken  # the suspect names first
+    html = (await client.get("/director/players")).text
+    assert 'id="merge-form"' in html and html.count('class="inline rename-form"') == 5
+    assert html.count('class="inline remove-form"') == 1  # only the one without results
+    await client.get("/lang/en")
+    assert "Club players" in (await client.get("/director/players")).text
+    assert (await client.get("/director/players.json", follow_redirects=False)).status_code == 200
+    client.cookies.clear()
+    assert (await client.get("/director/players", follow_redirects=False)).status_code in (302, 303)
