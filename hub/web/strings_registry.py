@@ -22,7 +22,7 @@ REGISTRY_STRINGS: dict[str, dict[str, Entry]] = {
     "err.player_has_results": {"es": "el jugador tiene resultados", "en": "the player has results"},
     # A refused field, named as the form shows it.
     "form.file": {"es": "archivo (de hasta 15 KB)", "en": "file (up to 15 KB)"},
-    "form.drop": {"es": "Jugador", "en": "Player"},
+    "form.drop": {"es": "Ficha que desaparece", "en": "Record that disappears"},
     "form.keep": {"es": "Unir con", "en": "Merge into"},
     # ── the ranking file's preview (tournament page) ──
     "import.preview_title": {"es": "Vista previa: nada se ha creado todavía",
@@ -73,6 +73,7 @@ REGISTRY_STRINGS: dict[str, dict[str, Entry]] = {
     "reg.col_ranked": {"es": "Rankings", "en": "Rankings"},
     "reg.new_name": {"es": "Nombre nuevo", "en": "New name"},
     "reg.rename": {"es": "Cambiar", "en": "Rename"},
+    "reg.drop": {"es": "Ficha que desaparece", "en": "Record that disappears"},
     "reg.merge_into": {"es": "Unir con", "en": "Merge into"},
     "reg.merge": {"es": "Unir", "en": "Merge"},
     "reg.pick": {"es": "— elija el jugador que se queda —", "en": "— pick the player kept —"},
