@@ -482,6 +482,14 @@
       if (!res[0]) input.value = ""; // picking the same file again, fixed, is a change
     });
   });
+  /* A preview says what one text would do: once the text changes, it is put away. */
+  document.addEventListener("input", function (evt) {
+    const form = evt.target.form;
+    if (!form || !form.dataset.preview || !evt.target.matches("textarea")) return;
+    const box = form.querySelector(".import-preview");
+    if (box) box.hidden = true;
+    form.previewedText = null; // the next press shows the preview again
+  });
   /* An import is sent only once its preview was seen for exactly the text in the box: the
      first press shows it, the second imports. In the capture phase, before any other. */
   document.addEventListener("submit", function (evt) {

@@ -105,6 +105,13 @@ def test_an_excel_ranking_is_previewed_with_its_accents_then_imported_whole(
     assert "ELENA MUÑIZ" in page.inner_text("#import-preview .new-names")
     assert "JOSÉ LUIS MARTÍNEZ;3,03" in page.input_value("#ranking-csv")
     assert names(web) == []  # seen, not created
+    page.type("#ranking-csv", "x")  # a preview says what one text does: changed, it goes
+    assert page.is_hidden("#import-preview")
+    page.keyboard.press("Backspace")
+    assert page.input_value("#ranking-csv").endswith("\n")
+    page.click("#import-form button[type=submit]")  # typed in: the preview again first
+    page.wait_for_selector("#import-preview:not([hidden]) .summary.info")
+    assert names(web) == []
     shot(page, "registry-import-preview")
     with page.expect_navigation():
         page.click("#import-form button[type=submit]")
