@@ -39,6 +39,7 @@ from mesa.hub.ingest.ports import Commit, HubPort
 from mesa.hub.settings import HubSettings
 from mesa.hub.web.actions.door import DOOR_ACTIONS
 from mesa.hub.web.actions.endpoint import ActionEndpoint
+from mesa.hub.web.actions.registry_admin import REGISTRY_ACTIONS
 from mesa.hub.web.games.backgammon import ACTIONS
 from mesa.hub.web.games.domino import DominoPages
 from mesa.hub.web.http.body_limit import MAX_BODY_BYTES, BodyLimit
@@ -124,7 +125,9 @@ class WebApp:
         self.login = Login(self.site)
         self.exports = Exports(self.site, self.pages)
         self.actions = ActionEndpoint(
-            self.site, self.exports.publish_static, actions={**ACTIONS, **DOOR_ACTIONS}
+            self.site,
+            self.exports.publish_static,
+            actions={**ACTIONS, **DOOR_ACTIONS, **REGISTRY_ACTIONS},
         )
         self.owns_domino = domino is None
         # One venue for every game's desk: a player seated at one game's table is busy for

@@ -23,6 +23,7 @@ from typing import Any
 
 from mesa.hub.web.domino_i18n import DOMINO_STRINGS
 from mesa.hub.web.strings_door import DOOR_STRINGS
+from mesa.hub.web.strings_registry import REGISTRY_STRINGS
 from mesa.tournament.i18n import refusal
 from mesa.words import (
     DEFAULT_LANGUAGE,
@@ -883,7 +884,7 @@ _WEB: dict[str, dict[str, Entry]] = {
     "col.event": {"es": "Evento", "en": "Event"},
 }
 # The dashboard's own words, the door's and the domino pages' (one catalog serves every page).
-STRINGS = Catalog(_WEB, DOOR_STRINGS, DOMINO_STRINGS)  # checked here: a gap fails the import
+STRINGS = Catalog(_WEB, DOOR_STRINGS, DOMINO_STRINGS, REGISTRY_STRINGS)  # checked here: a gap fails the import
 text = STRINGS.text
 
 

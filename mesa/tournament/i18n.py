@@ -407,6 +407,39 @@ _REFUSALS: dict[str, dict[str, Entry]] = {
                           "en": "more finals or wins than tournaments played ({played})"},
     "csv_twice": {"es": "jugador ya listado en la línea {line}",
                   "en": "player already listed on line {line}"},
+    # Keeping the registry (mesa.tournament.registry_upkeep).
+    "name_lost": {"es": "el nombre {name} tiene caracteres perdidos (�): escríbalo de nuevo",
+                  "en": "the name {name} holds lost characters (�): type it again"},
+    "player_seated": {"es": "{name} está jugando en una mesa ahora",
+                      "en": "{name} is at a table now"},
+    "player_in_open_event": {"es": "{name} está inscrito en {tournament}, que sigue abierto: "
+                                   "quítelo de ese torneo antes",
+                             "en": "{name} is entered in {tournament}, which is still open: "
+                                   "take him out of it first"},
+    "player_elsewhere": {"es": "{name} juega en {event}", "en": "{name} plays in {event}"},
+    "merge_self": {"es": "un jugador no se puede unir consigo mismo ({player})",
+                   "en": "a player cannot be merged into himself ({player})"},
+    "merge_same_tournament": {"es": "{kept} y {dropped} jugaron los dos {tournament}",
+                              "en": "{kept} and {dropped} both played {tournament}"},
+    "merge_same_ranking": {"es": "{kept} y {dropped} están los dos en el ranking {ranking}",
+                           "en": "{kept} and {dropped} are both in ranking {ranking}"},
+    "player_has_results": {"es": "{name} tiene resultados ({where}): únalo con otro jugador "
+                                 "en vez de borrarlo",
+                           "en": "{name} has results ({where}): merge him into another player "
+                                 "instead"},
+    # A text file brought from a spreadsheet (mesa.tournament.text_files).
+    "text_workbook": {"es": "es un libro de Excel, no un CSV: en Excel, «Guardar como» → "
+                            "«CSV UTF-8 (delimitado por comas)»",
+                      "en": "this is an Excel workbook, not a CSV: in Excel, Save As → "
+                            "CSV UTF-8 (Comma delimited)"},
+    "text_binary": {"es": "no es un archivo de texto (línea {line})",
+                    "en": "this is not a text file (line {line})"},
+    "text_undecodable": {"es": "la línea {line} no se puede leer como {encoding}",
+                         "en": "line {line} cannot be read as {encoding}"},
+    "text_replacement": {"es": "la línea {line} tiene caracteres perdidos (�): el archivo se "
+                               "guardó ya roto; guárdelo de nuevo desde Excel como «CSV UTF-8»",
+                         "en": "line {line} holds lost characters (�): the file was saved "
+                               "broken; save it again from Excel as CSV UTF-8"},
 }
 
 # Values of ``status`` and ``phase`` params, as players say them.

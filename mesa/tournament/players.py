@@ -8,6 +8,10 @@
 Traceback (most recent call last):
 ...
 mesa.tournament.errors.DuplicatePlayerError: a player named 'ALEX' already exists (P0001)
+>>> reg.add_new("JOS\ufffd")
+Traceback (most recent call last):
+...
+mesa.tournament.errors.TournamentError: 'JOS\ufffd' holds lost characters (U+FFFD)
 """
 
 from __future__ import annotations
@@ -154,6 +158,11 @@ class PlayerRegistry:
     def _check_unique(self, player: Player, ignore: str | None = None) -> None:
         if not player.name.strip():
             raise TournamentError("a player needs a name", code="bad_player", reason="no_name")
+        if "\ufffd" in player.name:
+            # U+FFFD: a letter lost by a wrong encoding (an Excel file read as UTF-8); such a
+            # name is never the player's.
+            raise TournamentError(f"{player.name!r} holds lost characters (U+FFFD)",
+                                  code="bad_player", reason="name_lost", name=player.name)
         if player.category not in CATEGORIES:
             raise TournamentError(f"unknown category {player.category!r}", code="bad_player",
                                   reason="unknown_category", category=player.category)
@@ -199,6 +208,14 @@ class PlayerRegistry:
         self.players[player_id] = new
         self._names = None
         return new
+
+    def remove(self, player_id: str) -> Player:
+        """Take a player out (his cards with him); what else names him is the caller's
+        concern (:mod:`mesa.tournament.registry_upkeep` checks it first)."""
+        player = self.get(player_id)
+        del self.players[player_id]
+        self._names = None
+        return player
 
     def add_card(self, player_id: str, card_id: str) -> Player:
         p = self.get(player_id)

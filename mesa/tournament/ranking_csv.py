@@ -26,6 +26,7 @@ from mesa.tournament.i18n import check_lang
 from mesa.tournament.players import Category, Player, PlayerRegistry, normalize_name
 from mesa.tournament.points import parse_points
 from mesa.tournament.season import Ranking, order_ranking
+from mesa.tournament.text_files import check_text
 from mesa.words import format_points
 
 EXPORT_HEADERS = {
@@ -127,7 +128,56 @@ def import_ranking(
     comma or point. Players are matched by id, card, then name; unknown names are an error
     unless ``create_missing``, which registers them, but only when the whole file is valid.
     """
-    text = text.lstrip("\ufeff")
+    rows = _read(text, registry, create_missing)
+    return _ranking([r for _, r in rows], registry, category, title)
+
+
+@dataclass(frozen=True)
+class PreviewRow:
+    """One row as it will be imported: its line, name, points (hundredths) and player id
+    (None: a new player would be registered)."""
+
+    line: int
+    name: str
+    points: int
+    player_id: str | None
+
+
+@dataclass(frozen=True)
+class RankingPreview:
+    """What importing a ranking would do, before anything is created: the first rows, how
+    many rows, and the names it would register for the first time."""
+
+    rows: tuple[PreviewRow, ...]
+    total: int
+    new_names: tuple[str, ...]
+
+    @property
+    def matched(self) -> int:
+        return self.total - len(self.new_names)
+
+
+def preview_ranking(text: str, registry: PlayerRegistry, *, create_missing: bool = False,
+                    first: int = 10) -> RankingPreview:
+    """:func:`import_ranking` without its effects: the same checks (the same
+    :class:`RankingCSVError`), nothing registered.
+
+    >>> from mesa.tournament.players import PlayerRegistry
+    >>> reg = PlayerRegistry(); _ = reg.add_new("ALEX")
+    >>> p = preview_ranking("nombre;puntos\\nALEX;2,30\\nJOSÉ;1\\n", reg, create_missing=True)
+    >>> [(r.line, r.name, r.points, r.player_id) for r in p.rows], p.new_names, len(reg)
+    ([(2, 'ALEX', 230, 'P0001'), (3, 'JOSÉ', 100, None)], ('JOSÉ',), 1)
+    """
+    rows = _read(text, registry, create_missing)
+    return RankingPreview(
+        tuple(PreviewRow(line, r[1], r[2], r[0]) for line, r in rows[:first]), len(rows),
+        tuple(r[1] for _, r in rows if r[0] is None))
+
+
+def _read(text: str, registry: PlayerRegistry,
+          create_missing: bool) -> list[tuple[int, _Line]]:
+    """Every valid row with its line; :class:`RankingCSVError` listing every bad one."""
+    text = check_text(text)  # a character already lost (U+FFFD) would make a broken name
     reader = csv.reader(io.StringIO(text), delimiter=_delimiter(_header_line(text)))
     header = next(reader)
     cols, problems = _column_map(header)
@@ -135,7 +185,7 @@ def import_ranking(
         raise RankingCSVError([RowError(1, *p) for p in problems])
     errors: list[RowError] = []
     seen: dict[str, int] = {}
-    rows: list[_Line] = []
+    rows: list[tuple[int, _Line]] = []
     for row in reader:
         line = reader.line_num
         if not any(c.strip() for c in row):
@@ -149,10 +199,10 @@ def import_ranking(
         if problems:
             errors.extend(RowError(line, *p) for p in problems)
             continue
-        rows.append(parsed)
+        rows.append((line, parsed))
     if errors:
         raise RankingCSVError(errors)
-    return _ranking(rows, registry, category, title)
+    return rows
 
 
 # One valid row: the known player's id (None: to be created), name, points, tournaments played,

@@ -91,3 +91,31 @@ def test_export_then_import(reg: PlayerRegistry, lang: str) -> None:
     assert text.splitlines()[1] == ("1;P0001;ALEX;2,30;3;1;2;no" if lang == "es"
                                     else "1,P0001,ALEX,2.30,3,1,2,no")
     assert import_ranking(text, reg).ranking == r
+
+
+def test_finding_1_a_ranking_text_with_lost_accents_imports_nothing() -> None:
+    """The Excel file read as UTF-8 by a browser: each accent is U+FFFD. Before, 27 broken
+    players were created; now the whole file is refused, naming the first broken line."""
+    from mesa.tournament.text_files import TextFileError
+
+    reg = PlayerRegistry()
+    broken = "nombre;puntos\nANA;1\nJOS\ufffd LUIS MART\ufffdNEZ;2,30\n"
+    with pytest.raises(TextFileError) as e:
+        import_ranking(broken, reg, create_missing=True)
+    assert e.value.params == {"line": 3} and len(reg) == 0
+
+
+def test_a_preview_checks_like_the_import_and_creates_nothing() -> None:
+    from mesa.tournament.errors import RankingCSVError
+    from mesa.tournament.ranking_csv import preview_ranking
+
+    reg = PlayerRegistry()
+    reg.add_new("BEGOÑA")
+    text = "nombre;puntos\n" + "".join(f"P{i:02d};0,{i:02d}\n" for i in range(20)) + "begoña;3\n"
+    p = preview_ranking(text, reg, create_missing=True, first=5)
+    assert [r.line for r in p.rows] == [2, 3, 4, 5, 6] and p.total == 21 and p.matched == 1
+    assert len(p.new_names) == 20 and len(reg) == 1
+    with pytest.raises(RankingCSVError):
+        preview_ranking(text, reg)  # unknown names, without create_missing
+    imported = import_ranking(text, reg, create_missing=True)
+    assert len(imported.new_players) == 20

@@ -40,7 +40,7 @@ from mesa.hub.web.site import Site
 from mesa.tournament.errors import TournamentError
 
 # Long texts are counted in the audit log, not copied into it.
-COUNTED_TEXTS = ("csv", "names")
+COUNTED_TEXTS = ("csv", "names", "file")
 
 
 class ActionEndpoint:

@@ -42,6 +42,7 @@ ROUTE_PATHS: dict[str, str] = {
     "director": "/director",
     "director_tournament": "/director/tournament",
     "director_audit": "/director/audit",
+    "director_players": "/director/players",
     "director_preview": "/director/draw-preview",
     "first_run": "/first-run",
     "director_enrolments": "/director/enrolments",

@@ -16,6 +16,7 @@ import secrets
 import urllib.parse
 from collections.abc import Callable
 from datetime import date
+from functools import partial
 from typing import Any
 
 from starlette.requests import Request
@@ -43,6 +44,7 @@ from mesa.hub.web.pages.door_views import (
 )
 from mesa.hub.web.pages.endpoint import page_endpoint
 from mesa.hub.web.pages.enrolment import pending_view
+from mesa.hub.web.pages.registry_page import page_registry
 from mesa.hub.web.pages.views import (
     RANKING_KINDS,
     bracket_view,
@@ -150,6 +152,7 @@ class Pages:
             ("director_enrolments", self.page_enrolments, True),
             ("director_table", self.page_director_table, True),
             ("director_match", self.page_director_match, True),
+            ("director_players", partial(page_registry, self.site), True),
         ]
 
     def endpoint(self, handler: Callable[..., Any], director: bool) -> Callable[..., Any]:

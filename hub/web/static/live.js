@@ -395,19 +395,117 @@
       .finally(function () { if (submitter) submitter.disabled = false; });
   });
 
-  /* A file picked for the ranking import is read into its textarea (no multipart needed).
-     Listened for on the document, so a refreshed page needs no new listener. */
+  /* A file picked for an import goes to the hub as it is (its bytes, base64: no multipart
+     needed), which decodes it (UTF-8 with or without BOM, else Windows-1252: a browser reading
+     an Excel file as UTF-8 has already lost its accents) and answers the text and a preview of
+     what the import would do; the text fills the textarea. A form without a preview address
+     reads the file here. Listened for on the document: a refreshed page needs no new listener. */
+  function base64Of(buffer) {
+    const bytes = new Uint8Array(buffer);
+    let chars = "";
+    for (let i = 0; i < bytes.length; i += 0x8000) {
+      chars += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+    }
+    return btoa(chars);
+  }
+  function cell(row, text, cls) {
+    const td = document.createElement("td");
+    td.textContent = text;
+    if (cls) td.className = cls;
+    row.appendChild(td);
+  }
+  function showPreview(form, ok, answer) {
+    const box = form.querySelector(".import-preview");
+    if (!box) return;
+    box.hidden = false;
+    box.classList.toggle("refused", !ok);
+    const summary = box.querySelector(".summary");
+    const table = box.querySelector("table");
+    const tbody = box.querySelector("tbody");
+    const names = box.querySelector(".new-names");
+    tbody.replaceChildren();
+    summary.textContent = ok ? answer.summary : (answer.message || "");
+    summary.className = "summary flash " + (ok ? "info" : "error");
+    table.hidden = !ok;
+    names.hidden = !ok || !answer.new_count;
+    if (!ok) return;
+    answer.rows.forEach(function (r) {
+      const tr = document.createElement("tr");
+      cell(tr, String(r.line), "num");
+      cell(tr, r.name);
+      cell(tr, r.points, "num");
+      cell(tr, r.player_id ? r.player_id + " · " + box.dataset.known : box.dataset.new, r.player_id ? "" : "new");
+      tbody.appendChild(tr);
+    });
+    const list = names.querySelector("span");
+    list.textContent = answer.new_names.join(", ") + (answer.new_count > answer.new_names.length ? ", …" : "");
+    names.querySelector("strong").textContent = names.dataset.label + " (" + answer.new_count + "):";
+  }
+  function askPreview(form, fields) {
+    const data = new URLSearchParams(fields);
+    const missing = form.querySelector("input[name=create_missing]");
+    if (missing && missing.checked) data.set("create_missing", "1");
+    const tid = form.querySelector("input[name=t]");
+    if (tid && tid.value) data.set("t", tid.value);
+    return fetch(form.dataset.preview, {
+      method: "POST",
+      body: data,
+      credentials: "same-origin",
+      headers: { "Accept": "application/json", "X-CSRF-Token": body.dataset.csrf || "" },
+    }).then(function (r) { return r.json().then(function (j) { return [r.status < 400, j]; }); })
+      .then(function (res) { showPreview(form, res[0], res[1]); return res; })
+      .catch(function () {
+        showPreview(form, false, { message: conn ? conn.dataset.labelOffline : "offline" });
+        return [false, {}];
+      });
+  }
   document.addEventListener("change", function (evt) {
     const input = evt.target;
     if (!input.matches || !input.matches("input[type=file][data-into]")) return;
     const file = input.files && input.files[0];
     const target = document.getElementById(input.dataset.into);
     if (!file || !target) return;
-    file.text().then(function (text) {
-      target.value = text;
-      if (target.form) target.form.dataset.dirty = "1";
+    const form = target.form;
+    if (!form || !form.dataset.preview) {
+      file.text().then(function (text) {
+        target.value = text;
+        if (form) form.dataset.dirty = "1";
+      });
+      return;
+    }
+    form.dataset.dirty = "1";
+    file.arrayBuffer().then(function (buffer) {
+      return askPreview(form, { file: base64Of(buffer) });
+    }).then(function (res) {
+      target.value = res[0] ? res[1].text : "";
+      form.previewedText = res[0] ? target.value : null;
+      if (!res[0]) input.value = ""; // picking the same file again, fixed, is a change
     });
   });
+  /* A preview says what one text would do: once the text changes, it is put away. */
+  document.addEventListener("input", function (evt) {
+    const form = evt.target.form;
+    if (!form || !form.dataset.preview || !evt.target.matches("textarea")) return;
+    const box = form.querySelector(".import-preview");
+    if (box) box.hidden = true;
+    form.previewedText = null; // the next press shows the preview again
+  });
+  /* An import is sent only once its preview was seen for exactly the text in the box: the
+     first press shows it, the second imports. In the capture phase, before any other. */
+  document.addEventListener("submit", function (evt) {
+    const form = evt.target;
+    if (!form.matches || !form.matches("form[data-preview]")) return;
+    const box = form.querySelector("textarea");
+    if (!box || box.value === form.previewedText) return;
+    evt.preventDefault();
+    evt.stopImmediatePropagation();
+    askPreview(form, { csv: box.value }).then(function (res) {
+      if (!res[0]) return;
+      form.previewedText = box.value;
+      const summary = form.querySelector(".import-preview .summary");
+      if (summary) summary.textContent += " " + form.querySelector(".import-preview").dataset.confirm;
+    });
+  }, true);
 
   setConn("reconnecting");
   connect();

@@ -202,6 +202,8 @@ def test_two_categories_and_the_domino_room_from_the_door_to_the_final_lists(
     # ── the domino room's own players, into the registry from a ranking file ──
     d.open("/director/tournament")
     d.type("#ranking-csv", "nombre;puntos\n" + "".join(f"{n};0,10\n" for n in DOMINO_ONLY))
+    d.click("#import-form button[type=submit]")  # the first press shows what it would create
+    page.wait_for_selector("#import-preview:not([hidden]) tbody tr")
     d.click("#import-form button[type=submit]", navigates=True)
 
     # ── the open category: its door, its draw ──
