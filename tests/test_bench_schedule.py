@@ -46,7 +46,7 @@ def test_a_tiny_evening_under_both_policies(bench: ModuleType,
 def test_the_clairvoyant_scheduler_is_never_longer_than_its_candidates(
         bench: ModuleType) -> None:
     tiny = bench.Scenario("12 players, 3 tables", 12, 3, 4)
-    ev, chooser = bench.play_clairvoyant(tiny, 1)
+    ev, _ = bench.play_clairvoyant(tiny, 1)
     end = max(ev.sim.ends.values())
     for name in ("calendar", "critical"):
         other = bench.play(tiny, 1, dict(bench.CANDIDATES)[name])
