@@ -41,3 +41,14 @@ def test_a_tiny_evening_under_both_policies(bench: ModuleType,
     assert bench.report(tiny[:1], [1], replays=2) == 0
     out = capsys.readouterr().out
     assert "critical" in out and "forecast wall time" in out and "floor" in out
+
+
+def test_the_clairvoyant_scheduler_is_never_longer_than_its_candidates(
+        bench: ModuleType) -> None:
+    tiny = bench.Scenario("12 players, 3 tables", 12, 3, 4)
+    ev, _ = bench.play_clairvoyant(tiny, 1)
+    end = max(ev.sim.ends.values())
+    for name in ("calendar", "critical"):
+        other = bench.play(tiny, 1, dict(bench.CANDIDATES)[name])
+        assert end <= max(other.sim.ends.values())
+    assert bench.bounds(tiny, ev)[0] <= (end - bench.T0).total_seconds() + 1e-6
