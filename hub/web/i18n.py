@@ -339,6 +339,7 @@ _WEB: dict[str, dict[str, Entry]] = {
         "en": "The final standings are published when the tournament closes.",
     },
     "final.place": {"es": "Puesto", "en": "Place"},
+    "final.why": {"es": "Por qué el puesto {place}", "en": "Why place {place}"},
     # ── exports ──
     "exp.title": {"es": "Exportar", "en": "Exports"},
     "exp.json": {"es": "JSON", "en": "JSON"},
