@@ -59,6 +59,10 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     default; none is shown for a flag, a ``None`` default or an option without a value.
     """
 
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        # As argparse does, but a path or a command name is never broken at its hyphens.
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = shown_default(action)
         if text is None or not action.help:
