@@ -150,5 +150,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser(args_list).parse_args(args_list)
+    parser = build_parser(args_list)
+    if not args_list:  # a volunteer's first `mesa`: the commands, not a one-line error
+        parser.print_help()
+        return 2
+    args = parser.parse_args(args_list)
     return int(args.run(args))

@@ -186,3 +186,8 @@ def test_a_password_on_the_command_line_is_refused_with_how_to_give_it(
 
 def test_the_help_of_web_is_the_help_of_hub(capsys: pytest.CaptureFixture[str]) -> None:
     assert help_text("web", capsys=capsys) == help_text("hub", capsys=capsys)
+
+
+def test_mesa_alone_shows_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert capsys.readouterr().out == help_text(capsys=capsys)
