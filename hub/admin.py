@@ -183,7 +183,20 @@ def _store_option(p: argparse.ArgumentParser, *, enrolment: bool = False) -> Non
     db = BY_NAME["db"]
     action = p.add_argument("--db", metavar="FILE", help="the hub's store")
     shown = f"{db.env}, else {db.default}"
-    default_text(action, f"the one in --settings, else {shown}" if enrolment else shown)
+    default_text(action, f"the one in --enrolment-credentials, else {shown}" if enrolment
+                 else shown)
+
+
+def _desk_option(p: argparse.ArgumentParser) -> None:
+    """``--enrolment-credentials``: the hub's setting of that name, the enrolment desk's file.
+    (It was ``--settings``, which still works: ``mesa hub --settings`` is another file.)"""
+    from mesa.cli_options import add_old_name
+
+    action = p.add_argument(
+        "--enrolment-credentials", dest="settings", type=Path, default=DESK_SETTINGS,
+        metavar="FILE", help="the enrolment desk's file, with the hub's store (written by "
+        "`mesa install hub`)")
+    add_old_name(p, "--settings", action)
 
 
 def register(sub: Any) -> None:
@@ -228,8 +241,7 @@ def register(sub: Any) -> None:
         examples=["sudo /opt/mesa/.venv/bin/mesa enrolments --all"],
     )
     _store_option(p, enrolment=True)
-    p.add_argument("--settings", type=Path, default=DESK_SETTINGS, metavar="FILE",
-                   help="the enrolment desk's settings (written by `mesa install hub`)")
+    _desk_option(p)
     p.add_argument("--all", action="store_true", help="the adopted ones too")
     p.set_defaults(run=_enrolments)
 
@@ -244,8 +256,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("serial", help="the Pi's serial, as `mesa enrolments` lists it")
     p.add_argument("table", help="the table id (1-32 of a-z 0-9 _ -)")
-    p.add_argument("--settings", type=Path, default=DESK_SETTINGS, metavar="FILE",
-                   help="the enrolment desk's settings (written by `mesa install hub`)")
+    _desk_option(p)
     _store_option(p, enrolment=True)
     p.add_argument("--wait", type=float, default=30.0, metavar="SECONDS",
                    help="how long to wait for the running hub to adopt it")

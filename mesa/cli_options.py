@@ -36,6 +36,7 @@ __all__ = [
     "add_command",
     "add_language",
     "add_log_level",
+    "add_old_name",
     "add_password_options",
     "ask_new_password",
     "default_text",
@@ -166,6 +167,14 @@ class _Alias(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+def add_old_name(parser: argparse.ArgumentParser, old: str, option: argparse.Action) -> None:
+    """``old`` keeps working as another name of ``option`` (hidden from the help; using it says
+    on standard error what the option is called now)."""
+    parser.add_argument(old, dest=option.dest, type=option.type, choices=option.choices,
+                        metavar=option.metavar, default=argparse.SUPPRESS,
+                        help=argparse.SUPPRESS, action=_Alias, new=option.option_strings[-1])
+
+
 def add_language(
     parser: argparse.ArgumentParser,
     default: str | None,
@@ -188,9 +197,7 @@ def add_language(
     """
     action = parser.add_argument("--language", choices=tuple(languages), default=default,
                                  help=help)
-    parser.add_argument("--lang", dest="language", choices=tuple(languages),
-                        default=argparse.SUPPRESS, help=argparse.SUPPRESS, action=_Alias,
-                        new="--language")
+    add_old_name(parser, "--lang", action)
     return action
 
 

@@ -167,6 +167,18 @@ def test_the_language_is_language_everywhere_and_lang_still_works(
     assert "--lang is now --language" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("name", ["enrolments", "adopt"])
+def test_the_enrolment_desks_file_is_not_called_settings_as_the_hubs_json_is(
+    name: str, capsys: pytest.CaptureFixture[str],
+) -> None:
+    parser = commands()[name]
+    argv = ["10000000a1b2c3d4", "7"] if name == "adopt" else []
+    shown = {s for a in options(parser) for s in a.option_strings}
+    assert "--enrolment-credentials" in shown and "--settings" not in shown
+    assert str(parser.parse_args([*argv, "--settings", "e.json"]).settings) == "e.json"
+    assert "--settings is now --enrolment-credentials" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("name", ["demo", "director-password"])
 def test_a_password_on_the_command_line_is_refused_with_how_to_give_it(
     name: str, capsys: pytest.CaptureFixture[str],
