@@ -170,9 +170,10 @@ class _Alias(argparse.Action):
 def add_old_name(parser: argparse.ArgumentParser, old: str, option: argparse.Action) -> None:
     """``old`` keeps working as another name of ``option`` (hidden from the help; using it says
     on standard error what the option is called now)."""
-    parser.add_argument(old, dest=option.dest, type=option.type, choices=option.choices,
-                        metavar=option.metavar, default=argparse.SUPPRESS,
-                        help=argparse.SUPPRESS, action=_Alias, new=option.option_strings[-1])
+    same: dict[str, Any] = {"type": option.type} if option.type is not None else {}
+    parser.add_argument(old, dest=option.dest, choices=option.choices, metavar=option.metavar,
+                        default=argparse.SUPPRESS, help=argparse.SUPPRESS, action=_Alias,
+                        new=option.option_strings[-1], **same)
 
 
 def add_language(
