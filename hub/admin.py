@@ -151,9 +151,15 @@ def _apply_accounts(args: argparse.Namespace) -> int:
 
 def _backup(args: argparse.Namespace) -> int:
     from mesa.hub.backup import backup
+    from mesa.hub.settings import HubSettings
 
     try:
-        made = backup(_db(args), args.dir, keep=args.keep)
+        # One folder and one count for every backup, nightly or after a publication: the
+        # hub's settings (MESA_HUB_BACKUP_DIR, MESA_HUB_BACKUP_KEEP) unless given here.
+        settings = HubSettings.from_env()
+        folder = args.dir if args.dir is not None else settings.backup_dir
+        keep = args.keep if args.keep is not None else settings.backup_keep
+        made = backup(_db(args), folder, keep=keep)
     except (MesaError, OSError) as e:
         print(f"mesa backup: {e}", file=sys.stderr)
         return 1
@@ -201,7 +207,7 @@ def _desk_option(p: argparse.ArgumentParser) -> None:
 
 def register(sub: Any) -> None:
     from mesa.cli_options import add_command, default_text
-    from mesa.hub.backup import DEFAULT_DIR, DEFAULT_KEEP
+    from mesa.hub.cli import setting_option
 
     p = add_command(
         sub,
@@ -287,13 +293,15 @@ def register(sub: Any) -> None:
         summary="Copy the hub's store, while it runs, into a rotated set of backups",
         description="A consistent copy made with SQLite's backup API while the hub keeps "
         "writing; the oldest beyond --keep are removed. systemd/mesa-backup.timer runs it "
-        "nightly.",
-        examples=["mesa backup --dir /var/lib/mesa/backups --keep 30"],
+        "nightly; the hub makes one after each closed tournament, into the same folder with "
+        "the same count.",
+        examples=["mesa backup", "mesa backup --dir /var/lib/mesa/backups --keep 30"],
     )
     _store_option(p)
-    p.add_argument("--dir", type=Path, default=DEFAULT_DIR, metavar="DIR",
-                   help="the backups' folder")
-    p.add_argument("--keep", type=int, default=DEFAULT_KEEP, metavar="N",
+    # One folder and one count for every backup (the nightly one and the hub's after each
+    # closed tournament): the hub's settings, unless given here.
+    setting_option(p, "--dir", "backup_dir", type=Path, metavar="DIR", help="the backups' folder")
+    setting_option(p, "--keep", "backup_keep", type=int, metavar="N",
                    help="how many backups are kept (the newest)")
     p.set_defaults(run=_backup)
 
