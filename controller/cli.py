@@ -22,13 +22,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from mesa.cli_options import add_command, add_language, add_log_level, default_text, log_level
+
 STARTED = time.monotonic()
 log = logging.getLogger("mesa.controller")
 
 
 def _logging(level: str) -> None:
     logging.basicConfig(
-        level=getattr(logging, level.upper(), logging.INFO),
+        level=log_level(level),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
@@ -242,69 +244,134 @@ GAMES = _RegisteredGames()
 DEFAULT_GAME = "backgammon"  # the registry's first: a test holds them equal
 
 
+TABLE_CONFIG = "/etc/mesa/table.toml"  # an installed table's (mesa install table writes it)
+
+
 def register(sub: Any) -> None:
-    p = sub.add_parser("controller", help="run the table on a Raspberry Pi (buttons, OLED, ...)")
-    p.add_argument("--config", default="/etc/mesa/table.toml", help="the table's TOML file")
-    p.add_argument("--link", help="the hub link file written by `mesa provision-table`")
-    p.add_argument("--hub", metavar="HOST:PORT", help="the hub's broker (without --link)")
-    p.add_argument("--table-id", help="this table's id (default: [table] id)")
-    p.add_argument("--log-level", default="info")
+    p = add_command(
+        sub,
+        "controller",
+        summary="The table on its Raspberry Pi: buttons, OLED, card reader, journal, link to "
+        "the hub",
+        description="What systemd/mesa-table.service runs on an installed table. The table's "
+        "parts and its hub come from its TOML file (hardware/mesa-table.toml is an example; "
+        "docs/table.md lists every key); --link or --hub override the hub, the password then "
+        "from MESA_HUB_PASSWORD.",
+        examples=[
+            f"mesa controller --config {TABLE_CONFIG}",
+            "mesa controller --config hardware/mesa-table.toml --hub 192.168.1.10:1883 "
+            "--table-id 4",
+        ],
+    )
+    p.add_argument("--config", default=TABLE_CONFIG, metavar="FILE", help="the table's TOML file")
+    default_text(p.add_argument("--link", metavar="FILE",
+                                help="the link file of an adopted table or `mesa provision-table`"),
+                 "the config's hub.link")
+    default_text(p.add_argument("--hub", metavar="HOST:PORT",
+                                help="the hub's broker, without accounts (instead of --link)"),
+                 "the config's hub.host and hub.port")
+    default_text(p.add_argument("--table-id", metavar="ID", help="this table's id"),
+                 "the link file's, else the config's table.id")
+    add_log_level(p, "info")
     p.set_defaults(run=_controller)
 
-    p = sub.add_parser("sim", help="the table on a laptop: emulated OLED, keys or robot players")
+    p = add_command(
+        sub,
+        "sim",
+        summary="The table on a laptop: the OLED in a terminal or a window, keys for the "
+        "buttons, or robot players",
+        description="The same table program as on a Pi, with the buttons on the keyboard "
+        "(or on screen with --ui window) and robots for the players who are not there. "
+        "Alone it gives itself matches; with --link or --hub it plays the hub's, keeps a "
+        "journal of its own and resumes its match when started again. A hub's "
+        "MESA_WEB_TIME_SCALE must match the tables' --speed.",
+        examples=[
+            "mesa sim",
+            "mesa sim --headless --speed 20 --fast",
+            "mesa sim --link var/tables/table-4.json --headless --speed 30 --fast",
+            "mesa sim --game domino --ui window --language en",
+        ],
+    )
     p.add_argument("--game", choices=GAMES, default=DEFAULT_GAME, metavar="GAME",
                    help="the table's game: %(choices)s (domino: four seats, robots for all four)")
-    p.add_argument("--games", type=int, help="domino: stop after this many games")
-    p.add_argument("--speed", type=float, default=1.0, help="time runs this many times faster")
+    default_text(p.add_argument("--games", type=int, metavar="N",
+                                help="domino: stop after this many games"), "never")
+    p.add_argument("--speed", type=float, default=1.0,
+                   help="time runs this many times faster than real time")
     p.add_argument("--seed", type=int, default=0, help="the robots' random seed")
-    p.add_argument(
-        "--robots",
-        choices=sorted(ROBOTS),
-        help="who the robots play (default: both when headless, none otherwise)",
-    )
-    p.add_argument(
-        "--robot-ui",
-        choices=["menu", "buttons"],
-        default="menu",
-        help="robots use the menu inputs, or only the two buttons",
-    )
+    default_text(p.add_argument("--robots", choices=sorted(ROBOTS), help="who the robots play"),
+                 "both when headless, none otherwise")
+    p.add_argument("--robot-ui", choices=["menu", "buttons"], default="menu",
+                   help="robots use the menu inputs, or only the two buttons")
     p.add_argument("--fast", action="store_true", help="quick robots, short games (demos, tests)")
-    p.add_argument("--ui", choices=["terminal", "window", "none"], default="terminal")
-    p.add_argument("--headless", action="store_true", help="no screen: print status lines")
-    p.add_argument("--size", type=_size, default=(128, 64), help="emulated OLED, e.g. 128x32")
-    p.add_argument(
-        "--journal",
-        help="journal folder: a killed simulator resumes from it (default with --link or --hub: "
-        "var/sim/<table>)",
+    p.add_argument("--ui", choices=["terminal", "window", "none"], default="terminal",
+                   help="where the table is drawn (none: as --headless)")
+    p.add_argument("--headless", action="store_true",
+                   help="no screen: robots play and status lines are printed as JSON")
+    p.add_argument("--size", type=_size, default=(128, 64), metavar="WxH",
+                   help="the emulated OLED's size, e.g. 128x32")
+    default_text(
+        p.add_argument("--journal", metavar="DIR",
+                       help="the journal's folder: a killed simulator resumes from it"),
+        "var/sim/<table> with --link or --hub, else none",
     )
-    p.add_argument("--heartbeat", type=float, default=1.0, help="journal heartbeat (table s)")
-    p.add_argument("--length", type=int, default=3, help="match length of assigned matches")
-    p.add_argument("--language", choices=["es", "en"], default="es")
-    p.add_argument("--players", help="the players' names, one a seat: 'Ana,Beto'")
-    p.add_argument("--matches", type=int, help="stop after this many matches")
-    p.add_argument("--duration", type=float, help="stop after this many real seconds")
-    p.add_argument(
-        "--status-every",
-        type=float,
-        default=0.0,
-        help="headless: print a status line every this many real seconds",
+    p.add_argument("--heartbeat", type=float, default=1.0, metavar="SECONDS",
+                   help="how often the journal notes the clocks, in table seconds")
+    p.add_argument("--length", type=int, default=3,
+                   help="backgammon: the length of the matches it gives itself without a hub")
+    add_language(p, "es", help="the language of the table's screens")
+    p.add_argument("--players", metavar="NAMES",
+                   help="the players' names, one a seat: 'Ana,Beto' (domino: four)")
+    default_text(p.add_argument("--matches", type=int, metavar="N",
+                                help="stop after this many matches"), "never")
+    default_text(p.add_argument("--duration", type=float, metavar="SECONDS",
+                                help="stop after this many real seconds"), "never")
+    default_text(
+        p.add_argument("--status-every", type=float, default=0.0, metavar="SECONDS",
+                       help="headless: print a status line every this many real seconds"),
+        "only at the start and the stop",
     )
-    p.add_argument("--link", help="the hub link file written by `mesa provision-table`")
-    p.add_argument("--hub", metavar="HOST:PORT", help="connect to the hub's broker")
-    p.add_argument("--table-id", help="this table's id (default: sim)")
-    p.add_argument("--log-level", default="warning")
+    p.add_argument("--link", metavar="FILE",
+                   help="the link file written by `mesa provision-table`: play the hub's matches")
+    p.add_argument("--hub", metavar="HOST:PORT",
+                   help="the hub's broker, without accounts (instead of --link)")
+    default_text(p.add_argument("--table-id", metavar="ID", help="this table's id"),
+                 "the link file's, else sim")
+    add_log_level(p, "warning")
     p.set_defaults(run=_sim)
 
-    p = sub.add_parser("hardware-check", help="self-test a table's buttons, LEDs, display, ...")
-    p.add_argument("--config", default="/etc/mesa/table.toml", help="the table's TOML file")
-    p.add_argument("--only", help="comma-separated parts: buttons,leds,display,buzzer,card")
-    p.add_argument("--timeout", type=float, default=15.0, help="seconds to wait for a person")
+    p = add_command(
+        sub,
+        "hardware-check",
+        summary="Self-test a table's buttons, LEDs, display, buzzer and card reader",
+        description="Each part configured in the table's TOML file is tried in turn; the "
+        "parts a person must see or press ask at the terminal (--yes answers for them). "
+        "The exit status is 0 only when every part passed.",
+        examples=[
+            f"mesa hardware-check --config {TABLE_CONFIG}",
+            f"mesa hardware-check --config {TABLE_CONFIG} --only buttons,display",
+        ],
+    )
+    p.add_argument("--config", default=TABLE_CONFIG, metavar="FILE", help="the table's TOML file")
+    default_text(p.add_argument("--only", metavar="PARTS",
+                                help="comma-separated parts: buttons,leds,display,buzzer,card"),
+                 "every configured part")
+    p.add_argument("--timeout", type=float, default=15.0, metavar="SECONDS",
+                   help="how long to wait for a person")
     p.add_argument("--yes", action="store_true", help="answer every question yes")
-    p.add_argument("--log-level", default="warning")
+    add_log_level(p, "warning")
     p.set_defaults(run=_hardware_check)
 
-    p = sub.add_parser("oled-refs", help="write the OLED reference images (docs/oled)")
-    p.add_argument("--out", default="docs/oled", help="the folder (default: docs/oled)")
+    p = add_command(
+        sub,
+        "oled-refs",
+        summary="Redraw the OLED reference images of docs/oled",
+        description="Every scene of a game's table drawn at every supported size, each under "
+        "its caption: the pictures docs/table.md shows.",
+        examples=["mesa oled-refs", "mesa oled-refs --game domino"],
+    )
+    default_text(p.add_argument("--out", default="docs/oled", metavar="DIR", help="the folder"),
+                 "docs/oled, or docs/oled/domino for domino")
     p.add_argument("--game", choices=GAMES, default=DEFAULT_GAME, metavar="GAME",
-                   help="%(choices)s; domino: the domino screens, into docs/oled/domino by default")
+                   help="whose screens: %(choices)s")
     p.set_defaults(run=_oled_refs)

@@ -216,7 +216,10 @@ def _hwcheck(config: str | None) -> dict[str, str]:
 def _enrol(args: Any) -> int:
     import sys
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    from mesa.cli_options import log_level
+
+    logging.basicConfig(level=log_level(args.log_level),
+                        format="%(asctime)s %(name)s %(message)s")
     try:
         bundle = EnrolBundle.from_file(args.bundle)
         serial = args.serial or pi_serial()
@@ -237,10 +240,28 @@ def _enrol(args: Any) -> int:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("enrol", help="a new table: announce it to the hub and wait to be adopted")
-    p.add_argument("--bundle", default="/etc/mesa/enrol.json", help="the venue's enrolment bundle")
-    p.add_argument("--link", default="/etc/mesa/table.json", help="where the link file goes")
-    p.add_argument("--config", help="table.toml, for the hardware check in the announcement")
-    p.add_argument("--serial", help="this table's serial (default: the Pi's)")
-    p.add_argument("--timeout", type=float, help="give up after this many seconds")
+    from mesa.cli_options import add_command, add_log_level, default_text
+
+    p = add_command(
+        sub,
+        "enrol",
+        summary="A new table announces itself to the hub and waits to be adopted",
+        description="What systemd/mesa-enrol.service runs on a table's Pi that has no link "
+        "file yet. The venue's enrolment bundle (the same on every SD card) says where the hub "
+        "is; the director adopts the table on the dashboard (Mesa nueva) or with `mesa adopt`, "
+        "and the table's link file arrives here.",
+        examples=["mesa enrol --bundle /etc/mesa/enrol.json --link /etc/mesa/table.json "
+                  "--config /etc/mesa/table.toml"],
+    )
+    p.add_argument("--bundle", default="/etc/mesa/enrol.json", metavar="FILE",
+                   help="the venue's enrolment bundle")
+    p.add_argument("--link", default="/etc/mesa/table.json", metavar="FILE",
+                   help="where the link file goes")
+    default_text(p.add_argument("--config", metavar="FILE",
+                                help="the table's TOML file, for the hardware check it announces"),
+                 "no hardware check")
+    default_text(p.add_argument("--serial", help="this table's serial"), "the Pi's")
+    default_text(p.add_argument("--timeout", type=float, metavar="SECONDS",
+                                help="give up after this many seconds"), "never")
+    add_log_level(p, "info")
     p.set_defaults(run=_enrol)

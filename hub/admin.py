@@ -181,57 +181,141 @@ def _restore(args: argparse.Namespace) -> int:
     return 0
 
 
+def _store_option(p: argparse.ArgumentParser, *, enrolment: bool = False) -> None:
+    """``--db``: the hub's store (for the enrolment commands, the one the desk's settings name)."""
+    from mesa.cli_options import default_text
+    from mesa.hub.settings import BY_NAME
+
+    db = BY_NAME["db"]
+    action = p.add_argument("--db", metavar="FILE", help="the hub's store")
+    shown = f"{db.env}, else {db.default}"
+    default_text(action, f"the one in --enrolment-credentials, else {shown}" if enrolment
+                 else shown)
+
+
+def _desk_option(p: argparse.ArgumentParser) -> None:
+    """``--enrolment-credentials``: the hub's setting of that name, the enrolment desk's file.
+    (It was ``--settings``, which still works: ``mesa hub --settings`` is another file.)"""
+    from mesa.cli_options import add_old_name
+
+    action = p.add_argument(
+        "--enrolment-credentials", dest="settings", type=Path, default=DESK_SETTINGS,
+        metavar="FILE", help="the enrolment desk's file, with the hub's store (written by "
+        "`mesa install hub`)")
+    add_old_name(p, "--settings", action)
+
+
 def register(sub: Any) -> None:
-    p = sub.add_parser("install", help="set up this machine as the venue's hub or as a table")
-    p.add_argument("what", choices=("hub", "table"))
-    p.add_argument("--root", type=Path, default=Path("/"), help="install into DIR (packaging)")
-    p.add_argument("--no-start", action="store_true", help="enable the services, do not start")
-    p.add_argument(
-        "--hub-host",
-        action="append",
-        help="hub: a name or address the tables use for the hub (repeatable; default <hostname>.local)",
+    from mesa.cli_options import add_command, default_text
+    from mesa.hub.cli import setting_option
+
+    p = add_command(
+        sub,
+        "install",
+        summary="Set up this machine as the venue's hub or as a table, in one command",
+        description="hub: the services (mesa-hub, mesa-accounts, the nightly backup), the "
+        "mesa user, Mosquitto's settings, the venue CA and certificates, the hub's accounts "
+        "and the enrolment bundle /etc/mesa/enrol.json for the tables. table: mesa-enrol and "
+        "mesa-table, the sample /etc/mesa/table.toml and the bundle. Run it again at any time: "
+        "what is in place is kept, what is missing or outdated is written. docs/install.md "
+        "goes from a blank SD card to a running venue.",
+        examples=[
+            "sudo .venv/bin/mesa install hub --hub-host mesa-hub.local --hub-host 192.168.1.10",
+            "sudo .venv/bin/mesa install table --bundle enrol.json",
+        ],
     )
-    p.add_argument("--bundle", type=Path, help="table: the hub's /etc/mesa/enrol.json")
+    p.add_argument("what", choices=("hub", "table"), help="what this machine is")
+    p.add_argument("--root", type=Path, default=Path("/"), metavar="DIR",
+                   help="install into DIR (packaging, tests)")
+    p.add_argument("--no-start", action="store_true", help="enable the services, do not start")
+    default_text(p.add_argument("--hub-host", action="append", metavar="HOST",
+                                help="hub: a name or address the tables use for the hub "
+                                "(repeatable)"),
+                 "<hostname>.local")
+    default_text(p.add_argument("--bundle", type=Path, metavar="FILE",
+                                help="table: the hub's /etc/mesa/enrol.json"),
+                 "the one already installed")
     p.set_defaults(run=_install)
 
-    p = sub.add_parser("enrolments", help="the new tables waiting to be adopted")
-    p.add_argument("--db", help="the hub's store (default: the one in --settings)")
-    p.add_argument("--settings", type=Path, default=DESK_SETTINGS)
+    p = add_command(
+        sub,
+        "enrolments",
+        summary="The new tables waiting to be adopted (and, with --all, those adopted)",
+        description="The Pis that announced themselves (`mesa enrol`), each with its serial, "
+        "when it was first and last seen, and its hardware check: what the director's home "
+        "shows as Mesa nueva.",
+        examples=["sudo /opt/mesa/.venv/bin/mesa enrolments --all"],
+    )
+    _store_option(p, enrolment=True)
+    _desk_option(p)
     p.add_argument("--all", action="store_true", help="the adopted ones too")
     p.set_defaults(run=_enrolments)
 
-    p = sub.add_parser(
-        "adopt", help="give a new table (by its serial) its table number (the hub carries it out)"
+    p = add_command(
+        sub,
+        "adopt",
+        summary="Give a new table (by its serial) its table number",
+        description="The request is left to the running hub, which makes the table's broker "
+        "account and sends the Pi its link file; the command waits for the outcome. The "
+        "dashboard's Mesa nueva does the same.",
+        examples=["sudo /opt/mesa/.venv/bin/mesa adopt 10000000a1b2c3d4 7"],
     )
-    p.add_argument("serial")
+    p.add_argument("serial", help="the Pi's serial, as `mesa enrolments` lists it")
     p.add_argument("table", help="the table id (1-32 of a-z 0-9 _ -)")
-    p.add_argument("--settings", type=Path, default=DESK_SETTINGS)
-    p.add_argument("--db", help="the hub's store (default: the one in --settings)")
-    p.add_argument(
-        "--wait", type=float, default=30.0, help="seconds to wait for the running hub to adopt it"
-    )
+    _desk_option(p)
+    _store_option(p, enrolment=True)
+    p.add_argument("--wait", type=float, default=30.0, metavar="SECONDS",
+                   help="how long to wait for the running hub to adopt it")
     p.set_defaults(run=_adopt)
 
     from mesa.hub.broker.accounts import DEFAULT_QUEUE
     from mesa.hub.broker.provision import DEFAULT_PASSWD, DEFAULT_PID_FILE
 
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "apply-accounts",
-        help="root: write the table accounts the hub queued into Mosquitto's (mesa-accounts.path)",
+        summary="Root: write the table accounts the hub queued into Mosquitto's files",
+        description="Root's small part in adopting a table: systemd/mesa-accounts.path runs it "
+        "when the hub (which is not root) queues an account; the broker is reloaded.",
+        examples=["sudo /opt/mesa/.venv/bin/mesa apply-accounts --queue /var/lib/mesa/accounts"],
     )
-    p.add_argument("--queue", type=Path, default=DEFAULT_QUEUE)
-    p.add_argument("--passwd", type=Path, default=DEFAULT_PASSWD)
-    p.add_argument("--pid-file", type=Path, default=DEFAULT_PID_FILE)
+    p.add_argument("--queue", type=Path, default=DEFAULT_QUEUE, metavar="DIR",
+                   help="the folder the hub queues accounts in")
+    p.add_argument("--passwd", type=Path, default=DEFAULT_PASSWD, metavar="FILE",
+                   help="Mosquitto's password file")
+    p.add_argument("--pid-file", type=Path, default=DEFAULT_PID_FILE, metavar="FILE",
+                   help="the broker's pid file (it is reloaded with SIGHUP)")
     p.set_defaults(run=_apply_accounts)
 
-    p = sub.add_parser("backup", help="copy the hub's store, while it runs, to a rotated set")
-    p.add_argument("--db", help="the hub's store (default: the hub's setting)")
-    p.add_argument("--dir", type=Path, help="the backups' folder (default: MESA_HUB_BACKUP_DIR)")
-    p.add_argument("--keep", type=int, help="backups kept, the newest (default: MESA_HUB_BACKUP_KEEP)")
+    p = add_command(
+        sub,
+        "backup",
+        summary="Copy the hub's store, while it runs, into a rotated set of backups",
+        description="A consistent copy made with SQLite's backup API while the hub keeps "
+        "writing; the oldest beyond --keep are removed. systemd/mesa-backup.timer runs it "
+        "nightly; the hub makes one after each closed tournament, into the same folder with "
+        "the same count.",
+        examples=["mesa backup", "mesa backup --dir /var/lib/mesa/backups --keep 30"],
+    )
+    _store_option(p)
+    # One folder and one count for every backup (the nightly one and the hub's after each
+    # closed tournament): the hub's settings, unless given here.
+    setting_option(p, "--dir", "backup_dir", type=Path, metavar="DIR", help="the backups' folder")
+    setting_option(p, "--keep", "backup_keep", type=int, metavar="N",
+                   help="how many backups are kept (the newest)")
     p.set_defaults(run=_backup)
 
-    p = sub.add_parser("restore", help="bring a backup back as the hub's store (hub stopped)")
-    p.add_argument("file", type=Path)
-    p.add_argument("--db", help="the hub's store (default: the hub's setting)")
-    p.add_argument("--force", action="store_true", help="even while a process holds the store")
+    p = add_command(
+        sub,
+        "restore",
+        summary="Bring a backup back as the hub's store (the hub stopped)",
+        description="The backup is checked against the hub's schema first (a refusal changes "
+        "nothing); the store it replaces is kept as a backup of its own, named in the output.",
+        examples=["sudo systemctl stop mesa-hub && sudo -u mesa /opt/mesa/.venv/bin/mesa "
+                  "restore /var/lib/mesa/backups/hub-20260302T040000000000Z.sqlite3"],
+    )
+    p.add_argument("file", type=Path, help="the backup to bring back")
+    _store_option(p)
+    p.add_argument("--force", action="store_true",
+                   help="even while a process holds the store")
     p.set_defaults(run=_restore)

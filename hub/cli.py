@@ -1,11 +1,13 @@
-"""``mesa hub`` (ingest, tournament desk and dashboard), ``mesa provision-table`` and
-``mesa provision-hub``.
+"""``mesa hub`` (ingest, tournament desk and dashboard; ``mesa web`` is another name of it),
+``mesa provision-table`` and ``mesa provision-hub``.
 
 >>> import argparse
 >>> sub = argparse.ArgumentParser().add_subparsers()
 >>> register(sub)
 >>> sorted(sub.choices)
-['hub', 'provision-hub', 'provision-table']
+['hub', 'provision-hub', 'provision-table', 'web']
+>>> sub.choices["web"] is sub.choices["hub"]
+True
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mesa.cli_options import add_command, add_language, add_log_level, default_text, log_level
 from mesa.errors import MesaError
 
 DEFAULT_TABLE_LINKS = Path("var/tables")  # where provision-table writes a table's link file
@@ -33,7 +36,7 @@ def _hub(args: argparse.Namespace) -> int:
     from mesa.hub.settings import HubSettings
 
     logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
+        level=log_level(args.log_level),
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
     try:
@@ -48,6 +51,7 @@ def _hub(args: argparse.Namespace) -> int:
             host=args.host,
             port=args.port,
             web=False if args.no_web else None,
+            language=args.language,
         )
     except MesaError as e:
         print(f"mesa hub: {e}", file=sys.stderr)
@@ -107,25 +111,54 @@ def first_run_notice(url: str, code: str | None, db: object) -> str:
     )
 
 
+def setting_option(
+    p: argparse.ArgumentParser, flag: str, name: str, *, shown: str | None = None, **kw: Any
+) -> argparse.Action:
+    """``flag`` for the hub setting ``name`` (:data:`mesa.hub.settings.SETTINGS`): its help, and
+    its default as the setting's environment variable, else the setting's default (``shown``
+    when that needs words). The option's own default is None, "not given"."""
+    from mesa.hub.settings import BY_NAME
+
+    s = BY_NAME[name]
+    kw.setdefault("help", s.help)
+    action = p.add_argument(flag, default=None, **kw)
+    if shown is None:
+        shown = "none" if s.default is None else (
+            f"{s.default:g}" if isinstance(s.default, float) else str(s.default))
+    default_text(action, f"{s.env}, else {shown}")
+    return action
+
+
+HUB_DESCRIPTION = """Every setting is read from its default, then a JSON file (--settings), then
+the environment (MESA_HUB_*, MESA_WEB_*), then these options: docs/broker.md and
+docs/dashboard.md list them all. `mesa web` is another name of this command."""
+
+
 def add_hub_arguments(p: argparse.ArgumentParser) -> None:
-    """``mesa hub``'s options (``mesa web`` is the same command). Every setting can also come
-    from the environment or ``--settings FILE.json``; see docs/broker.md and docs/dashboard.md."""
-    p.add_argument("--settings", type=Path, help="a JSON file of {setting: value}")
-    p.add_argument("--db", type=Path, help="the event store (default var/hub.sqlite3)")
-    p.add_argument("--broker-host", help="the broker's address (default 127.0.0.1)")
-    p.add_argument("--broker-port", type=int, help="the broker's port (default 1883)")
-    p.add_argument("--credentials", type=Path, help="JSON from `mesa provision-hub`")
-    p.add_argument(
-        "--embedded-broker",
-        action="store_true",
-        help="start a private Mosquitto on loopback (demo, laptop)",
-    )
-    p.add_argument("--broker-dir", type=Path, help="the private broker's files (var/broker)")
-    p.add_argument("--host", default=None, help="dashboard address (MESA_WEB_HOST, 127.0.0.1)")
-    p.add_argument("--port", type=int, default=None, help="dashboard port (MESA_WEB_PORT, 8080)")
-    p.add_argument("--no-web", action="store_true", help="no dashboard (ingest and desk only)")
-    p.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the broker")
-    p.add_argument("-v", "--verbose", action="store_true")
+    """``mesa hub``'s options (``mesa web`` is the same command)."""
+    from mesa.hub.settings import BY_NAME
+
+    p.add_argument("--settings", type=Path, metavar="FILE",
+                   help="a JSON file of {setting: value}, read before the environment")
+    setting_option(p, "--db", "db", type=Path, metavar="FILE")
+    setting_option(p, "--broker-host", "broker_host", metavar="HOST")
+    setting_option(p, "--broker-port", "broker_port", type=int, metavar="PORT")
+    setting_option(p, "--credentials", "credentials", type=Path, metavar="FILE")
+    flag = p.add_argument("--embedded-broker", action="store_true",
+                          help="start a private Mosquitto on loopback (a demo, a laptop venue)")
+    default_text(flag, f"{BY_NAME['embedded_broker'].env}, else a running broker")
+    setting_option(p, "--broker-dir", "broker_dir", type=Path, metavar="DIR")
+    setting_option(p, "--host", "host")
+    setting_option(p, "--port", "port", type=int)
+    flag = p.add_argument("--no-web", action="store_true",
+                          help="no dashboard (ingest and the tournament desk only)")
+    default_text(flag, f"{BY_NAME['web'].env}, else the dashboard runs")
+    action = add_language(p, None, help=BY_NAME["language"].help,
+                          languages=BY_NAME["language"].choices)
+    default_text(action, f"{BY_NAME['language'].env}, else {BY_NAME['language'].default}")
+    p.add_argument("--wait", type=float, default=30.0, metavar="SECONDS",
+                   help="how long to wait for the broker at the start")
+    add_log_level(p, "info")
     p.set_defaults(run=_hub)
 
 
@@ -180,36 +213,77 @@ def _provision_hub(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     from mesa.hub.broker.provision import DEFAULT_PASSWD, DEFAULT_PID_FILE
 
-    p = sub.add_parser("hub", help="run the hub: ingest, tournament desk and dashboard")
+    p = add_command(
+        sub,
+        "hub",
+        aliases=["web"],
+        summary="The venue's hub: ingest, the tournament desk and the dashboard, in one process",
+        description="What systemd/mesa-hub.service runs on an installed hub. Without a "
+        "Mosquitto of its own (a laptop venue), --embedded-broker starts a private one.\n\n"
+        + HUB_DESCRIPTION,
+        examples=[
+            "mesa hub --embedded-broker --db var/hub.sqlite3 --port 8080",
+            "MESA_WEB_TIME_SCALE=30 mesa hub --embedded-broker --host 0.0.0.0",
+        ],
+    )
     add_hub_arguments(p)
 
-    p = sub.add_parser("provision-table", help="give a table its broker account and config")
+    p = add_command(
+        sub,
+        "provision-table",
+        summary="Give a table its broker account and its link file, by hand",
+        description="Adds the table's account to Mosquitto's password file, reloads the broker "
+        "and writes the table's link file (its address, account and the venue CA), which is "
+        "copied to the table's Pi. The file holds the table's password: it goes under var/, "
+        "which git ignores. Tables installed with `mesa install table` are adopted instead "
+        "(`mesa adopt`).",
+        examples=[
+            "mesa provision-table 4 --hub-host hub.local",
+            "mesa provision-table 4 --hub-host 127.0.0.1 --passwd var/broker/passwd "
+            "--pid-file var/broker/mosquitto.pid   # beside mesa hub --embedded-broker",
+        ],
+    )
     p.add_argument("table", help="the table id (1-32 of a-z 0-9 _ -)")
-    p.add_argument("--hub-host", required=True, help="the hub's address as the table sees it")
-    p.add_argument(
-        "--hub-port", type=int, help="the broker's port (default 8883 with TLS, 1883 without)"
-    )
-    p.add_argument(
-        "--tls-dir", type=Path, default=Path("/etc/mesa/tls"), help="the venue CA (ca.pem)"
-    )
+    p.add_argument("--hub-host", required=True, metavar="HOST",
+                   help="the hub's address as the table sees it")
+    default_text(p.add_argument("--hub-port", type=int, metavar="PORT", help="the broker's port"),
+                 "8883 with TLS, 1883 without")
+    p.add_argument("--tls-dir", type=Path, default=Path("/etc/mesa/tls"), metavar="DIR",
+                   help="the folder of the venue CA (ca.pem)")
     p.add_argument("--no-tls", action="store_true", help="plain MQTT even if a venue CA exists")
-    p.add_argument("--passwd", type=Path, default=DEFAULT_PASSWD, help="Mosquitto password file")
-    p.add_argument("--out", type=Path, help="the table's config, with its password (default var/tables/table-<id>.json)")
-    p.add_argument("--pid-file", type=Path, default=DEFAULT_PID_FILE)
-    p.add_argument("--no-reload", action="store_true", help="do not SIGHUP the broker")
+    p.add_argument("--passwd", type=Path, default=DEFAULT_PASSWD, metavar="FILE",
+                   help="Mosquitto's password file")
+    default_text(
+        p.add_argument("--out", type=Path, metavar="FILE",
+                       help="the table's link file, with its password"),
+        f"{DEFAULT_TABLE_LINKS}/table-<id>.json",
+    )
+    p.add_argument("--pid-file", type=Path, default=DEFAULT_PID_FILE, metavar="FILE",
+                   help="the broker's pid file (it is reloaded with SIGHUP)")
+    p.add_argument("--no-reload", action="store_true", help="do not reload the broker")
     p.set_defaults(run=_provision_table)
 
-    p = sub.add_parser("provision-hub", help="give the hub its broker account")
-    p.add_argument("--passwd", type=Path, default=DEFAULT_PASSWD, help="Mosquitto password file")
-    p.add_argument("--out", type=Path, default=Path("/etc/mesa/hub-credentials.json"))
-    p.add_argument("--pid-file", type=Path, default=DEFAULT_PID_FILE)
-    p.add_argument("--no-reload", action="store_true", help="do not SIGHUP the broker")
-    p.add_argument(
-        "--tls-dir", type=Path, help="the venue CA and certificates (default: beside --out, tls/)"
+    p = add_command(
+        sub,
+        "provision-hub",
+        summary="Give the hub its broker account and the venue its CA, by hand",
+        description="Adds the hub's account to Mosquitto's password file, writes its "
+        "credentials file (what `mesa hub --credentials` reads) and makes the venue CA and the "
+        "broker's certificate when they do not exist yet. `mesa install hub` does this and more.",
+        examples=["mesa provision-hub --hub-host hub.local --hub-host 192.168.1.10"],
     )
-    p.add_argument(
-        "--hub-host",
-        action="append",
-        help="a name or address of the hub for its certificate (repeatable)",
+    p.add_argument("--passwd", type=Path, default=DEFAULT_PASSWD, metavar="FILE",
+                   help="Mosquitto's password file")
+    p.add_argument("--out", type=Path, default=Path("/etc/mesa/hub-credentials.json"),
+                   metavar="FILE", help="the hub's credentials file (username and password)")
+    p.add_argument("--pid-file", type=Path, default=DEFAULT_PID_FILE, metavar="FILE",
+                   help="the broker's pid file (it is reloaded with SIGHUP)")
+    p.add_argument("--no-reload", action="store_true", help="do not reload the broker")
+    default_text(
+        p.add_argument("--tls-dir", type=Path, metavar="DIR",
+                       help="the venue CA and the broker's certificate"),
+        "tls/ beside --out",
     )
+    p.add_argument("--hub-host", action="append", metavar="HOST",
+                   help="a name or address of the hub for its certificate (repeatable)")
     p.set_defaults(run=_provision_hub)

@@ -25,6 +25,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mesa.cli_options import (
+    add_language,
+    add_log_level,
+    add_password_options,
+    default_text,
+    log_level,
+    read_password,
+)
+from mesa.errors import ConfigError
 from mesa.games.registry import names
 from mesa.hub.demo.backgammon import BackgammonRoom
 from mesa.hub.demo.backgammon import play_out as play_out  # the tests' finished tournament
@@ -194,62 +203,48 @@ def run(config: DemoConfig, *, stop: threading.Event | None = None) -> int:
     return 0
 
 
+# The director's password when none is given: the hub's own setting's name (mesa.hub.settings).
+PASSWORD_ENV = "MESA_WEB_DIRECTOR_PASSWORD"
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """``mesa demo``'s options, each default shown by :class:`mesa.cli_options.HelpFormatter`."""
     d = DemoConfig()
-    p.add_argument("--host", default=d.host, help=f"address to listen on (default {d.host})")
-    p.add_argument(
-        "--port",
-        type=int,
-        default=int(os.environ.get("MESA_WEB_PORT", d.port)),
-        help=f"dashboard port (default {d.port}; 0 picks a free one)",
-    )
-    p.add_argument("--tables", type=int, default=d.tables, help="simulated tables")
-    p.add_argument("--players", type=int, default=d.players, help="players in the tournament")
-    p.add_argument(
-        "--novatos",
-        type=int,
-        default=d.novatos,
-        help=f"players in the novatos category, on the same evening and tables (default "
-        f"{d.novatos}; 0: none)",
-    )
-    p.add_argument(
-        "--speed",
-        type=float,
-        default=d.speed,
-        help="how many times faster than real time the tables run",
-    )
-    p.add_argument(
-        "--pause",
-        type=float,
-        default=d.pause,
-        help=f"seconds a finished tournament stays on show before the next starts "
-        f"(default {d.pause:g})",
-    )
-    p.add_argument("--dir", type=Path, default=None, help="work directory (default: temporary)")
-    p.add_argument("--keep", action="store_true", help="keep the work directory afterwards")
-    p.add_argument("--password", default=d.password, help="the director's password")
-    p.add_argument(
-        "--lang",
-        choices=("es", "en"),
-        default=d.language,
-        help="language of the printed messages and the tables",
-    )
-    p.add_argument(
-        "--no-history", action="store_true", help="do not play last month's tournament first"
-    )
-    p.add_argument(
-        "--game",
-        choices=(*names(), ALL_GAMES),
-        default=d.game,
-        help="which room: backgammon (default), a domino pairs tournament, or both",
-    )
-    p.add_argument("--domino-tables", type=int, default=d.domino_tables,
+    p.add_argument("--host", default=d.host, help="the address the dashboard listens on")
+    port = p.add_argument("--port", type=int, default=int(os.environ.get("MESA_WEB_PORT", d.port)),
+                          help="the dashboard's port (0: a free one)")
+    default_text(port, f"MESA_WEB_PORT, else {d.port}")
+    p.add_argument("--tables", type=int, default=d.tables, metavar="N", help="simulated backgammon tables")
+    p.add_argument("--players", type=int, default=d.players, metavar="N", help="players in the tournament")
+    p.add_argument("--novatos", type=int, default=d.novatos, metavar="N",
+                   help="players in the novatos category, on the same evening and tables (0: none)")
+    p.add_argument("--speed", type=float, default=d.speed,
+                   help="how many times faster than real time the tables run")
+    p.add_argument("--pause", type=float, default=d.pause, metavar="SECONDS",
+                   help="how long a finished tournament stays on show before the next starts")
+    default_text(p.add_argument("--dir", type=Path, default=None, metavar="DIR",
+                                help="the work folder (store, broker, tables)"),
+                 "a temporary one, removed at the end")
+    p.add_argument("--keep", action="store_true", help="keep the work folder afterwards")
+    add_password_options(p, env=PASSWORD_ENV, prompt=False,
+                         otherwise=f"the demo's password {d.password!r}")
+    add_language(p, d.language, help="the language of the printed messages and the tables")
+    p.add_argument("--no-history", action="store_true",
+                   help="do not play last month's tournament first")
+    p.add_argument("--game", choices=(*names(), ALL_GAMES), default=d.game,
+                   help=f"which room: a backgammon tournament, a domino pairs tournament, or "
+                   f"{ALL_GAMES}")
+    p.add_argument("--domino-tables", type=int, default=d.domino_tables, metavar="N",
                    help="simulated domino tables (four robots each)")
-    p.add_argument("--domino-rounds", type=int, default=d.domino_rounds,
+    p.add_argument("--domino-rounds", type=int, default=d.domino_rounds, metavar="N",
                    help="rounds of the domino pairs tournament")
+    add_log_level(p, "warning")
 
 
 def config_from(args: argparse.Namespace) -> DemoConfig:
+    """The demo's settings from its options; the password from ``--password-file`` or the
+    environment, else the demo's own (printed, and shown on the login page)."""
+    password = read_password(args, env=PASSWORD_ENV) or DemoConfig.password
     return DemoConfig(
         tables=args.tables,
         players=args.players,
@@ -260,8 +255,8 @@ def config_from(args: argparse.Namespace) -> DemoConfig:
         port=args.port,
         workdir=args.dir,
         keep=args.keep,
-        password=args.password,
-        language=args.lang,
+        password=password,
+        language=args.language,
         history=not args.no_history,
         game=args.game,
         domino_tables=args.domino_tables,
@@ -273,8 +268,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m mesa.hub.demo.run", description=__doc__.split("\n")[0])
     add_arguments(p)
     args = p.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
-    return run(config_from(args))
+    logging.basicConfig(level=log_level(args.log_level), format="%(asctime)s %(name)s %(message)s")
+    try:
+        config = config_from(args)
+    except ConfigError as e:
+        p.error(str(e))
+    return run(config)
 
 
 if __name__ == "__main__":

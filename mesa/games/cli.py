@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mesa.cli_options import add_command
+
 
 def _replay(args: argparse.Namespace) -> int:
     from mesa.games.replay import replay_lines
@@ -49,14 +51,30 @@ def _docs(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
-        "replay", help="replay a table's input log; print events and final state as JSON"
+    p = add_command(
+        sub,
+        "replay",
+        summary="Replay a table's input log; print every event and the final state as JSON",
+        description="A JSON-lines file of timestamped table inputs is applied to a fresh table "
+        "of its game: how a director settles a dispute from a table's log, and how the tests "
+        "script whole matches (docs/replay.md). The exit status is 1 when a line is refused.",
+        examples=[
+            "mesa replay docs/examples/crawford_hgv_7_3_2.jsonl --pretty",
+            "mesa replay - < table-7.jsonl",
+        ],
     )
-    p.add_argument("file", help="JSON-lines file of timestamped inputs ('-' for standard input)")
+    p.add_argument("file", help="the JSON-lines file of timestamped inputs ('-': standard input)")
     p.add_argument("--pretty", action="store_true", help="indent the JSON")
     p.add_argument("--snapshot", action="store_true", help="also print the full state snapshot")
     p.set_defaults(run=_replay)
 
-    p = sub.add_parser("docs", help="regenerate the generated documentation (events, transitions)")
-    p.add_argument("--out", default="docs", help="the docs folder (default: docs)")
+    p = add_command(
+        sub,
+        "docs",
+        summary="Regenerate the generated documentation (events, transitions)",
+        description="docs/events.md (the events the tables publish) and each game's transition "
+        "table (docs/transitions.md, docs/domino-transitions.md), written from the code.",
+        examples=["mesa docs"],
+    )
+    p.add_argument("--out", default="docs", metavar="DIR", help="the docs folder")
     p.set_defaults(run=_docs)

@@ -165,22 +165,6 @@ def test_mesa_web_serves_the_hub_and_stops_on_ctrl_c(tmp_path: Path) -> None:
             proc.wait(10)
 
 
-def test_the_director_password_command_stores_a_hash(tmp_path: Path) -> None:
-    import argparse
-
-    from mesa.hub.web import cli as web_cli
-    from mesa.hub.web.http.store import WebStore
-
-    parser = argparse.ArgumentParser()
-    web_cli.register(parser.add_subparsers())
-    db = tmp_path / "hub.sqlite3"
-    args = parser.parse_args(["director-password", "ana", "--password", "verde", "--db", str(db)])
-    assert args.run(args) == 0
-    store = WebStore(db)
-    assert store.check_password("ana", "verde") and not store.check_password("ana", "rojo")
-    store.close()
-
-
 @pytest.mark.broker
 def test_the_demo_starts_the_next_tournament_when_one_ends(tmp_path: Path) -> None:
     """A tiny evening at high speed (an open and a novatos tournament on the same two tables,
@@ -234,6 +218,27 @@ def test_the_demo_game_option_names_every_registered_game_and_both() -> None:
     assert config_from(p.parse_args(["--game", "both"])).games() == names()
     with pytest.raises(SystemExit):
         p.parse_args(["--game", "chess"])
+
+
+def test_the_demo_password_comes_from_a_file_or_the_environment_else_the_demos(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import argparse
+
+    from mesa.errors import ConfigError
+    from mesa.hub.demo.run import add_arguments, config_from
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    monkeypatch.delenv("MESA_WEB_DIRECTOR_PASSWORD", raising=False)
+    assert config_from(p.parse_args([])).password == "mesa"  # printed, and on the login page
+    monkeypatch.setenv("MESA_WEB_DIRECTOR_PASSWORD", "del-entorno")
+    assert config_from(p.parse_args([])).password == "del-entorno"
+    (tmp_path / "pw").write_text("del-fichero\n", encoding="utf-8")
+    assert config_from(p.parse_args(["--password-file", str(tmp_path / "pw")])).password == (
+        "del-fichero")
+    with pytest.raises(ConfigError, match="cannot read the password file"):
+        config_from(p.parse_args(["--password-file", str(tmp_path / "missing")]))
 
 
 @pytest.mark.broker
