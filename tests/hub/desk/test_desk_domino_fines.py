@@ -303,3 +303,19 @@ def test_refusals_are_clear_logged_and_change_nothing(
     with pytest.raises(PairsError) as refused:
         room.d.penalty("R1-M1", "ana", "talking", None, actor="j", t=other)
     assert refused.value.code == "closed"
+
+
+def test_an_expulsion_stands_when_the_table_does_not_answer(room: Room) -> None:
+    table = begin(room)
+    table.do("press", seat="n")
+    for _ in range(2):
+        room.d.penalty("R1-M1", "ana", "talking", None, actor="juez")
+    room.d.close()
+    room.open_desk(command_wait=1.0)
+    table.stop()  # the table is gone: the third time is recorded, the director warned
+    r = room.d.penalty("R1-M1", "ana", "talking", None, actor="juez")
+    assert (r.step, r.expelled, r.warning_code) == ("talking_third", "ana", "table_timeout")
+    assert "did not answer" in r.warning
+    recs = room.d.read(lambda t: t.records())
+    assert recs["ana"].expelled and room.d.read(lambda t: t.pairs["P1"].withdrawn)
+    assert room.status() == "playing"  # the table never ended it: the director sees it runs
