@@ -154,10 +154,10 @@ class Outcomes:
 class LinkedDomino:
     """A real domino table runtime (``SimTable``, no robots) with its real hub link on the
     test broker: the test is its four players (:meth:`do` gives it an input and waits for
-    what it did). ``speed``: its clock runs that many times faster (15 s of play is 0.75 s at
-    20×; a 35-minute game lasts 105 s, longer than any test here)."""
+    what it did). ``speed``: its clock runs that many times faster (15 s of play is 1.5 s at
+    10×, a margin for a loaded machine; a 35-minute game lasts 210 s, longer than any test)."""
 
-    def __init__(self, table: str, port: int, folder: Path, *, speed: float = 20.0) -> None:
+    def __init__(self, table: str, port: int, folder: Path, *, speed: float = 10.0) -> None:
         from mesa.controller.app import make_link
         from mesa.controller.sim import SimTable
         from support.mosquitto import table_password

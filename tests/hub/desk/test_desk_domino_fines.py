@@ -94,15 +94,15 @@ def _slow_plays(table: LinkedDomino) -> None:
     import time
 
     table.do("press", seat="n")  # n leads; w on turn
-    time.sleep(0.85)  # 17 s at 20×
+    time.sleep(1.7)  # 17 s at 10×
     table.do("press", seat="w")  # the warning
     table.do("press", seat="s")
     table.do("press", seat="e")
     table.do("press", seat="n")
-    time.sleep(0.85)
+    time.sleep(1.7)
     table.do("press", seat="w")  # −25
     table.do("press", seat="s")
-    time.sleep(0.35)  # 7 s to say pass
+    time.sleep(0.7)  # 7 s to say pass
     table.do("hold", seat="e")  # +25 to n and s
 
 
