@@ -124,7 +124,11 @@ class Demo:
         from mesa.hub.web.app import WebApp
 
         cfg = self.config
-        os.environ["MESA_DEMO"] = "1"  # the login page shows the demo's password
+        # The login page shows the demo's own password; one the person chose stays unsaid.
+        if cfg.password == DemoConfig.password:
+            os.environ["MESA_DEMO"] = "1"
+        else:
+            os.environ.pop("MESA_DEMO", None)
         settings = self.hub.settings.replace(
             host=cfg.host,
             port=cfg.port,
@@ -172,6 +176,24 @@ class Demo:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
+def address_lines(config: DemoConfig, url: str) -> list[str]:
+    """What ``mesa demo`` prints once it runs: the address, and the demo's own password (one
+    given in a file or the environment is not printed: it may be the club's real one).
+
+    >>> address_lines(DemoConfig(language="en"), "http://127.0.0.1:8080/")[1]
+    "  director: user 'director', password 'mesa'  ·  Ctrl-C to stop"
+    >>> address_lines(DemoConfig(language="en", password="s3cret"), "u")[1]
+    "  director: user 'director', the password you gave  ·  Ctrl-C to stop"
+    """
+    own = config.password == DemoConfig.password
+    if config.language == "es":
+        said = f"contraseña «{config.password}»" if own else "la contraseña que usted dio"
+        return ["Mesa demo en marcha: " + url,
+                f"  dirección: usuario «director», {said}  ·  Ctrl-C para parar"]
+    said = f"password '{config.password}'" if own else "the password you gave"
+    return ["Mesa demo running: " + url, f"  director: user 'director', {said}  ·  Ctrl-C to stop"]
+
+
 def run(config: DemoConfig, *, stop: threading.Event | None = None) -> int:
     """Start, print the address, wait for Ctrl-C (SIGINT) or SIGTERM, stop cleanly."""
     done = stop or threading.Event()
@@ -185,15 +207,8 @@ def run(config: DemoConfig, *, stop: threading.Event | None = None) -> int:
         print(f"mesa demo: could not start: {e}", file=sys.stderr, flush=True)
         return 1
     es = config.language == "es"
-    print(("Mesa demo en marcha: " if es else "Mesa demo running: ") + demo.url, flush=True)
-    print(
-        (
-            f"  dirección: usuario «director», contraseña «{config.password}»  ·  Ctrl-C para parar"
-            if es
-            else f"  director: user 'director', password '{config.password}'  ·  Ctrl-C to stop"
-        ),
-        flush=True,
-    )
+    for line in address_lines(config, demo.url):
+        print(line, flush=True)
     try:
         done.wait()
     finally:
