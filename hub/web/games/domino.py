@@ -54,7 +54,9 @@ from mesa.games.domino.pairs import PairsError, PairsTournament
 from mesa.games.domino.penalties import DEFAULT_PENALTY_POINTS, DIRECTOR_REASONS, PENALTIES
 from mesa.games.domino.records import ANNULLABLE, LATE, RecordEntry
 from mesa.games.domino.rules import members, pair_of
+from mesa.games.registry import game_named
 from mesa.hub.desk.games.domino import DominoDesk, Elsewhere, PlayersBusy
+from mesa.hub.desk.tables import free_tables_of
 from mesa.hub.web.actions.endpoint import ActionEndpoint
 from mesa.hub.web.actions.registry import Action, BadField, Context, Field, Refused
 from mesa.hub.web.games.domino_said import and_names, clock_of, said_audit, said_fine, signed
@@ -67,6 +69,7 @@ from mesa.tournament.club import Club
 from mesa.tournament.players import name_key
 
 MAX_NAME = 80
+LATE_STATES = ("assigned", "ready")  # the table's states that take a late arrival
 T = TypeVar("T")
 # The reasons the fine form offers: the director names the offence, the record picks the step
 # (talking's second and third time, a repeated late arrival: never picked by hand).
@@ -153,6 +156,12 @@ class DominoPages:
         names = await self._read(lambda x: x.player_names() if x else {}, tid) if tid else {}
         data["audit"] = said_audit_lines(lang, audit, names)
         data["free_tables"] = await asyncio.to_thread(self.desk.free_tables)
+        # A late arrival is the table's to show: offered while its table waits for "TIEMPO" or
+        # for the first hand (or between hands), as the table accepts it.
+        waiting = set(free_tables_of(self.desk.hub, game_named("domino"), LATE_STATES))
+        for rd in data["rounds"][-1:]:
+            for g in rd["games"]:
+                g["late_ok"] = g["status"] != "ended" and g["table"] in waiting
         away: list[Elsewhere] = []
         if tour and tour["phase"] != "closed":
             with contextlib.suppress(PairsError):  # closed since: nobody to wait for
