@@ -73,7 +73,7 @@ _OWN: dict[str, dict[str, Entry]] = {
         "es": "¿Cerrar el torneo «{name}»? No se podrán jugar más rondas ni cambiar resultados.",
         "en": "Close the tournament «{name}»? No more rounds can be played nor results changed.",
     },
-    "dom.audit": {"es": "Registro", "en": "Audit"},
+    "dom.audit": {"es": "Historial de cambios", "en": "History of changes"},
     "dom.final": {"es": "Lista final de dominó", "en": "Domino final list"},
     "dom.export_csv": {"es": "CSV", "en": "CSV"},
     "dom.export_json": {"es": "JSON", "en": "JSON"},

@@ -53,7 +53,7 @@ from mesa.games.domino.individual import IndividualTournament
 from mesa.games.domino.pairs import PairsError, PairsTournament
 from mesa.games.domino.penalties import DEFAULT_PENALTY_POINTS, DIRECTOR_REASONS, PENALTIES
 from mesa.games.domino.records import ANNULLABLE, LATE, RecordEntry
-from mesa.games.domino.rules import members, pair_of
+from mesa.games.domino.rules import members
 from mesa.games.registry import game_named
 from mesa.hub.desk.games.domino import DominoDesk, Elsewhere, PlayersBusy
 from mesa.hub.desk.tables import free_tables_of
@@ -70,6 +70,7 @@ from mesa.tournament.players import name_key
 
 MAX_NAME = 80
 LATE_STATES = ("assigned", "ready")  # the table's states that take a late arrival
+SIDE_OF = {"n": "ns", "s": "ns", "e": "ew", "w": "ew"}
 T = TypeVar("T")
 # The reasons the fine form offers: the director names the offence, the record picks the step
 # (talking's second and third time, a repeated late arrival: never picked by hand).
@@ -374,7 +375,7 @@ class DominoActions:
         warning = getattr(e, "warning", None)
         if warning:
             said += " · " + t(ctx.lang, "dom.said.table_warning", why=warning)
-        return f"{names.get(e.player, e.player)}: {said}"
+        return said
 
     async def late(self, ctx: Context, v: dict[str, Any]) -> str:
         """A player reached a game not begun after the two minutes (``gp``): the table's
@@ -403,9 +404,9 @@ class DominoActions:
 
 
 def _target(v: dict[str, Any]) -> str:
-    """What the audit line names: the event, then the game and player (``gp``) or the
-    tournament's name."""
-    what = str(v.get("gp") or v.get("name") or v.get("pair") or v.get("player") or "")
+    """What the audit line names: the event, then the game (``gp``: the answer names the
+    player), the pair or the tournament's name."""
+    what = str(v.get("gp") or "").partition("|")[0] or str(v.get("name") or v.get("pair") or "")
     return " ".join(x for x in (str(v.get("t") or ""), what) if x)
 
 
@@ -499,8 +500,10 @@ def _game_view(tour: DominoEvent, g: Any) -> dict[str, Any]:
     pairs = isinstance(tour, PairsTournament)
     ns = g.ns if pairs else "ns"
     ew = g.ew if pairs else "ew"
-    side_names = {"ns": tour.pairs[g.ns].name if pairs else _side_name(names, g, "ns"),
-                  "ew": tour.pairs[g.ew].name if pairs else _side_name(names, g, "ew")}
+    if isinstance(tour, PairsTournament):
+        side_names = {"ns": tour.pairs[g.ns].name, "ew": tour.pairs[g.ew].name}
+    else:
+        side_names = {side: _side_name(names, g, side) for side in ("ns", "ew")}
     return {
         "id": g.id, "table": g.table, "status": g.status,
         "ns": ns, "ew": ew, "ns_name": side_names["ns"], "ew_name": side_names["ew"],
@@ -508,7 +511,7 @@ def _game_view(tour: DominoEvent, g: Any) -> dict[str, Any]:
         "winner": (g.winner if pairs else g.winner_side), "winner_side": g.winner_side,
         "winner_name": side_names.get(g.winner_side or ""),
         "how": g.how, "hands": g.hands,
-        "seats": [{"seat": s, "player": pid, "name": names.get(pid, pid), "side": pair_of(s)}
+        "seats": [{"seat": s, "player": pid, "name": names.get(pid, pid), "side": SIDE_OF[s]}
                   for s, pid in tour.seating(g).items()],
         "absence_options": _absence_options(tour, g),
     }

@@ -160,8 +160,6 @@ def _run_event(browser: Any, room: tuple[WebApp, str, dict[str, SimTable]], fmt:
     d = Director(page, url)
     # ── create, choosing the format ──
     d.open("/director/domino")
-    if page.locator("details.domino-create[open]").count() == 0:
-        d.click("details.domino-create > summary")
     page.fill("#domino-create input[name=name]", f"Dominó {fmt}")
     if fmt == "individual":
         d.click("#domino-create input[name=format][value=individual]")
