@@ -202,6 +202,9 @@ _DOMINO_STATES = {
     "domino.hand.claimed": "hand_confirm",
     "domino.hand.rejected": "hand_entry",
     "domino.hand.ended": "ready",
+    # An annulled hand scores nothing: the next hand is led (or the game.ended that follows
+    # it, when it was time's last hand, says game_over).
+    "domino.hand.annulled": "ready",
     "domino.game.ended": "game_over",
 }
 
@@ -220,7 +223,7 @@ def _fold_domino(live: TableLive, kind: str, d: dict[str, Any]) -> None:
         live.match_id, live.players, live.score, live.winner = None, {}, {}, None
     elif kind == "domino.hand.started":
         live.game = d["hand"]
-    elif kind in ("domino.hand.ended", "domino.time.extended"):
+    elif kind in ("domino.hand.ended", "domino.time.extended", "domino.hand.annulled"):
         live.score = dict(d["score"])
     elif kind == "domino.game.ended":
         live.score, live.winner, live.ended_by = dict(d["score"]), d["winner"], d["how"]

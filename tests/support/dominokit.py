@@ -1,5 +1,6 @@
 """A domino table whose machine runs in the test and whose messages go straight into the hub's
-ingest (the domino twin of :class:`support.hubkit.FakeTable`), and a quick game for it.
+ingest (the domino twin of :class:`support.hubkit.FakeTable`), and a quick game for it; and
+:class:`LinkedDomino`, a real table runtime with its real hub link on a test broker.
 
 It reads what the hub published for it from the hub's store (the retained assignment, with
 ``tiempo``, and the director's commands), as a real table reads its topics.
@@ -7,8 +8,10 @@ It reads what the hub published for it from the hub's store (the retained assign
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from mesa.games.domino.machine import DominoTable
@@ -108,3 +111,114 @@ class FakeDominoTable:
         while self.table.state != "game_over":
             lead = self.table.s.game.next_lead or "n"  # type: ignore[union-attr]
             self.play_hand(lead, winner, 100)
+
+
+# ── a domino table on a real broker ──
+class Outcomes:
+    """A table sink that keeps every outcome, so a test can wait for the one of its input."""
+
+    def __init__(self) -> None:
+        self.outcomes: list[Any] = []
+        self.cond = threading.Condition()
+
+    def on_outcome(self, outcome: Any, snapshot: dict[str, Any], now: float) -> None:
+        with self.cond:
+            self.outcomes.append(outcome)
+            self.cond.notify_all()
+
+    def count(self) -> int:
+        with self.cond:
+            return len(self.outcomes)
+
+    def wait_for(self, inp: Any, since: int, timeout: float = 10.0) -> Any:
+        """The first outcome after the ``since``-th of an input like ``inp`` (the machine
+        fills in its defaults: same name, the same values for ``inp``'s arguments)."""
+
+        def like(o: Any) -> bool:
+            return bool(o.input.name == inp.name
+                        and all(o.input.args.get(k) == v for k, v in inp.args.items()))
+
+        with self.cond:
+            found = self.cond.wait_for(
+                lambda: any(like(o) for o in self.outcomes[since:]), timeout)
+            assert found, f"the table did not take {inp}"
+            return next(o for o in self.outcomes[since:] if like(o))
+
+    def types(self) -> list[str]:
+        with self.cond:
+            return [e.TYPE for o in self.outcomes for e in o.events]
+
+
+class LinkedDomino:
+    """A real domino table runtime (``SimTable``, no robots) with its real hub link on the
+    test broker: the test is its four players (:meth:`do` gives it an input and waits for
+    what it did). ``speed``: its clock runs that many times faster (15 s of play is 0.75 s at
+    20×; a 35-minute game lasts 105 s, longer than any test here)."""
+
+    def __init__(self, table: str, port: int, folder: Path, *, speed: float = 20.0) -> None:
+        from mesa.controller.app import make_link
+        from mesa.controller.sim import SimTable
+        from support.mosquitto import table_password
+
+        self.id = table
+        self.outcomes = Outcomes()
+        folder.mkdir(parents=True, exist_ok=True)
+
+        def link(runtime: Any, snapshot: dict[str, Any]) -> Any:
+            return make_link(runtime, table_id=table, host="127.0.0.1", port=port,
+                             password=table_password(table), outbox=folder / f"{table}.sqlite3",
+                             snapshot=snapshot)
+
+        self.sim = SimTable(table, game="domino", speed=speed, robots=(), link=link,
+                            sinks=[self.outcomes])
+        self.sim.start()
+
+    @property
+    def state(self) -> str:
+        return str(self.sim.runtime.view().state)
+
+    @property
+    def machine(self) -> DominoTable:
+        return self.sim.runtime.table  # type: ignore[no-any-return]
+
+    def do(self, name: str, **args: Any) -> Any:
+        """Give the table ``name`` (``args``) now and wait for its outcome."""
+        from mesa.engine.inputs import Input
+
+        inp = Input(name, args)
+        since = self.outcomes.count()
+        self.sim.runtime.submit(inp, self.sim.runtime.now())
+        return self.outcomes.wait_for(inp, since)
+
+    def wait_state(self, state: str, timeout: float = 15.0) -> bool:
+        from support.harness import wait_until
+
+        return wait_until(lambda: self.state == state, timeout)
+
+    def play_hand(self, lead: str, winner_seat: str, points: int) -> None:
+        """A hand that ``winner_seat`` dominoes for ``points``: the lead leads, every seat
+        plays in turn until the winner's last tile, the other pair confirms."""
+        from mesa.games.domino.rules import next_seat, opponents, pair_of
+
+        self.do("press", seat=lead)
+        seat = next_seat(lead)  # type: ignore[arg-type]
+        while seat != winner_seat:
+            self.do("press", seat=seat)
+            seat = next_seat(seat)
+        self.do("long_hold", seat=winner_seat)
+        self.do("claim", seat=winner_seat, points=points)
+        self.do("confirm", seat=opponents(pair_of(winner_seat))[0])  # type: ignore[arg-type]
+
+    def lead(self) -> str:
+        g = self.machine.s.game
+        return (g.next_lead if g is not None else None) or "n"
+
+    def win_game(self, pair: str = "ns") -> None:
+        """Hands of 100 to ``pair`` until it has 200."""
+        from mesa.games.domino.rules import members
+
+        while self.state != "game_over":
+            self.play_hand(self.lead(), members(pair)[0], 100)  # type: ignore[arg-type]
+
+    def stop(self) -> None:
+        self.sim.stop()

@@ -103,6 +103,8 @@ from support.evening_domino import (
     DOMINO_TABLES,
     DominoRoom,
     DominoTables,
+    chaos_action,
+    check_records,
     stored_domino,
 )
 from support.evening_events import (
@@ -1090,6 +1092,9 @@ class Evening:
         room = self.room
         assert room is not None
         state = self.dstates.get(room.event)
+        if self.cfg.chaos and state is not None and state.rounds and not room.closed \
+                and rng.random() < min(0.9, 0.3 * self.cfg.chaos):
+            self._domino_chaos(state, rng)
         what = room.next_step(state, rng)
         if what is None or state is None:
             return
@@ -1114,6 +1119,22 @@ class Evening:
                     self._note_late(room)
             elif r.code == "players_busy":
                 room.count("round_refused_waiting")
+            elif r.code in ("too_few_pairs", "too_few_players"):  # expelled: no next round
+                room.closed = self._domino("domino", "close", t).status == 200
+
+    def _domino_chaos(self, state: Any, rng: random.Random) -> None:
+        """A fine, an annulled hand, a late arrival, an absence or an abandonment at a random
+        moment of the domino room's games (:func:`support.evening_domino.chaos_action`)."""
+        room = self.room
+        assert room is not None
+        picked = chaos_action(state.data, rng)
+        if picked is None:
+            return
+        kind, form, fields = picked
+        r = self._domino("domino_records", form, {"csrf": self.csrf(), "t": room.event,
+                                                  **fields})
+        said = room.ledger.note(kind, r.status, r.code)
+        self.result.interventions[f"domino_{kind} {said}"] += 1
 
     def _note_late(self, room: DominoRoom) -> None:
         """After a round confirmed with players at backgammon tables: each of them, and the
@@ -1470,6 +1491,11 @@ class Evening:
             self.violation("no_final_list", f"{event}: closed but /domino/final.json has no rows")
             return False
         self._check_domino_points(event, final)
+        stuck = sum(s.runtime.stats.refusals.get("not_entering_pair", 0)
+                    for s in (self.domino_tables.sims if self.domino_tables else []))
+        for kind, detail in check_records(self.cfg.workdir / "hub.sqlite3", event,
+                                          self.room.ledger, stuck):
+            self.violation(kind, detail)
         return True
 
     def _check_domino_points(self, event: str, final: dict[str, Any]) -> None:

@@ -48,6 +48,7 @@ class DominoState:
     playing: bool  # a game of the current round not yet recorded
     seats: list[tuple[str, str, str, str]]  # (player, event, table, game) of those games
     ended: int  # games recorded
+    data: dict[str, Any] = field(default_factory=dict)  # the stored JSON
 
 
 def stored_domino(snapshot: dict[str, list[tuple[str, str]]]) -> dict[str, DominoState]:
@@ -69,6 +70,7 @@ def stored_domino(snapshot: dict[str, list[tuple[str, str]]]) -> dict[str, Domin
             bool(seated),
             [(p, t.id, g.table, g.id) for g in seated for p in t.seating(g).values()],
             sum(1 for g in t.games.values() if g.status == "ended"),
+            data,
         )
     return out
 
@@ -152,6 +154,8 @@ class DominoRoom:
     # director confirmed the round anyway: that player is excused at two tables until then.
     late: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     said: dict[str, int] = field(default_factory=dict)  # what the room did, counted
+    # The record actions' answers (fines, annulled hands, late arrivals, absences).
+    ledger: Ledger = field(default_factory=lambda: Ledger())
 
     def pairs(self) -> list[tuple[str, str]]:
         return list(zip(self.players[0::2], self.players[1::2], strict=True))
@@ -178,3 +182,182 @@ class DominoRoom:
         if state.rounds >= ROUNDS:
             return "close"
         return "start"
+
+
+# ── the director's fines, late arrivals, annulled hands and absences, at random moments ──
+# Reasons the director gives at any moment (talking is escalated by the records: a third
+# time expels, so it is rarer than the others).
+FINE_REASONS = ("wrong_lead", "asked_score", "left_before_sheet", "touched_tile",
+                "gesture_pass", "wrong_seats", "talking")
+TIMER = ("slow_play", "late_pass")
+# The audit lines a director's record action writes, by what the room posted.
+AUDITED = {"fine": "fine", "annul": "fine", "abandon": "fine", "late": "late",
+           "absence": "absence"}
+
+
+def chaos_action(state: dict[str, Any], rng: random.Random
+                 ) -> tuple[str, str, dict[str, str]] | None:
+    """One record action on the stored event ``state`` (its JSON) at this moment: what the
+    room calls it, the form's name and its fields; None when there is no game yet. Any game
+    of the event (during a hand, at its end, after it is recorded) for a fine; a game not
+    yet recorded for an annulled hand, a late arrival, an absence or an abandonment (the
+    table or the record may refuse them: a refusal is an answer, never a violation)."""
+    games = state.get("games") or []
+    rounds = state.get("rounds") or []
+    if not games or not rounds:
+        return None
+    roll = rng.random()
+    if roll < 0.5:
+        g = rng.choice(games)
+        p = rng.choice(sorted(g["seats"].values()))
+        reason = rng.choice(FINE_REASONS)
+        return "fine", "penalty", {"gp": f"{g['id']}|{p}", "reason_code": reason}
+    live = [g for g in games if g["id"] in rounds[-1] and g["status"] != "ended"]
+    if not live:
+        return None
+    g = rng.choice(live)
+    gp = f"{g['id']}|{rng.choice(sorted(g['seats'].values()))}"
+    if roll < 0.72:
+        reason = rng.choice(("pass_with_playable", "chivo"))
+        return "annul", "penalty", {"gp": gp, "reason_code": reason, "annul": "1"}
+    if roll < 0.92:
+        return "late", "late", {"gp": gp}
+    if roll < 0.98:
+        return "absence", "absence", {"gp": gp}
+    return "abandon", "penalty", {"gp": gp, "reason_code": "abandoned"}
+
+
+@dataclass
+class Ledger:
+    """What the room's record actions got: answered 200 (recorded), refused with a code, or
+    no answer (the hub killed, a timeout: recorded or not)."""
+
+    ok: dict[str, int] = field(default_factory=dict)
+    unanswered: dict[str, int] = field(default_factory=dict)
+    refused: dict[str, int] = field(default_factory=dict)
+
+    def note(self, kind: str, status: int | None, code: str) -> str:
+        """Count one answer; what it was (``ok``, ``unanswered``, ``refused:<code>``)."""
+        if status == 200 and not code:
+            book, said = self.ok, "ok"
+        elif status is None or status >= 500:
+            book, said = self.unanswered, "unanswered"
+        else:
+            book, said = self.refused, f"refused:{code}"
+        key = kind if book is not self.refused else f"{kind}:{code}"
+        book[key] = book.get(key, 0) + 1
+        return said
+
+
+def _timer_fines(events: list[dict[str, Any]], event: str) -> dict[str, tuple[str, str, int]]:
+    """Every table timer fine of ``event``'s games in the hub's committed events (in commit
+    order, routed by the game each table was last assigned): ``event:<rowid>`` → (game,
+    seat, points)."""
+    playing: dict[str, str] = {}
+    out = {}
+    for e in events:
+        kind, table, d = e["type"], e["table"], e["data"]
+        if kind == "domino.table.assigned":
+            playing[table] = d["game_id"]
+        elif kind == "domino.table.unassigned":
+            playing.pop(table, None)
+        elif kind == "domino.penalty" and d.get("reason") in TIMER:
+            tid, _, gid = playing.get(table, "").partition(":")
+            if tid == event:
+                out[f"event:{e['rowid']}"] = (gid, d["seat"], int(d["points"]))
+    return out
+
+
+def check_records(db: Path, event: str, ledger: Ledger, stuck: int
+                  ) -> list[tuple[str, str]]:
+    """The domino event's records at the end of the evening, against the hub's events and
+    what the room's director was told (``stuck``: the domino tables' refusals that mean an
+    entry locked to one pair). Violations as ``(kind, detail)``:
+
+    - every fine lands exactly once: each director's record action answered 200 has its
+      audit line, and no more lines than actions posted; every entry is in exactly one audit
+      line or is a table's (a timer fine once per committed event, an unsigned sheet once
+      per pair and game); every timer fine of the event's games is on the records, once;
+    - the records reconcile with the games and entries: an entry names a game of the event
+      and a player of it; a game's score is the hand points its table reported;
+    - no locked entry: no table refused a block's claim for the other pair."""
+    import sqlite3
+
+    from mesa.games.domino.store import DominoStore
+
+    out: list[tuple[str, str]] = []
+    with DominoStore(db) as store:
+        t = store.load(event)
+    if t is None:
+        return [("records_unverifiable", f"{event} not in the store")]
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "SELECT rowid, table_id, type, payload FROM events WHERE type LIKE 'domino.%' "
+            "ORDER BY rowid").fetchall()
+    finally:
+        conn.close()
+    events = [{"rowid": r, "table": tb, "type": ty, "data": json.loads(p)["data"]}
+              for r, tb, ty, p in rows]
+    # Each action answered lands once: one audit line each.
+    for action in ("fine", "late", "absence"):
+        kinds = [k for k, a in AUDITED.items() if a == action]
+        # (a round confirmed with players elsewhere writes a "late" line too: no game named)
+        lines = sum(1 for a in t.audit if a.action == action and "game" in a.details)
+        ok = sum(ledger.ok.get(k, 0) for k in kinds)
+        posted = ok + sum(ledger.unanswered.get(k, 0) for k in kinds)
+        if not ok <= lines <= posted:
+            out.append(("fine_not_once", f"{event} {action}: {lines} audit lines for {ok} "
+                        f"answered and {posted - ok} unanswered actions"))
+    audited: dict[int, int] = {}
+    for a in t.audit:
+        for seq, *_rest in a.details.get("entries", []) or []:
+            audited[int(seq)] = audited.get(int(seq), 0) + 1
+    seqs = [e.seq for e in t.entries]
+    if len(seqs) != len(set(seqs)):
+        out.append(("fine_not_once", f"{event}: entry numbers repeat"))
+    keys = [e.key for e in t.entries if e.key]
+    if len(keys) != len(set(keys)):
+        out.append(("fine_not_once", f"{event}: a keyed entry twice: {sorted(keys)[:6]}"))
+    for e in t.entries:
+        if audited.get(e.seq, 0) != 1:
+            out.append(("fine_not_once", f"{event} entry {e.seq} ({e.player} {e.points} "
+                        f"{e.reason}) in {audited.get(e.seq, 0)} audit lines"))
+        g = t.games.get(e.game_id)
+        if g is None or e.player not in g.seats.values():
+            out.append(("records_disagree_with_games",
+                        f"{event} entry {e.seq}: {e.player} not in game {e.game_id}"))
+    timer = _timer_fines(events, event)
+    have = {e.key: e for e in t.entries if e.key and e.key.startswith("event:")}
+    for key, (gid, seat, points) in timer.items():
+        e = have.get(key)
+        g = t.games.get(gid)
+        if e is None or g is None or (e.game_id, e.player, e.points) != (
+                gid, g.seats.get(seat), points):
+            out.append(("timer_fine_not_once", f"{event} {key} {gid} {seat} {points}: {e}"))
+    for key in set(have) - set(timer):
+        out.append(("timer_fine_not_once", f"{event} {key}: no such timer fine committed"))
+    ended: dict[str, dict[str, int]] = {}
+    playing: dict[str, str] = {}
+    for e in events:
+        if e["type"] == "domino.table.assigned":
+            playing[e["table"]] = e["data"]["game_id"]
+        elif e["type"] == "domino.game.ended":
+            tid, _, gid = playing.get(e["table"], "").partition(":")
+            if tid == event:
+                ended.setdefault(gid, dict(e["data"]["score"]))
+    for g in t.games.values():
+        if g.status == "ended" and ended.get(g.id) != g.hand_score:
+            out.append(("records_disagree_with_games",
+                        f"{event} {g.id}: score {g.hand_score}, its table said "
+                        f"{ended.get(g.id)}"))
+    recs = t.records()
+    total = sum(r.points for r in recs.values())
+    hands = sum(sum(g.hand_score.values()) * 2 for g in t.games.values() if g.status == "ended")
+    byes = 100 * len(t.bye_players())
+    if total != hands + sum(e.points for e in t.entries) + byes:
+        out.append(("records_disagree_with_games",
+                    f"{event}: records {total} ≠ hands {hands} + entries + byes {byes}"))
+    if stuck:
+        out.append(("locked_entry", f"{event}: {stuck} claims refused not_entering_pair"))
+    return out
