@@ -219,9 +219,8 @@ def said_elsewhere(lang: str, away: list[Elsewhere]) -> str:
 
 
 # ── the director's actions ──
-# Refusals the director reads in words (the others: their code and the engine's message).
-SAID_REFUSALS = ("unknown_tournament", "closed", "which_tournament", "odd_players",
-                 "no_players", "wrong_format", "bad_format")
+# A refusal is read in words when the catalog has its ``dom.err.<code>``; otherwise its code
+# and the engine's message.
 FORMATS = ("pairs", "individual")
 
 
@@ -246,8 +245,9 @@ class DominoActions:
         except (PairsError, MesaError) as e:
             detail = str(e)
             code = str(getattr(e, "code", "refused"))
-            why = t(ctx.lang, f"dom.err.{code}", t=tid or "") if code in SAID_REFUSALS \
-                else detail
+            key = f"dom.err.{code}"
+            said = getattr(e, "message", detail)
+            why = t(ctx.lang, key, t=tid or "", detail=said) if key in STRINGS else detail
             raise Refused(t(ctx.lang, "dom.refused", why=why), code=code,
                           detail=detail) from None
         ctx.web.bump()

@@ -300,7 +300,7 @@ async def test_the_actions_are_picked_and_checked_by_the_declared_registry(
     # refused by the domino engine: 409, its code, the reason, and an audit line that says so
     r = await _act(client, csrf, "penalty", gp="R9-M9|P0001", reason_code="chivo")
     assert r.status_code == 409 and r.json()["error"] == "no_game"
-    assert r.json()["ok"] is False and "no game" in r.json()["message"]
+    assert r.json()["ok"] is False and "no hay ninguna partida así" in r.json()["message"]
     refused = web.store.audit_log(action="domino_penalty")[0]
     assert refused.outcome == "refused" and refused.target == "R9-M9"
     assert refused.params["refused"] == {"code": "no_game"}
@@ -337,7 +337,7 @@ async def test_a_form_without_a_page_to_go_back_to_returns_to_the_domino_directo
                           follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/director/domino"
     page = (await client.get("/director/domino")).text
-    assert "Rechazado: unknown_player" in page
+    assert "Rechazado: ese jugador no está en el registro" in page
     assert web.domino.read(lambda x: x is not None and x.pairs == {})
 
 

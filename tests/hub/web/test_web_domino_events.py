@@ -239,4 +239,4 @@ async def test_the_forms_go_back_to_their_event(web: WebApp, client: httpx.Async
                           follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/director/domino?t=D1"
     page = (await client.get("/director/domino?t=D1")).text
-    assert "Rechazado: too_few_pairs" in page and 'data-event="D1"' in page
+    assert "Rechazado: hacen falta al menos dos parejas" in page and 'data-event="D1"' in page
