@@ -164,7 +164,7 @@ def said_audit(lang: str, action: str, d: Mapping[str, Any], names: Mapping[str,
             words = f"{t(lang, f'dom.reason.{reason}')} — {words}"
         return f"{d.get('game', '')} · {words}"
     if action == "close":
-        return t(lang, "dom.audit.close", n=d.get("rounds", ""))
+        return t(lang, "dom.audit.close", n=int(d.get("rounds") or 0))
     key = f"dom.audit.{action}"
     if key in STRINGS:
         return t(lang, key)
