@@ -87,6 +87,7 @@ class Director:
         self.loads = 0
         self.dialogs: list[str] = []
         self.refuse = ""
+        self.registering = (0, 0)  # clicks and page loads of the registration alone
         page.on("load", lambda _p: setattr(self, "loads", self.loads + 1))
         page.on("dialog", self._dialog)
 
@@ -173,7 +174,7 @@ def _run_event(browser: Any, room: tuple[WebApp, str, dict[str, SimTable]], fmt:
     assert mine == sorted(names, key=lambda n: (n.translate(str.maketrans(
         "ÁÉÍÓÚ", "AEIOU")).replace("Ñ", "N~"), n)), listed
     # ── registered in one form: tick in order, one click, no page load ──
-    loads = d.loads
+    loads, clicks = d.loads, d.clicks
     for n in names:
         d.click(f"#domino-pick label[data-name='{n}'] input")
     if fmt == "pairs":
@@ -184,6 +185,7 @@ def _run_event(browser: Any, room: tuple[WebApp, str, dict[str, SimTable]], fmt:
     want = len(names) // 2 if fmt == "pairs" else len(names)
     page.wait_for_function(f"() => document.querySelectorAll('{listing}').length === {want}")
     assert d.loads == loads, "registering reloaded the page"
+    d.registering = (d.clicks - clicks, d.loads - loads)
     registered = web.domino.read(
         lambda t: [p.names for p in t.pairs.values()] if fmt == "pairs"
         else [p.name for p in t.players.values()], tid)
@@ -266,10 +268,12 @@ def test_a_director_runs_a_pairs_and_an_individual_round_at_a_phone_width(
     browser: Any, room: tuple[WebApp, str, dict[str, SimTable]],
 ) -> None:
     _web, url, _sims = room
-    counts = {}
+    counts: dict[str, tuple[int, int]] = {}
+    registering: dict[str, tuple[int, int]] = {}
     for fmt, names in (("pairs", PAIRS_NAMES), ("individual", SOLO_NAMES)):
         d, tid = _run_event(browser, room, fmt, names)
         counts[fmt] = (d.clicks, d.loads)
+        registering[fmt] = d.registering
         phone = browser.new_page(viewport=PHONE)
         _login(phone, url)
         widths = _fits(phone, f"{url}/director/domino?t={tid}")
@@ -277,9 +281,11 @@ def test_a_director_runs_a_pairs_and_an_individual_round_at_a_phone_width(
         shot(phone, f"domino-standings-{fmt}-390")
         phone.close()
         d.page.close()
-        print(f"\ndomino {fmt}: create, register {len(names)} players, a round, TIEMPO, a late "
-              f"arrival, talking twice, a chivo with its hand annulled: {d.clicks} clicks, "
-              f"{d.loads} page loads; at 390 px: {widths}")
+        print(f"\ndomino {fmt}: registering {len(names)} players: {d.registering[0]} clicks, "
+              f"{d.registering[1]} page loads; the whole (open, create, register, a round, "
+              f"TIEMPO, a late arrival, talking twice, a chivo with its hand annulled): "
+              f"{d.clicks} clicks, {d.loads} page loads; at 390 px: {widths}")
     # registering is one form: the ticks and one click, no page load (before: 3 clicks and a
     # page load per pair, 18 and 6 for six pairs)
     assert counts["pairs"][1] <= 5 and counts["individual"][1] <= 5, counts
+    assert registering["pairs"] == (13, 0) and registering["individual"] == (9, 0), registering
