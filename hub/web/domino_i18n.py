@@ -168,6 +168,9 @@ _OWN: dict[str, dict[str, Entry]] = {
     "dom.said.winner": {"es": "gana {side}", "en": "{side} wins"},
     "dom.said.table_warning": {"es": "Aviso: {why}", "en": "Warning: {why}"},
     "dom.reason.late_arrival": {"es": "Llegó tarde", "en": "Arrived late"},
+    # The seed's words for it: sitting with the wrong partner (−100 to each of the four).
+    "dom.reason.wrong_seats": {"es": "Sentados con la pareja equivocada",
+                               "en": "Seated with the wrong partner"},
     "dom.reason.absence_award": {"es": "Premio por ausencia", "en": "Award: absence"},
     "dom.reason.abandon_award": {"es": "Premio por abandono", "en": "Award: abandonment"},
     "dom.reason.forfeit_award": {"es": "Premio por expulsión", "en": "Award: expulsion"},

@@ -167,6 +167,13 @@ def _run_event(browser: Any, room: tuple[WebApp, str, dict[str, SimTable]], fmt:
     d.click("#domino-create button[type=submit]", navigates=True)
     tid = page.get_attribute("#domino-event", "data-event")
     assert page.get_attribute("#domino-event", "data-format") == fmt
+    # registering on a phone: the registry's list fits too
+    phone = browser.new_page(viewport=PHONE)
+    _login(phone, url)
+    phone.goto(f"{url}/director/domino?t={tid}")
+    phone.wait_for_selector("#domino-pick")
+    assert phone.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+    phone.close()
     # ── the registry in Spanish order: Á with A, Í with I, Ñ after N, Ó with O, Ú with U ──
     listed = page.locator("#domino-pick label").all_inner_texts()
     listed = [x.strip() for x in listed]

@@ -35,7 +35,7 @@ def test_each_step_says_who_got_what() -> None:
         "otra llegada tarde: −50 a Ana"
     four = [_e(p, -100, "wrong_seats") for p in NAMES]
     assert said_fine("es", "wrong_seats", four, NAMES) == \
-        "Parejas mal sentadas: −100 a Ana, a Beto, a Carla y a Dani"
+        "Sentados con la pareja equivocada: −100 a Ana, a Beto, a Carla y a Dani"
     assert said_fine("es", "chivo", [_e("ana", -25, "chivo")], NAMES, annulled=True) == \
         "Chivo: −25 a Ana; mano anulada"
     abandon = [_e("ana", -200, "abandoned"),
