@@ -150,6 +150,18 @@ def main(argv: list[str] | None = None) -> int:
         f"evenings {len(results)}, reached a final list {finished}, steps {steps}, "
         f"invariant violations {sum(total.values())}, wall {time.monotonic() - start:.0f} s"
     )
+    rooms = [r for r in results if r.config.get("domino")]
+    if rooms:  # the domino room's director: fines, annulled hands, late arrivals, absences
+        said: Counter[str] = Counter()
+        for r in rooms:
+            said.update({k.removeprefix("domino_"): n for k, n in r.interventions.items()
+                         if k.startswith("domino_")})
+        print(
+            f"domino room: evenings {len(rooms)}, final list {sum(r.finished for r in rooms)}, "
+            f"record actions {sum(said.values())} ("
+            + ", ".join(f"{k} {n}" for k, n in sorted(said.items()))
+            + f"), violations {sum(len(r.violations) for r in rooms)}"
+        )
     for kind, n in total.most_common():
         seed, detail = example[kind]
         print(f"  {n:4d}  {kind}   (seed {seed}: {detail[:150]})")

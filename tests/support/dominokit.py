@@ -8,8 +8,10 @@ It reads what the hub published for it from the hub's store (the retained assign
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -222,3 +224,73 @@ class LinkedDomino:
 
     def stop(self) -> None:
         self.sim.stop()
+
+
+@dataclass
+class Room:
+    """A hub on its own broker with two linked domino tables (``t1``, ``t2``) and a domino
+    desk that folds the tables' events when the test says (:meth:`sync_until`), so a fine can
+    be given while a table is at ``game_over`` and the hub has not recorded the game."""
+
+    folder: Path
+    broker: Any
+    hub: Hub
+    tables: dict[str, LinkedDomino]
+    venue: Any = None
+    desk: Any = None
+
+    def open_desk(self, command_wait: float = 5.0) -> Any:
+        from mesa.hub.desk.games.domino import DominoDesk
+
+        self.desk = DominoDesk(self.hub.settings.db, hub=self.hub, venue=self.venue,
+                               command_wait=command_wait)
+        return self.desk
+
+    @property
+    def d(self) -> Any:
+        assert self.desk is not None
+        return self.desk
+
+    def sync_until(self, pred: Any, timeout: float = 15.0) -> None:
+        from support.harness import wait_until
+
+        assert wait_until(lambda: (self.d.sync(), pred())[1], timeout), "never came"
+
+    def event(self, tid: str = "D1") -> Any:
+        return self.d.read(lambda t: t, tid)
+
+    def entries(self, tid: str = "D1") -> list[tuple[str, int, int, str, str]]:
+        return self.d.read(lambda t: [(e.player, e.points, e.games, e.reason, e.game_id)  # type: ignore[no-any-return]
+                                      for e in t.entries], tid)
+
+    def status(self, gid: str = "R1-M1", tid: str = "D1") -> str:
+        return self.d.read(lambda t: t.games[gid].status, tid)  # type: ignore[no-any-return]
+
+
+@contextlib.contextmanager
+def linked_room(folder: Path) -> Iterator[Room]:
+    """A :class:`Room` in ``folder``, everything stopped afterwards. Its broker is its own: a
+    game retained for another test's ``t1`` must not reach this one's."""
+    import pytest
+
+    from mesa.hub.desk.venue import Venue
+    from support.harness import hub_settings, wait_until
+    from support.mosquitto import have_mosquitto, start_broker
+
+    if not have_mosquitto():
+        pytest.skip("mosquitto not installed")
+    broker = start_broker(folder / "broker", tables=("t1", "t2"))
+    hub = Hub(hub_settings(folder / "hub.sqlite3", broker)).start()
+    tables = {t: LinkedDomino(t, broker.port, folder / "tables") for t in ("t1", "t2")}
+    r = Room(folder, broker, hub, tables, Venue())
+    r.open_desk()
+    try:
+        assert wait_until(lambda: r.d.free_tables() == ["t1", "t2"], 20), r.d.free_tables()
+        yield r
+    finally:
+        if r.desk is not None:
+            r.desk.close()
+        for t in tables.values():
+            t.stop()
+        hub.stop()
+        broker.stop()

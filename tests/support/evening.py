@@ -1094,7 +1094,8 @@ class Evening:
         state = self.dstates.get(room.event)
         if self.cfg.chaos and state is not None and state.rounds and not room.closed \
                 and rng.random() < min(0.9, 0.3 * self.cfg.chaos):
-            self._domino_chaos(state, rng)
+            for _ in range(rng.randint(1, 2 * self.cfg.chaos)):
+                self._domino_chaos(state, rng)
         what = room.next_step(state, rng)
         if what is None or state is None:
             return

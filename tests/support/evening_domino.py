@@ -217,6 +217,10 @@ def chaos_action(state: dict[str, Any], rng: random.Random
         return None
     g = rng.choice(live)
     gp = f"{g['id']}|{rng.choice(sorted(g['seats'].values()))}"
+    waiting = [x for x in live if x["status"] == "assigned"]  # before "TIEMPO"
+    if waiting and rng.random() < 0.3:  # an absence is declared before the first hand
+        x = rng.choice(waiting)
+        return "absence", "absence", {"gp": f"{x['id']}|{rng.choice(sorted(x['seats'].values()))}"}
     if roll < 0.72:
         reason = rng.choice(("pass_with_playable", "chivo"))
         return "annul", "penalty", {"gp": gp, "reason_code": reason, "annul": "1"}
@@ -316,7 +320,8 @@ def check_records(db: Path, event: str, ledger: Ledger, stuck: int
     seqs = [e.seq for e in t.entries]
     if len(seqs) != len(set(seqs)):
         out.append(("fine_not_once", f"{event}: entry numbers repeat"))
-    keys = [e.key for e in t.entries if e.key]
+    # A table's event gives one entry (an absence's or a sheet's key is on each of its own).
+    keys = [e.key for e in t.entries if e.key and e.key.startswith("event:")]
     if len(keys) != len(set(keys)):
         out.append(("fine_not_once", f"{event}: a keyed entry twice: {sorted(keys)[:6]}"))
     for e in t.entries:
@@ -351,6 +356,15 @@ def check_records(db: Path, event: str, ledger: Ledger, stuck: int
             out.append(("records_disagree_with_games",
                         f"{event} {g.id}: score {g.hand_score}, its table said "
                         f"{ended.get(g.id)}"))
+    # A game the table ended on an absence or an expulsion has it on the records.
+    from mesa.games.domino.records import EXPELLING
+
+    for g in t.games.values():
+        why = {e.reason for e in t.entries if e.game_id == g.id}
+        if (g.how == "absence" and "absent" not in why) or \
+                (g.how == "expulsion" and not why & EXPELLING):
+            out.append(("records_disagree_with_games",
+                        f"{event} {g.id} ended by {g.how}: not on the records ({sorted(why)})"))
     recs = t.records()
     total = sum(r.points for r in recs.values())
     hands = sum(sum(g.hand_score.values()) * 2 for g in t.games.values() if g.status == "ended")

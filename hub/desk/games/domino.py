@@ -475,19 +475,14 @@ class DominoDesk(OnDeskLoop):
                                                  t))
 
     # ── the director's actions: fines, late arrivals, absences ──
-    def _rehearse(self, t: str | None, fn: Callable[[DominoEvent], T]) -> tuple[str, T]:
-        """``fn`` on a copy of open event ``t``, kept nowhere: its refusals are the real
-        one's and its answer says what to ask the table, before anything is recorded. The
-        event's id and ``fn``'s answer."""
-
-        def look() -> tuple[str, T]:
-            tour = self._open_one(t)
-            return tour.id, fn(event_from_dict(tour.to_dict()))
-
-        return self._loop.call(look)
-
-    def _table_of(self, tid: str, game_id: str) -> str:
-        return self._loop.call(lambda: self._open_one(tid)._game(game_id).table)
+    # Each of these runs whole on the desk's thread, the table's answer awaited there too: no
+    # event is folded between the table taking a command and the record of it (a table that
+    # ends its game on an absence or on time's last hand annulled reports the end at once,
+    # and the record must not find the game recorded before it).
+    def _rehearse(self, tour: DominoEvent, fn: Callable[[DominoEvent], T]) -> T:
+        """``fn`` on a copy of ``tour``, kept nowhere: its refusals are the real one's and its
+        answer says what to ask the table, before anything is recorded."""
+        return fn(event_from_dict(tour.to_dict()))
 
     def penalty(
         self, game_id: str, player: str, reason: str, points: int | None, *, actor: str,
@@ -508,40 +503,34 @@ class DominoDesk(OnDeskLoop):
           not yet recorded: **recorded first** (the player is out of the event whatever the
           table says), then the table's ``penalty`` sent (it ends the game, won by the other
           pair) and its answer awaited; a refusal or silence comes back as
-          :attr:`DeskFine.warning`;
+          :attr:`DeskFine.warning` (and is logged);
         - any other fine: recorded, nothing sent (the game does not change).
         """
 
-        def fine(x: DominoEvent, annulling: bool) -> FineResult:
-            return x.fine(game_id, player, reason, points=points, annul=annulling,
-                          actor=actor, at=self._at())
+        def fine(x: DominoEvent) -> FineResult:
+            return x.fine(game_id, player, reason, points=points, annul=annul, actor=actor,
+                          at=self._at())
 
         def run() -> DeskFine:
             if reason not in DIRECTOR_REASONS:
                 raise PairsError("bad_reason", f"{reason[:40]!r} is not a director's reason")
-            tid, plan = self._rehearse(t, lambda x: fine(x, annul))
-            command = plan.command
+            tour = self._open_one(t)
+            command = self._rehearse(tour, fine).command
             if self.hub is not None and command is not None and command[0] == "annul":
-                self._send(tid, game_id, command)
-
-                # The hand is annulled at the table: if the table's end of the game (time's
-                # last hand annulled) reached the hub meanwhile, the fine stands without it.
-                def after(x: DominoEvent) -> FineResult:
-                    return fine(x, annul and x._game(game_id).status != "ended")
-
-                return DeskFine.of(self.call(after, tid))
-            done = self.call(lambda x: fine(x, annul), tid)
+                self._send(tour, game_id, command)
+                return DeskFine.of(self._apply(tour.id, fine))
+            done = self._apply(tour.id, fine)
             if self.hub is None or done.command is None:
                 return DeskFine.of(done)
             try:
-                self._send(tid, game_id, done.command)
+                self._send(tour, game_id, done.command)
             except PairsError as e:
                 log.warning("domino fine %s on %s in %s: recorded, but %s", done.step, player,
                             game_id, e)
                 return DeskFine.of(done, e.message, e.code)
             return DeskFine.of(done)
 
-        return self._refused("penalty", run)
+        return self._refused("penalty", lambda: self._loop.call(run))
 
     def late(self, game_id: str, player: str, *, actor: str, t: str | None = None) -> DeskFine:
         """``player`` reached the table after the two minutes: the table's ``late`` (its
@@ -549,15 +538,17 @@ class DominoDesk(OnDeskLoop):
         arrival 0 points (recorded), the second and later −50. Refused or unanswered by the
         table: nothing recorded. A game already recorded: recorded at once, nothing sent."""
 
-        def run() -> DeskFine:
-            tid, plan = self._rehearse(t, lambda x: x.late(game_id, player, actor=actor,
-                                                              at=self._at()))
-            if self.hub is not None and plan.command is not None:
-                self._send(tid, game_id, plan.command)
-            return DeskFine.of(self.call(lambda x: x.late(game_id, player, actor=actor,
-                                                          at=self._at()), tid))
+        def late(x: DominoEvent) -> FineResult:
+            return x.late(game_id, player, actor=actor, at=self._at())
 
-        return self._refused("late", run)
+        def run() -> DeskFine:
+            tour = self._open_one(t)
+            command = self._rehearse(tour, late).command
+            if self.hub is not None and command is not None:
+                self._send(tour, game_id, command)
+            return DeskFine.of(self._apply(tour.id, late))
+
+        return self._refused("late", lambda: self._loop.call(run))
 
     def absence(self, game_id: str, players: list[str], *, actor: str,
                 t: str | None = None) -> list[str]:
@@ -567,20 +558,23 @@ class DominoDesk(OnDeskLoop):
         ``domino.game.ended`` (it gives no win). Refused or unanswered: nothing recorded. The
         absent players' seats."""
 
+        def absent(x: DominoEvent) -> list[str]:
+            return list(x.absence(game_id, list(players), actor=actor, at=self._at()))
+
         def run() -> list[str]:
-            tid, seats = self._rehearse(t, lambda x: x.absence(game_id, list(players),
-                                                                  actor=actor, at=self._at()))
+            tour = self._open_one(t)
+            seats = self._rehearse(tour, absent)
             if self.hub is not None:
-                self._send(tid, game_id, ("absence", {"seats": list(seats)}))
-            return list(self.call(lambda x: x.absence(game_id, list(players), actor=actor,
-                                                      at=self._at()), tid))
+                self._send(tour, game_id, ("absence", {"seats": seats}))
+            return self._apply(tour.id, absent)
 
-        return self._refused("absence", run)
+        return self._refused("absence", lambda: self._loop.call(run))
 
-    def _send(self, tid: str, game_id: str, command: tuple[str, dict[str, Any]]) -> None:
+    def _send(self, tour: DominoEvent, game_id: str, command: tuple[str, dict[str, Any]]
+              ) -> None:
         """Send ``command`` to the table of ``game_id`` and await its acceptance."""
         assert self.hub is not None
-        table = self._table_of(tid, game_id)
+        table = tour._game(game_id).table
         name, args = command
         self._await_answer(table, self.hub.domino_command(table, name, dict(args)))
 

@@ -13,19 +13,14 @@ import json
 import logging
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from mesa.games.domino.event import DominoEvent, PairsError
-from mesa.hub.desk.games.domino import DominoDesk
-from mesa.hub.desk.venue import Venue
-from mesa.hub.ingest.app import Hub
-from support.dominokit import LinkedDomino
-from support.harness import hub_settings, wait_until
-from support.mosquitto import have_mosquitto, start_broker
+from mesa.games.domino.event import PairsError
+from support.dominokit import LinkedDomino, Room, linked_room
+from support.harness import wait_until
 
 pytestmark = [pytest.mark.broker]
 
@@ -33,59 +28,10 @@ PAIRS = (("ana", "beto"), ("carla", "dani"))  # seated n=ana e=carla s=beto w=da
 NAMES = {"ana": "ANA", "beto": "BETO", "carla": "CARLA", "dani": "DANI", "eva": "EVA"}
 
 
-@dataclass
-class Room:
-    folder: Path
-    broker: Any
-    hub: Hub
-    tables: dict[str, LinkedDomino]
-    venue: Venue = field(default_factory=Venue)
-    desk: DominoDesk | None = None
-
-    def open_desk(self, command_wait: float = 5.0) -> DominoDesk:
-        self.desk = DominoDesk(self.hub.settings.db, hub=self.hub, venue=self.venue,
-                               command_wait=command_wait)
-        return self.desk
-
-    @property
-    def d(self) -> DominoDesk:
-        assert self.desk is not None
-        return self.desk
-
-    def sync_until(self, pred: Any, timeout: float = 15.0) -> None:
-        assert wait_until(lambda: (self.d.sync(), pred())[1], timeout), "never came"
-
-    def event(self, tid: str = "D1") -> DominoEvent:
-        return self.d.read(lambda t: t, tid)  # type: ignore[no-any-return]
-
-    def entries(self, tid: str = "D1") -> list[tuple[str, int, int, str, str]]:
-        return self.d.read(lambda t: [(e.player, e.points, e.games, e.reason, e.game_id)
-                                      for e in t.entries], tid)
-
-    def status(self, gid: str = "R1-M1", tid: str = "D1") -> str:
-        return self.d.read(lambda t: t.games[gid].status, tid)  # type: ignore[no-any-return]
-
-
 @pytest.fixture
 def room(tmp_path: Path) -> Iterator[Room]:
-    # A broker of its own: a retained game of another test's t1 must not reach this one.
-    if not have_mosquitto():
-        pytest.skip("mosquitto not installed")
-    broker = start_broker(tmp_path / "broker", tables=("t1", "t2"))
-    hub = Hub(hub_settings(tmp_path / "hub.sqlite3", broker)).start()
-    tables = {t: LinkedDomino(t, broker.port, tmp_path / "tables") for t in ("t1", "t2")}
-    r = Room(tmp_path, broker, hub, tables)
-    r.open_desk()
-    try:
-        assert wait_until(lambda: r.d.free_tables() == ["t1", "t2"], 20), r.d.free_tables()
+    with linked_room(tmp_path) as r:
         yield r
-    finally:
-        if r.desk is not None:
-            r.desk.close()
-        for t in tables.values():
-            t.stop()
-        hub.stop()
-        broker.stop()
 
 
 def begin(room: Room, *, tiempo: bool = True) -> LinkedDomino:
@@ -357,3 +303,19 @@ def test_refusals_are_clear_logged_and_change_nothing(
     with pytest.raises(PairsError) as refused:
         room.d.penalty("R1-M1", "ana", "talking", None, actor="j", t=other)
     assert refused.value.code == "closed"
+
+
+def test_an_expulsion_stands_when_the_table_does_not_answer(room: Room) -> None:
+    table = begin(room)
+    table.do("press", seat="n")
+    for _ in range(2):
+        room.d.penalty("R1-M1", "ana", "talking", None, actor="juez")
+    room.d.close()
+    room.open_desk(command_wait=1.0)
+    table.stop()  # the table is gone: the third time is recorded, the director warned
+    r = room.d.penalty("R1-M1", "ana", "talking", None, actor="juez")
+    assert (r.step, r.expelled, r.warning_code) == ("talking_third", "ana", "table_timeout")
+    assert "did not answer" in r.warning
+    recs = room.d.read(lambda t: t.records())
+    assert recs["ana"].expelled and room.d.read(lambda t: t.pairs["P1"].withdrawn)
+    assert room.status() == "playing"  # the table never ended it: the director sees it runs

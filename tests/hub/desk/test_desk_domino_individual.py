@@ -4,16 +4,25 @@ per player (a real Mosquitto, the hub, real domino table runtimes with their lin
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 
 from mesa.games.domino.event import PairsError
 from mesa.hub.desk.games.domino import PlayersBusy
 from mesa.hub.desk.venue import Seat
-from test_desk_domino_fines import Room, room  # noqa: F401  (the fixture)
+from support.dominokit import Room, linked_room
 
 pytestmark = [pytest.mark.broker]
 
 PLAYERS = ["ana", "beto", "carla", "dani", "eva"]
+
+
+@pytest.fixture
+def room(tmp_path: Path) -> Iterator[Room]:
+    with linked_room(tmp_path) as r:
+        yield r
 
 
 def test_an_individual_event_draws_seats_and_keeps_records_per_player(room: Room) -> None:
