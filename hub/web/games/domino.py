@@ -54,8 +54,7 @@ from mesa.games.domino.pairs import PairsError, PairsTournament
 from mesa.games.domino.penalties import DEFAULT_PENALTY_POINTS, DIRECTOR_REASONS, PENALTIES
 from mesa.games.domino.records import ANNULLABLE, LATE, RecordEntry
 from mesa.games.domino.rules import members
-from mesa.games.registry import game_named
-from mesa.hub.desk.games.domino import DominoDesk, Elsewhere, PlayersBusy
+from mesa.hub.desk.games.domino import GAME, DominoDesk, Elsewhere, PlayersBusy
 from mesa.hub.desk.tables import free_tables_of
 from mesa.hub.web.actions.endpoint import ActionEndpoint
 from mesa.hub.web.actions.registry import Action, BadField, Context, Field, Refused
@@ -159,7 +158,7 @@ class DominoPages:
         data["free_tables"] = await asyncio.to_thread(self.desk.free_tables)
         # A late arrival is the table's to show: offered while its table waits for "TIEMPO" or
         # for the first hand (or between hands), as the table accepts it.
-        waiting = set(free_tables_of(self.desk.hub, game_named("domino"), LATE_STATES))
+        waiting = set(free_tables_of(self.desk.hub, GAME, LATE_STATES))
         for rd in data["rounds"][-1:]:
             for g in rd["games"]:
                 g["late_ok"] = g["status"] != "ended" and g["table"] in waiting
