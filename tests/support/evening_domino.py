@@ -4,6 +4,12 @@ director's routine for it (create, pairs, a round started — refused while one 
 plays backgammon, then confirmed, or started once they are free —, "TIEMPO", the next rounds,
 close).
 
+Under chaos the room's director also gives the records their work at random moments
+(:func:`chaos_action`: fines during a hand, at the game's end or after it is recorded, annulled
+hands, late arrivals, absences, an abandonment now and then), and the event's records are
+checked at its end (:func:`check_records`: every fine once, the records agreeing with the
+games, no entry locked to one pair).
+
 Some of the domino players are in a backgammon event too: the domino desk must not seat them
 while they play backgammon (unless the director confirms they will be late), nor the
 backgammon desk call them while their domino game is not recorded.

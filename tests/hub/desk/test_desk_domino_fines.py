@@ -319,3 +319,22 @@ def test_an_expulsion_stands_when_the_table_does_not_answer(room: Room) -> None:
     recs = room.d.read(lambda t: t.records())
     assert recs["ana"].expelled and room.d.read(lambda t: t.pairs["P1"].withdrawn)
     assert room.status() == "playing"  # the table never ended it: the director sees it runs
+
+
+def test_an_absence_is_recorded_though_the_tables_end_of_game_comes_first(room: Room) -> None:
+    """The desk follows the tables live (woken at every commit, as the web app wakes it): the
+    table ends its game the moment it takes the absence, and the hub records the absence
+    all the same (the answer and the record are one step of the desk)."""
+    table = begin(room, tiempo=False)
+    room.hub.ingest.listeners.append(lambda commit: room.d.wake(commit.rows))
+    seats = room.d.absence("R1-M1", ["dani"], actor="juez")
+    assert seats == ["w"] and table.state == "game_over"
+    room.sync_until(lambda: room.status() == "ended")
+    assert sorted(room.entries()) == sorted([
+        ("dani", -100, 0, "absent", "R1-M1"), ("ana", 100, 1, "absence_award", "R1-M1"),
+        ("beto", 100, 1, "absence_award", "R1-M1"), ("carla", 100, 1, "absence_award", "R1-M1")])
+    recs = room.d.read(lambda t: t.records())
+    # The game's own result gives no win: the awards do, one each to the present players.
+    assert [(p, recs[p].won, recs[p].points) for p in ("ana", "beto", "carla", "dani")] == [
+        ("ana", 1, 100), ("beto", 1, 100), ("carla", 1, 100), ("dani", 0, -100)]
+    assert room.event().games["R1-M1"].how == "absence"
