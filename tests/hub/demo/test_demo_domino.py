@@ -93,10 +93,13 @@ def test_the_domino_demo_plays_both_formats_to_their_final_lists(tmp_path: Path)
         keys = [(r["won"], r["points"]) for r in solo["standings"]]
         assert keys == sorted(keys, reverse=True)
         reasons = {e["reason"] for e in solo["entries"]}
-        assert {"talking", "wrong_lead"} <= reasons, reasons
+        assert {"talking", "wrong_lead", "absent", "absence_award"} <= reasons, reasons
         # the absence the director declared at the second round: the table ended that game
         # (its result gives no win: the present players' wins are the absence's awards)
         assert solo["rounds"][1]["games"][0]["how"] == "absence"
+        awarded = [e for e in solo["entries"] if e["reason"] == "absence_award"]
+        assert len(awarded) == 3 and all(e["games"] == 1 and e["points"] == 100
+                                         for e in awarded)
         live = _get(base + "/live.json")
         assert {c["id"] for c in live["tables"] if c["kind"] == "domino"} == {"d1", "d2"}
         for tid, head in (("D1", "puesto;pareja"), ("D2", "puesto;jugador")):
