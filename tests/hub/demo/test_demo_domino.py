@@ -1,6 +1,7 @@
-"""``mesa demo --game domino`` end to end: robot domino tables play a pairs tournament the hub
-runs (rounds, "TIEMPO", games recorded from the tables), watched through the JSON twins, then
-stopped with Ctrl-C."""
+"""``mesa demo --game domino`` end to end: robot domino tables play a fixed-pairs event and an
+individual event the hub runs at once (rounds, "TIEMPO", games recorded from the tables, a few
+fines and an absence on the players' records), watched through the JSON twins, then stopped
+with Ctrl-C."""
 
 from __future__ import annotations
 
@@ -28,8 +29,16 @@ def _get(url: str) -> Any:
         return json.loads(r.read())
 
 
+def _closed(base: str, tid: str) -> Any:
+    try:
+        data = _get(f"{base}/domino.json?t={tid}")
+    except OSError:
+        return None
+    return data if data["tournament"] and data["tournament"]["phase"] == "closed" else None
+
+
 @pytest.mark.broker
-def test_the_domino_demo_plays_a_pairs_tournament_to_its_final_list(tmp_path: Path) -> None:
+def test_the_domino_demo_plays_both_formats_to_their_final_lists(tmp_path: Path) -> None:
     if not have_mosquitto():
         pytest.skip("mosquitto not installed")
     port = free_port()
@@ -47,35 +56,56 @@ def test_the_domino_demo_plays_a_pairs_tournament_to_its_final_list(tmp_path: Pa
     )
     reader.start()
     base = f"http://127.0.0.1:{port}"
-    data: Any = None
+    done: dict[str, Any] = {}
     try:
         deadline = time.monotonic() + 240  # bounded; about 40 s on a quiet machine
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and len(done) < 2:
             time.sleep(1.0)
             assert proc.poll() is None, "".join(lines)
-            try:
-                data = _get(base + "/domino.json")
-            except OSError:
-                continue
-            if data["tournament"] and data["tournament"]["phase"] == "closed":
-                break
-        assert data and data["tournament"]["phase"] == "closed", (data, "".join(lines))
-        assert len(data["rounds"]) == 2
-        games = [g for r in data["rounds"] for g in r["games"]]
-        assert len(games) == 4 and all(g["status"] == "ended" for g in games)
-        assert all(r["tiempo"] for r in data["rounds"])
-        first = {frozenset((g["ns"], g["ew"])) for g in data["rounds"][0]["games"]}
-        second = {frozenset((g["ns"], g["ew"])) for g in data["rounds"][1]["games"]}
-        assert not first & second  # no rematch
-        rows = data["standings"]
-        assert sum(r["won"] for r in rows) == sum(
-            1 for g in games if g["winner"] is not None)
+            for tid in ("D1", "D2"):
+                if tid not in done and (data := _closed(base, tid)) is not None:
+                    done[tid] = data
+        assert len(done) == 2, (done, "".join(lines))
+        pairs, solo = done["D1"], done["D2"]
+        assert (pairs["tournament"]["format"], solo["tournament"]["format"]) == (
+            "pairs", "individual")
+        for data in (pairs, solo):
+            assert len(data["rounds"]) == 2
+            games = [g for r in data["rounds"] for g in r["games"]]
+            assert games and all(g["status"] == "ended" for g in games)
+            assert all(r["tiempo"] for r in data["rounds"])
+        # fixed pairs: three pairs on one table, a bye each round, no rematch
+        first = {frozenset((g["ns"], g["ew"])) for g in pairs["rounds"][0]["games"]}
+        second = {frozenset((g["ns"], g["ew"])) for g in pairs["rounds"][1]["games"]}
+        assert not first & second
+        assert all(r["bye"] for r in pairs["rounds"])
+        rows = pairs["standings"]
+        # a pair's line is its two players' records added
+        for r in rows:
+            assert r["won"] == sum(p["won"] for p in r["records"])
+            assert r["points"] == sum(p["points"] for p in r["records"])
         keys = [(r["won"], r["points"]) for r in rows]
         assert keys == sorted(keys, reverse=True)
+        steps = {e["step"] for e in pairs["entries"]}
+        assert {"talking_first", "talking_second", "late_first"} <= steps, steps
+        # individual: five players on one table, one sits out each round; an absence
+        assert all(len(r["sitting_out"]) == 1 for r in solo["rounds"])
+        keys = [(r["won"], r["points"]) for r in solo["standings"]]
+        assert keys == sorted(keys, reverse=True)
+        reasons = {e["reason"] for e in solo["entries"]}
+        assert {"talking", "wrong_lead", "absent", "absence_award"} <= reasons, reasons
+        # the absence the director declared at the second round: the table ended that game
+        # (its result gives no win: the present players' wins are the absence's awards)
+        assert solo["rounds"][1]["games"][0]["how"] == "absence"
+        awarded = [e for e in solo["entries"] if e["reason"] == "absence_award"]
+        assert len(awarded) == 3 and all(e["games"] == 1 and e["points"] == 100
+                                         for e in awarded)
         live = _get(base + "/live.json")
         assert {c["id"] for c in live["tables"] if c["kind"] == "domino"} == {"d1", "d2"}
-        csv_text = urllib.request.urlopen(base + "/domino/final.csv", timeout=5).read().decode()
-        assert csv_text.lstrip("\ufeff").startswith("puesto;pareja")
+        for tid, head in (("D1", "puesto;pareja"), ("D2", "puesto;jugador")):
+            text = urllib.request.urlopen(f"{base}/domino/final.csv?t={tid}",
+                                          timeout=5).read().decode()
+            assert text.startswith("\ufeff" + head)
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0, "".join(lines)
         reader.join(5)

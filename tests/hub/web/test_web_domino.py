@@ -89,8 +89,20 @@ async def test_a_round_from_pairs_to_the_final_list(
     html = (await client.get("/live")).text
     assert "data-game-clock" in html and "data-reach" in html
 
-    # the judge's penalty while the game runs goes to the table
-    gp = f"R1-M2|{ids[4]}"
+    # The judge's fines while the game runs are recorded on the hub at once (the game's score
+    # never holds them); the record escalates talking: the partner's second time is −75 to both.
+    eva, fidel = ids[4], ids[5]  # P3, at R1-M2's n and s
+    r = await _act(client, csrf, "penalty", gp=f"R1-M2|{eva}", reason_code="talking")
+    assert r.json()["ok"], r.text
+    assert "primera vez: −25 a EVA" in r.json()["message"]
+    r = await _act(client, csrf, "penalty", gp=f"R1-M2|{fidel}", reason_code="talking")
+    assert "segunda vez: −75 a FIDEL y a EVA" in r.json()["message"], r.text
+    assert tables[1].table.s.game.penalties == []  # nothing sent: the game does not change
+    # "fine and annul the hand" (a chivo, in a hand): the table must take the annulment first
+    lead = tables[1].table.s.game.next_lead or "n"
+    tables[1].apply("press", {"seat": lead})
+    assert tables[1].table.state == "playing"
+    gema = ids[6]
     serving = threading.Event()
 
     def serve() -> None:  # the table answers while the action waits for it
@@ -100,17 +112,22 @@ async def test_a_round_from_pairs_to_the_final_list(
     server = threading.Thread(target=serve)
     server.start()
     try:
-        r = await _act(client, csrf, "penalty", gp=gp, reason_code="chivo", points="")
+        r = await _act(client, csrf, "penalty", gp=f"R1-M2|{gema}", reason_code="chivo",
+                       annul="1")
     finally:
         serving.set()
         server.join()
     assert r.json()["ok"], r.text
-    assert tables[1].table.s.game.penalties[-1].reason == "chivo"
-    # a table that does not answer: refused, and nothing recorded
-    r = await _act(client, csrf, "penalty", gp=gp, reason_code="talking", points="-30")
+    assert "Chivo: −25 a GEMA; mano anulada" in r.json()["message"]
+    assert [h.how for h in tables[1].table.s.game.hands] == ["annulled"]
+    # a table that does not answer an annulment: refused, and nothing recorded
+    before = web.domino.read(lambda x: len(x.entries))
+    r = await _act(client, csrf, "penalty", gp=f"R1-M2|{gema}", reason_code="chivo",
+                   annul="1")
     assert r.status_code == 409 and r.json()["error"] == "table_timeout"
+    assert web.domino.read(lambda x: len(x.entries)) == before
     tables[1].applied.update(c["txn"] for c in hub.store.commands("2"))  # lost on the way
-    r = await _act(client, csrf, "penalty", gp=gp, reason_code="slow_play")
+    r = await _act(client, csrf, "penalty", gp=f"R1-M2|{gema}", reason_code="slow_play")
     assert r.status_code == 409
 
     tables[0].win_game("ns")
@@ -119,20 +136,28 @@ async def test_a_round_from_pairs_to_the_final_list(
     data = (await client.get("/domino.json")).json()
     games = data["rounds"][0]["games"]
     assert [g["status"] for g in games] == ["ended", "ended"]
+    assert games[1]["score"][0] == 0  # hand points only: the fines are on the records
     # after the game: recorded on the hub, −25 to each of the pair (an unsigned sheet)
     r = await _act(client, csrf, "penalty", gp=f"R1-M1|{ids[2]}", reason_code="sheet_unsigned")
     assert r.json()["ok"], r.text
     data = (await client.get("/domino.json")).json()
     by_pair = {s["pair"]: s for s in data["standings"]}
-    assert by_pair["P1"]["won"] == 1 and by_pair["P4"]["won"] == 1
-    assert by_pair["P2"]["points"] == games[0]["score"][1] - 50
-    assert by_pair["P3"]["points"] == games[1]["score"][0] == -25  # the table counted the chivo
-    assert [s["won"] for s in data["standings"]] == [1, 1, 0, 0]
+    # a pair's line is its two players' records added: a win is 2 games won
+    assert by_pair["P1"]["won"] == 2 and by_pair["P4"]["won"] == 2
+    assert by_pair["P2"]["points"] == 2 * games[0]["score"][1] - 50
+    assert by_pair["P3"]["points"] == 2 * games[1]["score"][0] - 25 - 150
+    assert by_pair["P4"]["points"] == 2 * games[1]["score"][1] - 25
+    eva_rec = next(p for p in by_pair["P3"]["records"] if p["player"] == eva)
+    assert (eva_rec["fines"], eva_rec["talking"]) == (-100, 1)
+    assert [s["won"] for s in data["standings"]] == [2, 2, 0, 0]
 
     # audit: the tournament's lines and the dashboard's log
     director = (await client.get("/director/domino.json")).json()
     actions = [a["action"] for a in director["audit"]]
-    assert actions.count("penalty") == 2 and "tiempo" in actions and "record_game" in actions
+    assert actions.count("fine") == 4 and "tiempo" in actions and "record_game" in actions
+    said = {a["action"]: a["said"] for a in reversed(director["audit"])}
+    assert "segunda vez: −75 a FIDEL y a EVA" in (await client.get("/director/domino")).text
+    assert said["tiempo"].startswith("TIEMPO de la ronda 1 a las ")
     log = [e.action for e in web.store.audit_log()]
     assert "domino_penalty" in log and "domino_tiempo" in log
 
@@ -140,7 +165,7 @@ async def test_a_round_from_pairs_to_the_final_list(
     r = await client.get("/domino/final.csv")
     rows = list(csv.reader(io.StringIO(r.text.lstrip("\ufeff")), delimiter=";"))
     assert rows[0][0] == "puesto" and len(rows) == 5
-    assert (await client.get("/domino/final.json")).json()["standings"][0]["won"] == 1
+    assert (await client.get("/domino/final.json")).json()["standings"][0]["won"] == 2
     page = (await client.get("/domino/final/print")).text
     assert "domino-standings" in page and "ANA / BETO" in page
 
@@ -170,8 +195,11 @@ async def test_a_round_from_pairs_to_the_final_list(
     web.domino.sync()
     data = (await client.get("/domino.json")).json()
     g = data["rounds"][1]["games"][0]
-    assert g["status"] == "ended" and g["how"] == "absence" and g["winner"] == g["ns"]
-    assert g["score"] == [100, -200]
+    assert g["status"] == "ended" and g["how"] == "absence"
+    assert g["score"] == [0, 0]  # hand points only: the ±100 are on the players' records
+    records = {p["player"]: p for r in data["standings"] for p in r["records"]}
+    assert all(records[p]["awards"] >= 100 for p in [s["player"] for s in g["seats"]
+                                                     if s["seat"] in ("n", "s")])
     director = (await client.get("/director/domino.json")).json()
     assert director["audit"][0]["action"] in ("record_game", "absence")
     assert any(a["action"] == "absence" and a["details"]["seats"] == ["e", "w"]
@@ -272,9 +300,9 @@ async def test_the_actions_are_picked_and_checked_by_the_declared_registry(
     # refused by the domino engine: 409, its code, the reason, and an audit line that says so
     r = await _act(client, csrf, "penalty", gp="R9-M9|P0001", reason_code="chivo")
     assert r.status_code == 409 and r.json()["error"] == "no_game"
-    assert r.json()["ok"] is False and "no game" in r.json()["message"]
+    assert r.json()["ok"] is False and "no hay ninguna partida así" in r.json()["message"]
     refused = web.store.audit_log(action="domino_penalty")[0]
-    assert refused.outcome == "refused" and refused.target == "R9-M9|P0001"
+    assert refused.outcome == "refused" and refused.target == "R9-M9"
     assert refused.params["refused"] == {"code": "no_game"}
     done = web.store.audit_log(action="domino_create")[0]
     assert done.outcome == "ok" and done.target == "Dominó" and done.detail
@@ -309,7 +337,7 @@ async def test_a_form_without_a_page_to_go_back_to_returns_to_the_domino_directo
                           follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/director/domino"
     page = (await client.get("/director/domino")).text
-    assert "Rechazado: unknown_player" in page
+    assert "Rechazado: ese jugador no está en el registro" in page
     assert web.domino.read(lambda x: x is not None and x.pairs == {})
 
 

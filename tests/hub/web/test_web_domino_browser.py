@@ -103,7 +103,7 @@ def test_the_director_calls_tiempo_and_the_clocks_start_on_the_grid(
     page.on("dialog", accept)
     with page.expect_navigation():
         page.click("#domino-tiempo button[type=submit]")
-    assert dialogs and "TIEMPO" in dialogs[0]
+    assert len(dialogs) == 1 and "TIEMPO" in dialogs[0]  # asked once (it asked twice)
     assert "TIEMPO" in page.inner_text("main")
     # the tables start their games from the hub's one instant
     assert wait_until(lambda: all(s.runtime.view().state == "ready" for s in sims), 20)

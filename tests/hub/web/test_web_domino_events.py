@@ -100,7 +100,7 @@ async def test_two_events_each_with_its_pages_forms_and_exports(
     assert r.json()["error"] == "unknown_tournament" and "«D9»" in r.json()["message"]
     r = await _act(client, csrf, "start_round", t="D1")
     assert r.json()["ok"], r.text
-    assert sorted(r.json()["detail"].replace(",", "").split()) == ["R1-M1@1", "R1-M2@2"]
+    assert sorted(r.json()["detail"].split(", ")) == ["R1-M1 en la mesa 1", "R1-M2 en la mesa 2"]
     # ANA is at D1's table now: D2's round waits for her, and the director is told.
     r = await _act(client, csrf, "start_round", t="D2")
     assert r.status_code == 409 and r.json()["error"] == "players_busy"
@@ -164,7 +164,7 @@ async def test_two_events_each_with_its_pages_forms_and_exports(
     assert [(e["id"], e["open"]) for e in data["events"]] == [("D2", True), ("D1", False)]
     # ANA is free: D2's round starts.
     r = await _act(client, csrf, "start_round", t="D2")
-    assert r.json()["ok"] and r.json()["detail"] == "R1-M1@1", r.text
+    assert r.json()["ok"] and r.json()["detail"] == "R1-M1 en la mesa 1", r.text
 
 
 async def test_an_unknown_event_is_a_404_everywhere(
@@ -239,4 +239,4 @@ async def test_the_forms_go_back_to_their_event(web: WebApp, client: httpx.Async
                           follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/director/domino?t=D1"
     page = (await client.get("/director/domino?t=D1")).text
-    assert "Rechazado: too_few_pairs" in page and 'data-event="D1"' in page
+    assert "Rechazado: hacen falta al menos dos parejas" in page and 'data-event="D1"' in page
