@@ -26,10 +26,14 @@ def _install(args: argparse.Namespace) -> int:
     from mesa.hub.install import install_hub, install_table
 
     try:
+        def say(line: str) -> None:  # each step as it begins: a Pi takes a while
+            print(f"mesa install {args.what}: {line}", flush=True)
+
         if args.what == "hub":
-            report = install_hub(args.root, hub_hosts=args.hub_host or (), start=not args.no_start)
+            report = install_hub(args.root, hub_hosts=args.hub_host or (), start=not args.no_start,
+                                 say=say)
         else:
-            report = install_table(args.root, bundle=args.bundle, start=not args.no_start)
+            report = install_table(args.root, bundle=args.bundle, start=not args.no_start, say=say)
     except (MesaError, OSError) as e:
         print(f"mesa install {args.what}: {e}", file=sys.stderr)
         return 1

@@ -27,7 +27,7 @@ import re
 import socket
 import ssl
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -94,11 +94,19 @@ class InstallError(MesaError):
 
 @dataclass
 class Report:
-    """What an installation did: files written (changed) and the ones left as they were."""
+    """What an installation did: files written (changed) and the ones left as they were.
+    ``say`` hears each step as it begins (``mesa install`` prints them: a Pi takes a while)."""
 
     changed: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    say: Callable[[str], None] | None = None
+    steps: list[str] = field(default_factory=list)
+
+    def step(self, what: str) -> None:
+        self.steps.append(what)
+        if self.say is not None:
+            self.say(f"[{len(self.steps)}] {what}")
 
 
 def _open_root(root: Path) -> SafeTree:
@@ -288,6 +296,7 @@ def install_hub(
     hub_hosts: Iterable[str] = (),
     source: Path = SOURCE,
     start: bool = True,
+    say: Callable[[str], None] | None = None,
 ) -> Report:
     """The hub: units (hub, table accounts, nightly backup), its user, /var/lib/mesa, the
     broker's Mesa settings, ACLs and accounts, the venue CA and certificate, the hub's
@@ -295,10 +304,12 @@ def install_hub(
     with _open_root(Path(root)) as tree:
         units = {**HUB_UNITS, **dict.fromkeys(RETIRED_HUB_UNITS, "")}
         _preflight(tree, units, HUB_DIRS, HUB_FILES, HUB_FOREIGN_FILES)
-        return _install_hub(tree, list(hub_hosts), source, start)
+        return _install_hub(tree, list(hub_hosts), source, start, Report(say=say))
 
 
-def _install_hub(tree: SafeTree, hub_hosts: list[str], source: Path, start: bool) -> Report:
+def _install_hub(
+    tree: SafeTree, hub_hosts: list[str], source: Path, start: bool, report: Report
+) -> Report:
     from mesa.hub.broker.accounts import DEFAULT_QUEUE
     from mesa.hub.broker.enrolment import provision_enrolment
     from mesa.hub.broker.mosquitto import (
@@ -313,8 +324,8 @@ def _install_hub(tree: SafeTree, hub_hosts: list[str], source: Path, start: bool
     from mesa.hub.broker.tls import chgrp_for, ensure_venue_tls
 
     root = tree.root
-    report = Report()
     hosts = hub_hosts or [f"{socket.gethostname()}.local"]
+    report.step("the hub's services (systemd units) and its user")
     _retire(tree, RETIRED_HUB_UNITS, report)
     _units(tree, HUB_UNITS, source, report)
     sysusers = (source / "systemd" / "mesa-hub.sysusers.conf").read_bytes()
@@ -322,10 +333,13 @@ def _install_hub(tree: SafeTree, hub_hosts: list[str], source: Path, start: bool
     _dirs(tree, HUB_DIRS)
     real = BrokerPaths()  # the paths as the installed system sees them
     here = BrokerPaths.under(root)
+    report.step("Mosquitto's Mesa settings and access lists")
     _place(tree, "etc/mosquitto/conf.d/mesa.conf", production_conf(real).encode(), 0o644, report)
     _place(tree, "etc/mosquitto/mesa.acl", acl_text().encode(), 0o644, report)
     _place(tree, "etc/mosquitto/mesa-enrol.acl", enrol_acl_text().encode(), 0o644, report)
+    report.step(f"the venue's CA and the hub's certificate ({', '.join(hosts)})")
     tls = ensure_venue_tls(here.tls_dir, hosts=hosts)
+    report.step("the hub's broker account and the enrolment bundle for new tables")
     credentials = root / "etc/mesa/hub-credentials.json"
     if tree.read("etc/mesa/hub-credentials.json") is not None:
         report.kept.append("etc/mesa/hub-credentials.json")
@@ -358,8 +372,10 @@ def _install_hub(tree: SafeTree, hub_hosts: list[str], source: Path, start: bool
         raise InstallError("the venue certificate was not made (etc/mesa/tls/server.pem)")
     _place(tree, "etc/mesa/tls/web.pem", cert, 0o644, report)
     _place(tree, "etc/mesa/tls/web.key", key, 0o600, report)
+    report.step("enabling the services")
     _enable(tree, HUB_UNITS, report)
     if _live(root):
+        report.step("the users, the files' owners, and starting Mosquitto and the hub")
         _sysusers(report)
         for rel in passwd_files:
             tree.chown(rel, "root", "mosquitto")
@@ -396,6 +412,7 @@ def install_table(
     bundle: Path | None,
     source: Path = SOURCE,
     start: bool = True,
+    say: Callable[[str], None] | None = None,
 ) -> Report:
     """A table's Pi: units (enrolment, table), its user, /var/lib/mesa, ``/etc/mesa/table.toml``
     (the sample, when there is none) and the venue's enrolment bundle (checked first:
@@ -403,11 +420,13 @@ def install_table(
     data = read_bundle(Path(bundle)) if bundle is not None else None
     with _open_root(Path(root)) as tree:
         _preflight(tree, TABLE_UNITS, TABLE_DIRS, TABLE_FILES)
-        return _install_table(tree, data, source, start)
+        return _install_table(tree, data, source, start, Report(say=say))
 
 
-def _install_table(tree: SafeTree, bundle: bytes | None, source: Path, start: bool) -> Report:
-    report = Report()
+def _install_table(
+    tree: SafeTree, bundle: bytes | None, source: Path, start: bool, report: Report
+) -> Report:
+    report.step("the table's services (systemd units) and its user")
     _units(tree, TABLE_UNITS, source, report)
     sysusers = (source / "systemd" / "mesa-table.sysusers.conf").read_bytes()
     _place(tree, "etc/sysusers.d/mesa-table.conf", sysusers, 0o644, report)
@@ -417,12 +436,15 @@ def _install_table(tree: SafeTree, bundle: bytes | None, source: Path, start: bo
     else:
         sample = (source / "hardware" / "mesa-table.toml").read_bytes()
         _place(tree, "etc/mesa/table.toml", sample, 0o644, report)
+    report.step("the table's settings and the venue's enrolment bundle")
     if bundle is not None:
         _place(tree, "etc/mesa/enrol.json", bundle, 0o600, report)
     elif tree.read("etc/mesa/enrol.json") is None:
         report.notes.append("no enrolment bundle: pass --bundle enrol.json from the hub")
+    report.step("enabling the services")
     _enable(tree, TABLE_UNITS, report)
     if _live(tree.root):
+        report.step("the users, the files' owners, and starting the table")
         _sysusers(report)
         for rel in ("etc/mesa", "etc/mesa/enrol.json", "var/lib/mesa"):
             tree.chown(rel, "mesa", "mesa")

@@ -176,3 +176,14 @@ def test_install_table_without_a_bundle_says_what_is_missing(
 ) -> None:
     assert main(["install", "table", "--root", str(tmp_path)]) == 0
     assert "--bundle" in capsys.readouterr().out
+
+
+def test_install_says_each_step_as_it_begins(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A volunteer on a Pi sees where the installation is, not only a summary at its end."""
+    assert main(["install", "hub", "--root", str(tmp_path / "hub"), "--hub-host", "h.local"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    steps = [line for line in out if line.startswith("mesa install hub: [")]
+    assert len(steps) >= 4 and steps[0].startswith("mesa install hub: [1] ")
+    assert out.index(steps[-1]) < out.index(next(ln for ln in out if "written" in ln))
+    assert main(["install", "table", "--root", str(tmp_path / "table")]) == 0
+    assert "mesa install table: [1] " in capsys.readouterr().out
