@@ -282,3 +282,122 @@ def test_a_fresh_hub_says_how_to_create_the_director(browser: Any, tmp_path: Pat
         server.stop()
         web.close()
         hub.close()
+
+
+def _finish_groups_and_draw(stack: Stack, tid: str) -> None:
+    """What the tables would report, at once: every ready match played (the director does
+    nothing here; the clicks counted are the director's own)."""
+    import random
+    from datetime import datetime, timedelta
+
+    rng = random.Random(31)
+
+    def play(club: Any, now: datetime) -> None:
+        t = club.tournament(tid)
+        for _ in range(500):
+            ready = [m for m in t.ready_matches() if m.table is None]
+            if not ready or t.is_finished():
+                break
+            for m in ready:
+                loser = rng.randint(0, m.length - 1)
+                score = (m.length, loser) if rng.random() < 0.5 else (loser, m.length)
+                now += timedelta(minutes=1)
+                t.record_result(m.id, *score, source="table", actor="table w1", now=now)
+            if t.pending_dice():
+                g, tie = t.pending_dice()[0]
+                t.enter_dice(g, {p: i + 1 for i, p in enumerate(tie)}, actor="d", now=now)
+
+    stack.web.desk.call(play)
+
+
+def test_a_whole_31_player_evening_counted(browser: Any, stack: Stack, tmp_path: Path) -> None:
+    """The evening a new director ran (issue 22), counted in the director's clicks (a select
+    picked counts as one) and page loads: the ranking file, the door of 31 (one no-show), the
+    draw, four interventions (a no-show sanctioned, a match given its table and moved, a clock
+    imposed, a result corrected), the close and the final list's export."""
+    tid = "2025-04"
+    stack.hub.register_table("5")  # where the moved match goes (known, free)
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.on("dialog", lambda d: d.accept())
+    log_in(page, stack)
+    count = Counter(page)
+    page.goto(stack.url + "/director/tournament")
+    page.fill("#create-form input[name=name]", "Torneo de abril")
+    page.fill("#create-form input[name=date]", TODAY.isoformat())
+    page.fill("#create-form input[name=id]", tid)
+    count.click("#create-form button[type=submit]", navigates=True)
+    csv = tmp_path / "ranking.csv"
+    csv.write_bytes(RANKING_CSV.encode("cp1252"))  # saved by Excel
+    count.clicks += 1  # "o elija un archivo" and the file picked
+    page.set_input_files("#import-form input[type=file]", str(csv))
+    page.wait_for_function("() => document.getElementById('ranking-csv').value.includes('IÑAKI')")
+    count.click("#import-form button[type=submit]", navigates=True)
+    page.fill("#register-paste textarea[name=names]", "\n".join(DOOR_LIST))
+    count.click("#register-paste button[type=submit]")
+    page.wait_for_function("() => document.querySelectorAll('#entrants tbody tr').length === 31")
+    count.click("#entrants thead input[data-check-all]")
+    page.locator("#entrants tr", has_text="Dámaso").first.locator("input[type=checkbox]").click()
+    count.clicks += 1
+    count.click("#mark-present")
+    page.wait_for_function(
+        "() => document.getElementById('count-present').textContent.includes('30 de 31')")
+    count.click("#see-draw", navigates=True)
+    count.click("#confirm-absent")
+    count.click("#start-groups button[type=submit]", navigates=True)
+    door = (count.clicks, count.loads)
+
+    # ── 1. the no-show sanctioned (HGV 2.3.6) ──
+    absent = stack.web.desk.read(lambda club: club.registry.find_name("Dámaso").id)  # type: ignore[union-attr]
+    form = page.locator("#sanction form")
+    form.locator("select[name=player_id]").select_option(absent)
+    form.locator("select[name=kind]").select_option("no_show")
+    count.clicks += 2
+    form.locator("input[name=reason]").fill("confirmó y no vino")
+    count.click("#sanction form button[type=submit]", navigates=True)
+    assert "HGV 2.3.6" in " ".join(page.locator(".flash").all_inner_texts())
+    # ── 2. a ready match given a table by hand, then moved (its table's light failed) ──
+    page.goto(stack.url + f"/director?t={tid}")
+    row = page.locator("#ready tr[data-match]").first
+    match = row.get_attribute("data-match")
+    row.locator("select[name=table]").select_option("w1")
+    count.clicks += 1
+    with page.expect_navigation():
+        row.locator("button[type=submit]").click()
+    count.clicks += 1
+    page.goto(stack.url + f"/director/matches/{match}?t={tid}")
+    move = page.locator("#move-form")
+    # Any table the form offers (busy ones are listed but cannot be chosen).
+    free = move.locator("select[name=table] option:not([disabled])").first.get_attribute("value")
+    assert free and free != "w1"
+    move.locator("select[name=table]").select_option(free)
+    count.clicks += 1
+    move.locator("input[name=reason]").fill("sin luz")
+    count.click("#move-form button[type=submit]", navigates=True)
+    assert f"w1 → {free}" in " ".join(page.locator(".flash").all_inner_texts())
+    # ── 3. a clock imposed on a slow match ──
+    count.click("button[data-act=impose_clock]", navigates=True)
+    assert stack.web.desk.read(lambda club: club.tournament(tid).match(match).clock.mandatory)
+    # ── 4. a group result corrected after the tables reported it ──
+    stack.web.desk.call(lambda club, now: club.tournament(tid).unassign(match, actor="d", now=now))
+    _finish_groups_and_draw(stack, tid)
+    page.goto(stack.url + f"/director/matches/{match}?t={tid}")
+    form = page.locator("#correct-form")
+    result = stack.web.desk.read(lambda club: club.tournament(tid).match(match).result)
+    form.locator("input[name=score_a]").fill(str(result.score_b))
+    form.locator("input[name=score_b]").fill(str(result.score_a))
+    form.locator("input[name=reason]").fill("acta mal leída")
+    count.click("#correct-form button[type=submit]", navigates=True)
+    _finish_groups_and_draw(stack, tid)
+    assert stack.web.desk.read(lambda club: club.tournament(tid).is_finished())
+    # ── the close and the final list's export ──
+    page.goto(stack.url + f"/director/tournament?t={tid}")
+    count.click("#close button[type=submit]", navigates=True)
+    assert stack.web.desk.read(lambda club: club.tournament(tid).phase) == "closed"
+    page.goto(stack.url + f"/exports?t={tid}")
+    with page.expect_download() as got:
+        page.click("a[href*='final.csv']")
+    count.clicks += 1
+    assert got.value.path() is not None
+    print(f"\nthe 31-player evening: {count.clicks} director clicks, {count.loads} page loads "
+          f"(the door and the draw: {door[0]} clicks, {door[1]} loads; four interventions, "
+          "the close and the export)")
