@@ -135,6 +135,8 @@ class EventStore:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # A store of a newer release is refused before this code writes a byte of it.
+        store_version.check_known(store_version.file_version(self.path) or 0, str(self.path))
         try:
             self._db = _connect(self.path)
         except sqlite3.Error as e:
