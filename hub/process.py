@@ -23,6 +23,7 @@ import threading
 from typing import Any
 
 from mesa.errors import MesaError
+from mesa.hub.backup import backup
 from mesa.hub.broker.tls import CertificateKeeper
 from mesa.hub.desk.games.backgammon import TournamentDesk
 from mesa.hub.desk.make import make_desk
@@ -58,9 +59,8 @@ class HubProcess:
     def start(self, *, wait: float | None = 30.0) -> HubProcess:
         # Before anything opens the store: a newer one is refused (StoreTooNew, a MesaError:
         # `mesa hub` says why and exits), an older one backed up and then migrated.
-        self.upgraded = upgrade(
-            self.settings.db, self.settings.backup_dir, keep=self.settings.backup_keep
-        )
+        s = self.settings
+        self.upgraded = upgrade(s.db, lambda: backup(s.db, s.backup_dir, keep=s.backup_keep))
         if self.upgraded is not None:
             u = self.upgraded
             log.warning("store upgraded from version %d to %d; the store as it was: %s",

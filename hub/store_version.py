@@ -174,20 +174,19 @@ class Upgrade:
     backup: Path | None
 
 
-def upgrade(db: str | Path, backup_dir: str | Path, *, keep: int) -> Upgrade | None:
+def upgrade(db: str | Path, backup: Callable[[], Path]) -> Upgrade | None:
     """Before the hub opens its store: refuse a newer one (:class:`StoreTooNew`), and back up
+    (``backup()``: :func:`mesa.hub.backup.backup` into the backup folder, which returns the copy)
     then migrate an older one. None when there was nothing to do (no store yet, or a current
-    one). A backup that fails stops the upgrade (:class:`~mesa.hub.backup.BackupError`): no
-    store is migrated without a copy of it as it was."""
-    from mesa.hub.backup import backup
-
+    one). A backup that fails stops the upgrade (its error is raised): no store is migrated
+    without a copy of it as it was."""
     found = file_version(db)
     if found is None:
         return None
     check_known(found, f"the store {db}")
     if found == STORE_VERSION:
         return None
-    made = backup(db, backup_dir, keep=keep)
+    made = backup()
     log.info("store %s is at version %d: backed up to %s before migrating", db, found, made)
     conn = sqlite3.connect(db, isolation_level=None, timeout=30)
     try:

@@ -16,7 +16,7 @@ import pytest
 
 from mesa.cli import main
 from mesa.games.domino.store import DominoStore
-from mesa.hub.backup import backups, check_backup
+from mesa.hub.backup import backup, backups, check_backup
 from mesa.hub.broker.enrolment import EnrolmentStore
 from mesa.hub.ingest import store as store_module
 from mesa.hub.ingest.app import Hub
@@ -62,7 +62,7 @@ def test_a_store_a_release_made_opens_and_every_part_reads(fixture: Path, tmp_pa
     db = tmp_path / "hub.sqlite3"
     shutil.copyfile(fixture, db)
     found = file_version(db)
-    done = upgrade(db, tmp_path / "backups", keep=5)
+    done = upgrade(db, lambda: backup(db, tmp_path / "backups", keep=5))
     if found == STORE_VERSION:
         assert done is None and backups(tmp_path / "backups") == []
     else:  # a later release: the store as that release left it is kept first
@@ -133,7 +133,7 @@ def version_0_store(path: Path) -> None:
 def test_an_older_store_is_backed_up_then_migrated(tmp_path: Path) -> None:
     db = tmp_path / "hub.sqlite3"
     version_0_store(db)
-    done = upgrade(db, tmp_path / "backups", keep=5)
+    done = upgrade(db, lambda: backup(db, tmp_path / "backups", keep=5))
     assert done is not None and (done.found, done.reached) == (0, STORE_VERSION)
     assert done.backup is not None and backups(tmp_path / "backups") == [done.backup]
     # The backup is the store as it was: its version, its columns, its rows.
@@ -150,7 +150,7 @@ def test_an_older_store_is_backed_up_then_migrated(tmp_path: Path) -> None:
     create_store(db)
     gc.collect()
     assert check_backup(db, hub_schema()) == []
-    assert upgrade(db, tmp_path / "backups", keep=5) is None  # current: nothing more
+    assert upgrade(db, lambda: backup(db, tmp_path / "backups", keep=5)) is None  # current: nothing more
 
 
 def test_no_migration_without_its_backup(tmp_path: Path) -> None:
@@ -161,7 +161,7 @@ def test_no_migration_without_its_backup(tmp_path: Path) -> None:
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("a file where the backups go")
     with pytest.raises(Exception, match="no backup made"):
-        upgrade(db, blocked, keep=5)
+        upgrade(db, lambda: backup(db, blocked, keep=5))
     assert db.read_bytes() == before and file_version(db) == 0
 
 
@@ -194,7 +194,7 @@ def test_a_newer_store_is_refused_and_left_as_it_is(tmp_path: Path) -> None:
     db = newer_store(tmp_path)
     before = db.read_bytes()
     with pytest.raises(StoreTooNew, match="written by a newer release"):
-        upgrade(db, tmp_path / "backups", keep=5)
+        upgrade(db, lambda: backup(db, tmp_path / "backups", keep=5))
     with pytest.raises(StoreTooNew):
         EventStore(db)
     assert db.read_bytes() == before and not (tmp_path / "backups").exists()
