@@ -11,7 +11,9 @@ file only (a link is not followed, a named pipe does not block it), copies it be
 (``<store>.restoring``, never through a link planted there) and checks the copy: the exact
 schema the hub writes (:class:`StoreSchema`, read from a store the hub's own code has just made:
 :func:`mesa.hub.store_schema.hub_schema`), nothing the hub does not create (a trigger, a view,
-an index), SQLite's ``integrity_check`` and ``foreign_key_check``. Only then is the store it
+an index), SQLite's ``integrity_check`` and ``foreign_key_check``, and the store version a fresh
+store has (:mod:`mesa.hub.store_version`): a copy of an older release's store is migrated first,
+as ``mesa hub`` would at its start, one of a newer release refused. Only then is the store it
 replaces kept in ``before-restore/`` and the copy renamed into place.
 
 >>> import tempfile, pathlib, sqlite3

@@ -126,6 +126,8 @@ def migrate(db: sqlite3.Connection) -> list[Step]:
     each step in its own transaction with the version it reaches, so a store cut off half-way
     is at a version and its next step runs again. A fresh store is only stamped (its parts'
     ``CREATE`` statements make the newest shape). Returns the steps applied."""
+    if read_version(db) == STORE_VERSION:
+        return []  # the usual case: no write lock taken
     db.execute("BEGIN IMMEDIATE")
     try:
         version = read_version(db)

@@ -213,9 +213,11 @@ def hub_subscriptions() -> list[str]:
 
 
 def table_subscriptions(table: str) -> list[str]:
-    """What a table subscribes to: its own hub topics, its own status, and the hub's status."""
+    """What a table subscribes to: the hub's status, its own hub topics and its own status.
+    The hub's status first: the broker sends retained messages in the order of the filters,
+    so the table knows the revisions the hub speaks before it reads its retained assignment."""
     mine = [table_topic(table, k) for k, spec in TABLE_TOPICS.items() if spec.sender == "hub"]
-    return [*mine, table_topic(table, "status"), HUB_STATUS_TOPIC]
+    return [HUB_STATUS_TOPIC, *mine, table_topic(table, "status")]
 
 
 # ── payloads ────────────────────────────────────────────────────────────────

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from mesa.controller.app import _watch_link
@@ -188,6 +187,7 @@ def test_a_table_too_new_for_its_hub_says_so_and_holds_back_until_the_hub_is_upd
     future = Revisions(REVISIONS.high + 1, REVISIONS.high + 1)
     hub = start_hub(tmp_path / "hub.sqlite3", mosquitto)
     hub.register_table(table_id)
+    hub.assign(table_id, ASSIGN_ARGS)  # retained before the table connects
     r = rig(table_id, mosquitto.port, tmp_path / "outbox.sqlite3", future)
     screen = Screen()
     _watch_link(screen, r.link)  # type: ignore[arg-type]
@@ -199,8 +199,11 @@ def test_a_table_too_new_for_its_hub_says_so_and_holds_back_until_the_hub_is_upd
         # The hub: its status names the revision the hub does not speak; the grid says so.
         assert wait_until(lambda: revision_at_hub(hub, table_id) == future.low, 10)
         assert "too_new" in [b["kind"] for b in card(hub, table_id)["badges"]]
-        # It applies nothing the hub sends, and sends nothing but its status.
-        hub.assign(table_id, ASSIGN_ARGS)
+        # It applies nothing the hub sends (the hub's status is read before the retained
+        # assignment), and sends nothing but its status.
+        assert r.table.state == "idle"
+        hub.assign(table_id, {**ASSIGN_ARGS, "match_id": "G1-2"})
+        assert not wait_until(lambda: r.table.state != "idle", 1)
         r.runtime.apply(parse_input("assign", ASSIGN_ARGS), 1.0)  # set up at the table itself
         assert r.link.flush(5) and r.outbox.last_seq >= 1
         assert not wait_until(lambda: hub.store.event_count(table_id) > 0, 2)
