@@ -96,6 +96,8 @@ def _watch_link(runtime: TableRuntime, link: Any) -> None:
 
     def check() -> None:
         state = "online" if link.connected and link.hub_online else "offline"
+        if link.hub_mismatch == "hub_too_old":
+            state = "too_old"  # the table is of a later release than its hub
         if runtime.status.hub != state:
             runtime.update_status(hub=state)
 

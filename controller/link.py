@@ -50,11 +50,15 @@ from mesa.engine.outcome import Outcome
 from mesa.errors import ConfigError
 from mesa.metrics import Metrics
 from mesa.protocol import (
+    FIRST_REVISION,
     HUB_STATUS_TOPIC,
+    REVISIONS,
+    REVISIONS_PROPERTY,
     Ack,
     HubStatus,
     ProtocolError,
     Response,
+    Revisions,
     StateReport,
     StatusState,
     TableStatus,
@@ -116,6 +120,16 @@ class LinkSettings:
             )
         except (OSError, ValueError, KeyError, TypeError, ProtocolError) as e:
             raise ConfigError(f"{path}: not a table link file ({e})") from None
+
+
+def _announced(msg: mqtt.MQTTMessage) -> Revisions | None:
+    """The protocol revisions a hub status message announces (None: a hub of revision 1,
+    which announces nothing, or a value that is not one)."""
+    props = getattr(msg, "properties", None)
+    for key, value in getattr(props, "UserProperty", None) or ():
+        if key == REVISIONS_PROPERTY:
+            return Revisions.parse(value)
+    return None
 
 
 def tls_context(ca_pem: str) -> ssl.SSLContext:
@@ -192,6 +206,7 @@ class TableLink:
         wall: Callable[[], float] = time.time,
         metrics: Metrics | None = None,
         game: TableGame | str = "backgammon",
+        revisions: Revisions = REVISIONS,
     ) -> None:
         from mesa.controller.games import as_table_game
 
@@ -227,6 +242,11 @@ class TableLink:
         self._stored = 0  # ... and processed by the worker
         self._stored_cv = threading.Condition()
         self._bdseq = 0
+        # The protocol revisions this table speaks, and the one it speaks with this hub: its
+        # lowest until the hub's retained status has told what the hub speaks.
+        self.revisions = revisions
+        self._revision = revisions.low
+        self._hub_mismatch: str | None = None  # "hub_too_old" / "hub_too_new": cannot talk
         self._client = self._make_client()
         if outbox.rebuilt is not None:
             # Tell the hub first thing on the new stream why there is a new stream.
@@ -270,7 +290,10 @@ class TableLink:
         )
 
     def _status(self, state: StatusState) -> TableStatus:
-        return TableStatus(self.table, state, self._bdseq, self._wall(), game=self.game.name)
+        return TableStatus(
+            self.table, state, self._bdseq, self._wall(), game=self.game.name,
+            revision=self._revision,
+        )  # fmt: skip
 
     def start(self) -> None:
         """Start connecting in the background and return at once."""
@@ -315,6 +338,12 @@ class TableLink:
     def hub_online(self) -> bool:
         return self._hub_online
 
+    @property
+    def hub_mismatch(self) -> str | None:
+        """``hub_too_old`` / ``hub_too_new`` while this table and its hub speak no protocol
+        revision in common (the table's screen says so); None otherwise."""
+        return self._hub_mismatch
+
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every outcome handed over so far is in the outbox; False on timeout."""
         target = self._handed
@@ -352,11 +381,16 @@ class TableLink:
         if was:
             self.metrics.inc("disconnects")
             log.info("table %s: disconnected (%s)", self.table, reason)
-            # The next connection is a new birth: its will must carry the new count.
+            # The next connection is a new birth: its will must carry the new count, and the
+            # lowest revision (the hub may have changed meanwhile; any hub reads that one).
+            self._revision = self.revisions.low
             self._set_will()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        self._queue.put(("message", msg.topic, msg.payload))
+        if msg.topic == HUB_STATUS_TOPIC:
+            self._queue.put(("message", msg.topic, msg.payload, _announced(msg)))
+        else:
+            self._queue.put(("message", msg.topic, msg.payload))
 
     # ── the worker ──────────────────────────────────────────────────────
     def _run(self) -> None:
@@ -394,7 +428,7 @@ class TableLink:
                 elif kind == "disconnected":
                     self._hub_online = False
                 elif kind == "message":
-                    self._message(item[1], item[2])
+                    self._message(*item[1:])
             except Exception:
                 # One bad message or a full disk must not kill the link; the next trigger retries.
                 log.exception("table %s: link worker failed on %s", self.table, kind)
@@ -483,6 +517,8 @@ class TableLink:
     def _publish_state(self) -> None:
         if not self._connected.is_set() or self._stored_snapshot is None:
             return
+        if self._hub_mismatch is not None:
+            return  # a hub that cannot read this table's snapshot: it has its status
         box = self.outbox
         snapshot = self._stored_snapshot
         if self.storage_error is not None:
@@ -516,14 +552,18 @@ class TableLink:
         self._pump()
 
     # ── from the hub ────────────────────────────────────────────────────
-    def _message(self, topic: str, payload: bytes) -> None:
+    def _message(self, topic: str, payload: bytes, hub: Revisions | None = None) -> None:
         try:
             if topic == HUB_STATUS_TOPIC:
-                self._hub_status(decode(HubStatus, payload))
+                self._hub_status(decode(HubStatus, payload), hub or FIRST_REVISION)
                 return
             table, kind = parse_topic(topic)
             if table != self.table:
                 raise ProtocolError("table_mismatch", f"message for table {table!r}")
+            if self._hub_mismatch is not None and kind != "status":
+                # No revision in common: what this hub says is not applied (nor answered).
+                self.metrics.inc("ignored_hub_mismatch", kind=kind)
+                return
             if kind == "ack":
                 self._ack(decode(Ack, payload, table))
             elif kind == "status":
@@ -548,14 +588,39 @@ class TableLink:
         if isinstance(txn, str) and 0 < len(txn) <= 64:
             self._respond(txn, False, error.code, error.reason)
 
-    def _hub_status(self, status: HubStatus) -> None:
-        online = status.state == "online"
+    def _hub_status(self, status: HubStatus, hub: Revisions) -> None:
         self.metrics.inc("hub_status", state=status.state)
+        if status.state == "online":
+            self._negotiate(hub)
+        online = status.state == "online" and self._hub_mismatch is None
         self._hub_online = online
         if online:
             # Whatever the hub lost (a restart, a broker that forgot its queue) comes back now.
             self._publish_state()
             self._resend(self.outbox.acked + 1)
+
+    def _negotiate(self, hub: Revisions) -> None:
+        """Speak the highest revision this table and the hub both know; with none in common,
+        hold back and say so (on the screen, through :attr:`hub_mismatch`, and to the hub in
+        the status: the revision it cannot speak)."""
+        mine = self.revisions
+        mismatch = mine.mismatch(hub)
+        common = mine.common(hub)
+        revision = common if common is not None else (
+            mine.low if mismatch == "hub_too_old" else mine.high
+        )  # fmt: skip
+        if mismatch != self._hub_mismatch:
+            self._hub_mismatch = mismatch
+            if mismatch is not None:
+                self.metrics.inc("hub_mismatch", why=mismatch)
+                log.error(
+                    "table %s speaks protocol revisions %s, the hub %s: %s; holding back",
+                    self.table, mine, hub, mismatch.replace("_", " "),
+                )  # fmt: skip
+        if revision != self._revision:
+            self._revision = revision
+            if self._connected.is_set():
+                self._publish("status", self._status("online").to_payload(), retain=True)
 
     def _own_status(self, status: TableStatus) -> None:
         # A will from an older connection can land after our "online": say it again.

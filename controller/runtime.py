@@ -116,7 +116,7 @@ class TableStatus:
     notice_until: float = 0.0
     card_reader: str | None = None  # "ok", "missing"
     display: str | None = None  # "ok", "missing"
-    hub: str | None = None  # "online", "offline"
+    hub: str | None = None  # "online", "offline", "too_old" (a hub of an earlier release)
     disk_full: bool = False  # the outbox cannot store events (they wait in memory)
     extra_buttons: frozenset[str] = frozenset()
     language: str | None = None  # the configured language, for the screen before any match

@@ -11,7 +11,9 @@ file only (a link is not followed, a named pipe does not block it), copies it be
 (``<store>.restoring``, never through a link planted there) and checks the copy: the exact
 schema the hub writes (:class:`StoreSchema`, read from a store the hub's own code has just made:
 :func:`mesa.hub.store_schema.hub_schema`), nothing the hub does not create (a trigger, a view,
-an index), SQLite's ``integrity_check`` and ``foreign_key_check``. Only then is the store it
+an index), SQLite's ``integrity_check`` and ``foreign_key_check``, and the store version a fresh
+store has (:mod:`mesa.hub.store_version`): a copy of an older release's store is migrated first,
+as ``mesa hub`` would at its start, one of a newer release refused. Only then is the store it
 replaces kept in ``before-restore/`` and the copy renamed into place.
 
 >>> import tempfile, pathlib, sqlite3
@@ -40,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mesa.errors import MesaError
+from mesa.hub import store_version
 from mesa.hub.safe_files import (
     UnsafePath,
     create_new,
@@ -172,10 +175,12 @@ class SchemaObject:
 
 @dataclass(frozen=True)
 class StoreSchema:
-    """What a hub store may hold (``objects``, by name) and must hold (``required`` tables)."""
+    """What a hub store may hold (``objects``, by name) and must hold (``required`` tables);
+    ``version``: the store version it must have (None: any)."""
 
     objects: Mapping[str, SchemaObject]
     required: frozenset[str]
+    version: int | None = None
 
 
 def _quote(name: str) -> str:
@@ -249,6 +254,9 @@ def schema_problems(found: Mapping[str, SchemaObject], expected: StoreSchema) ->
 
 def _check(conn: sqlite3.Connection, schema: StoreSchema) -> list[str]:
     problems = schema_problems(_read_schema(conn, schema.objects), schema)
+    version = store_version.read_version(conn)
+    if schema.version is not None and version != schema.version:
+        problems.insert(0, f"store version {version}, the hub's {schema.version}")
     result = [r[0] for r in conn.execute("PRAGMA integrity_check")]
     if result != ["ok"]:
         problems += [f"integrity: {r}" for r in result[:5]]
@@ -429,6 +437,40 @@ def _stage(source_fd: int, d: int, staging: str, like: os.stat_result | None) ->
         os.close(out)
 
 
+def _older(staged: str, src: Path) -> bool:
+    """Whether the staged copy is a store of an older release (to migrate as ``mesa hub`` would
+    at its start); one of a newer release is refused here, with what to do instead."""
+    try:
+        conn = _open_ro(staged)
+        try:
+            version = store_version.read_version(conn)
+            fresh = store_version.is_fresh(conn)
+        finally:
+            conn.close()
+        store_version.check_known(version, str(src))
+    except sqlite3.Error:
+        return False  # the check has said what is wrong with it
+    except store_version.StoreVersionError as e:
+        raise BackupError(f"not restored: {e}") from None
+    return not fresh and version < store_version.STORE_VERSION
+
+
+def _migrate_copy(staged: str, src: Path) -> None:
+    """Migrate the staged copy (never ``src``); it is then checked as any other: against the
+    schema the hub makes, so no step can let through what the hub does not create."""
+    try:
+        conn = sqlite3.connect(staged, isolation_level=None)
+        try:
+            conn.execute("PRAGMA trusted_schema=OFF")
+            done = store_version.migrate(conn)
+        finally:
+            conn.close()
+    except (sqlite3.Error, store_version.StoreVersionError) as e:
+        log.info("restore: %s could not be migrated: %s", src, e)
+        return
+    log.info("restore: %s migrated (%d steps) before its check", src, len(done))
+
+
 def restore(
     backup_file: str | Path,
     db: str | Path,
@@ -466,7 +508,13 @@ def _restore_into(
         like = os.stat(dst.name, dir_fd=d, follow_symlinks=False)
     _stage(source_fd, d, staging, like)
     try:
-        problems = check_backup(fd_path(d, staging), schema)
+        staged = fd_path(d, staging)
+        problems = check_backup(staged, schema)
+        if problems and _older(staged, src):
+            # What the file holds is reported as it came, should a migrated copy still fail.
+            _migrate_copy(staged, src)
+            if not check_backup(staged, schema):
+                problems = []
         if problems:
             more = f"; and {len(problems) - 8} more" if len(problems) > 8 else ""
             raise BackupError(f"{src} is not a sound backup: " + "; ".join(problems[:8]) + more)

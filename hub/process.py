@@ -23,12 +23,14 @@ import threading
 from typing import Any
 
 from mesa.errors import MesaError
+from mesa.hub.backup import backup
 from mesa.hub.broker.tls import CertificateKeeper
 from mesa.hub.desk.games.backgammon import TournamentDesk
 from mesa.hub.desk.make import make_desk
 from mesa.hub.ingest.app import Hub
 from mesa.hub.ingest.ports import Commit
 from mesa.hub.settings import HubSettings
+from mesa.hub.store_version import Upgrade, upgrade
 
 log = logging.getLogger(__name__)
 
@@ -50,10 +52,19 @@ class HubProcess:
         self.server: Any = None  # mesa.hub.web.http.server.BackgroundServer
         self.url = ""
         self.tls: CertificateKeeper | None = None
+        self.upgraded: Upgrade | None = None  # what start() did to an older store
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
 
     def start(self, *, wait: float | None = 30.0) -> HubProcess:
+        # Before anything opens the store: a newer one is refused (StoreTooNew, a MesaError:
+        # `mesa hub` says why and exits), an older one backed up and then migrated.
+        s = self.settings
+        self.upgraded = upgrade(s.db, lambda: backup(s.db, s.backup_dir, keep=s.backup_keep))
+        if self.upgraded is not None:
+            u = self.upgraded
+            log.warning("store upgraded from version %d to %d; the store as it was: %s",
+                        u.found, u.reached, u.backup)  # fmt: skip
         # Before anything serves: the broker and the dashboard start with certificates that
         # are not near their end (and the system's Mosquitto is told to reload them).
         self.tls = self._start_tls()

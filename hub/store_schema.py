@@ -6,10 +6,15 @@ ingest's event store, the tournament desk, the dashboard with its domino desk, t
 desk's tables), starts nothing and closes them again, so the reference is the code's own
 ``CREATE`` statements and migrations, never a list kept by hand beside them.
 :func:`hub_schema` reads such a fresh store; the ingest's tables are the ones every hub store
-has (the other parts make theirs when they first run).
+has (the other parts make theirs when they first run). Its ``version`` is the store version
+the same code stamps on a store it makes (:mod:`mesa.hub.store_version`), so a restored store
+must carry the version a fresh one has (an older one is migrated first, a newer one refused).
 
 >>> schema = hub_schema()
 >>> "events" in schema.required and "t_audit_no_delete" in schema.objects
+True
+>>> from mesa.hub.store_version import STORE_VERSION
+>>> schema.version == STORE_VERSION
 True
 """
 
@@ -65,6 +70,7 @@ def _create_core(db: Path) -> None:
 def hub_schema() -> StoreSchema:
     """The schema of a fresh hub store; ``required``: the tables of the ingest's store."""
     from mesa.hub.backup import StoreSchema, read_schema
+    from mesa.hub.store_version import file_version
 
     with tempfile.TemporaryDirectory(prefix="mesa-schema-") as tmp:
         full, core = Path(tmp) / "full.sqlite3", Path(tmp) / "core.sqlite3"
@@ -72,4 +78,5 @@ def hub_schema() -> StoreSchema:
         _create_core(core)
         objects = read_schema(full)
         required = frozenset(o.name for o in read_schema(core).values() if o.type == "table")
-    return StoreSchema(objects, required)
+        version = file_version(full)
+    return StoreSchema(objects, required, version)

@@ -73,6 +73,61 @@ DOMINO_CMD_INPUTS: tuple[str, ...] = _hub_commands(
 StatusState = Literal["online", "offline", "lost"]
 
 
+@dataclass(frozen=True)
+class Revisions:
+    """The revisions of protocol v1 a side speaks, ``low`` to ``high`` (docs/protocol.md
+    "Revisions"). A revision adds to v1 what an older peer does not know, so two sides talk at
+    the highest revision both speak; with none in common, they cannot talk.
+
+    >>> table, hub = Revisions(1, 2), Revisions.parse("1-3")
+    >>> table.common(hub), str(hub), table.mismatch(hub)
+    (2, '1-3', None)
+    >>> Revisions(3, 3).mismatch(Revisions(1, 2)), Revisions(1, 1).mismatch(Revisions(2, 4))
+    ('hub_too_old', 'hub_too_new')
+    >>> Revisions.parse("2-1") is None and Revisions.parse(None) is None
+    True
+    """
+
+    low: int
+    high: int
+
+    def __str__(self) -> str:
+        return f"{self.low}-{self.high}"
+
+    @classmethod
+    def parse(cls, text: str | None) -> Revisions | None:
+        """``"low-high"`` as the hub announces it; None for anything else."""
+        m = re.fullmatch(r"([1-9][0-9]{0,5})-([1-9][0-9]{0,5})", text or "")
+        if m is None or int(m[1]) > int(m[2]):
+            return None
+        return cls(int(m[1]), int(m[2]))
+
+    def common(self, other: Revisions) -> int | None:
+        """The highest revision both speak (None: none)."""
+        top = min(self.high, other.high)
+        return top if top >= max(self.low, other.low) else None
+
+    def mismatch(self, hub: Revisions) -> Literal["hub_too_old", "hub_too_new"] | None:
+        """Why this table cannot talk to ``hub`` (None: it can)."""
+        if self.low > hub.high:
+            return "hub_too_old"
+        if self.high < hub.low:
+            return "hub_too_new"
+        return None
+
+
+# 1: the first release's (nothing names a revision). 2: the hub announces its revisions (the
+# user property below, on its retained status) and a table names the one it speaks in its
+# status (``TableStatus.revision``).
+REVISIONS = Revisions(1, 2)
+# The MQTT 5 user property of the hub's status (and of its will) carrying ``str(REVISIONS)``.
+# Not a payload field: tables of revision 1 decode the hub's status strictly and would refuse
+# an unknown field, while they ignore a property.
+REVISIONS_PROPERTY = "mesa-revisions"
+# What a hub that announces nothing speaks (it is of the first release).
+FIRST_REVISION = Revisions(1, 1)
+
+
 class ProtocolError(MesaError):
     """A message that does not follow the protocol. ``code`` is stable (a metric label)."""
 
@@ -158,9 +213,11 @@ def hub_subscriptions() -> list[str]:
 
 
 def table_subscriptions(table: str) -> list[str]:
-    """What a table subscribes to: its own hub topics, its own status, and the hub's status."""
+    """What a table subscribes to: the hub's status, its own hub topics and its own status.
+    The hub's status first: the broker sends retained messages in the order of the filters,
+    so the table knows the revisions the hub speaks before it reads its retained assignment."""
     mine = [table_topic(table, k) for k, spec in TABLE_TOPICS.items() if spec.sender == "hub"]
-    return [*mine, table_topic(table, "status"), HUB_STATUS_TOPIC]
+    return [HUB_STATUS_TOPIC, *mine, table_topic(table, "status")]
 
 
 # ── payloads ────────────────────────────────────────────────────────────────
@@ -532,7 +589,11 @@ class TableStatus(Message, frozen=True):
     """Retained. ``bdseq`` counts the table's connections (birth/death): a ``lost`` will whose
     ``bdseq`` is older than the last ``online`` one is stale and ignored. ``game`` names the
     registered game the table plays (:func:`mesa.games.registry.names`); absent from an older
-    table, which plays backgammon or says so in its snapshot."""
+    table, which plays backgammon or says so in its snapshot. ``revision`` is the protocol
+    revision the table speaks with this hub (:class:`Revisions`; absent: 1, a table of the
+    first release, or one that has not heard the hub's yet); one above every revision the
+    hub speaks is a table too new for it. Every revision keeps this message as it is, plus
+    ``revision``: it is how a table too new for its hub still tells it so."""
 
     KIND: ClassVar[str] = "status"
     table: str
@@ -540,10 +601,13 @@ class TableStatus(Message, frozen=True):
     bdseq: Int
     ts: Float
     game: str | None = None
+    revision: Int = 1
 
     def check(self) -> None:
         if self.bdseq < 0:
             raise ProtocolError("bad_field", "bdseq must be ≥ 0")
+        if self.revision < 1:
+            raise ProtocolError("bad_field", "revision must be ≥ 1")
         if self.game is not None and self.game not in registry.names():
             raise ProtocolError(
                 "bad_field",

@@ -612,3 +612,27 @@ def test_the_snapshot_check_reads_the_game_from_the_registry() -> None:
         with pytest.raises(p.ProtocolError) as e:
             p.check_snapshot(bad)
         assert e.value.code == "bad_snapshot"
+
+
+def test_a_status_names_its_revision_only_above_the_first() -> None:
+    """Revision 1 is left out: the status is byte for byte a first-release table's, which every
+    hub reads. A revision above this hub's still parses (the grid shows the table too new)."""
+    first = p.TableStatus("3", "online", 4, 1.0)
+    assert p.TableStatus("3", "online", 4, 1.0, revision=1).to_payload() == first.to_payload()
+    assert b"revision" not in first.to_payload() and "revision" not in first.to_dict()
+    assert p.decode(p.TableStatus, first.to_payload(), "3").revision == 1
+    later = p.TableStatus("3", "online", 4, 1.0, revision=p.REVISIONS.high + 5)
+    assert p.decode(p.TableStatus, later.to_payload(), "3").revision == p.REVISIONS.high + 5
+    for bad in (b"0", b"-1", b"true", b"1.5", b'"2"'):
+        payload = first.to_payload()[:-1] + b',"revision":' + bad + b"}"
+        with pytest.raises(p.ProtocolError) as e:
+            p.decode(p.TableStatus, payload, "3")
+        assert e.value.code == "bad_field", bad
+
+
+def test_revisions_as_the_hub_announces_them() -> None:
+    assert p.Revisions.parse(str(p.REVISIONS)) == p.REVISIONS
+    for junk in ("", "1", "1-", "0-2", "3-2", "1-2-3", " 1-2", "1-9999999", "a-b"):
+        assert p.Revisions.parse(junk) is None, junk
+    assert p.FIRST_REVISION.common(p.REVISIONS) == 1
+    assert p.REVISIONS.mismatch(p.FIRST_REVISION) is None

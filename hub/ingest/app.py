@@ -46,6 +46,8 @@ from mesa.metrics import Metrics
 from mesa.protocol import (
     CMD_EXPIRY_SECONDS,
     HUB_STATUS_TOPIC,
+    REVISIONS,
+    REVISIONS_PROPERTY,
     Assignment,
     Command,
     DominoAssignment,
@@ -168,7 +170,10 @@ class Hub:
         client.username_pw_set(s.username, password)
         client.reconnect_delay_set(1, 10)
         client.max_inflight_messages_set(200)
-        client.will_set(HUB_STATUS_TOPIC, self._status("lost"), qos=1, retain=True)
+        client.will_set(
+            HUB_STATUS_TOPIC, self._status("lost"), qos=1, retain=True,
+            properties=_announcing(PacketTypes.WILLMESSAGE),
+        )  # fmt: skip
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_subscribe = self._on_subscribe
@@ -212,7 +217,10 @@ class Hub:
             self._thread = None
         if client is not None:
             if self._connected.is_set():
-                info = client.publish(HUB_STATUS_TOPIC, self._status("offline"), 1, True)
+                info = client.publish(
+                    HUB_STATUS_TOPIC, self._status("offline"), 1, True,
+                    properties=_announcing(PacketTypes.PUBLISH),
+                )  # fmt: skip
                 try:
                     info.wait_for_publish(timeout=2.0)
                 except (RuntimeError, ValueError):
@@ -272,7 +280,10 @@ class Hub:
             # The broker may have lost its retained messages (kill -9 before a save).
             # (the args hold the epoch: the table learns the same token again)
             client.publish(table_topic(a["table"], "assign"), _retained(a), 1, True)
-        client.publish(HUB_STATUS_TOPIC, self._status("online"), 1, True)
+        client.publish(
+            HUB_STATUS_TOPIC, self._status("online"), 1, True,
+            properties=_announcing(PacketTypes.PUBLISH),
+        )  # fmt: skip
         self._online.set()
         log.info("hub online (session %d)", self._session)
 
@@ -478,6 +489,15 @@ class Hub:
 
     def contiguous(self, table: str, stream: str) -> int:
         return self.ingest.contiguous(table, stream)
+
+
+def _announcing(packet: int) -> Properties:
+    """The hub's status (and will) properties: the protocol revisions it speaks, which each
+    table compares with its own (docs/protocol.md "Revisions"). Beside the payload, so that a
+    table of the first revision, which would refuse an unknown field, reads the status as ever."""
+    props = Properties(packet)
+    props.UserProperty = (REVISIONS_PROPERTY, str(REVISIONS))
+    return props
 
 
 def _retained(a: dict[str, Any]) -> bytes:

@@ -31,6 +31,7 @@ class TableLive:
 
     table: str
     status: str = "unknown"  # online / offline / lost / unknown
+    revision: int = 1  # the protocol revision the table speaks (its status says)
     bdseq: int = 0
     status_ts: float | None = None
     state: str = "idle"
@@ -107,6 +108,7 @@ class Projections:
         with self._lock:
             live = self._live(status.table)
             live.status, live.bdseq, live.status_ts = status.state, status.bdseq, status.ts
+            live.revision = status.revision
 
     def apply_state(self, report: StateReport) -> None:
         with self._lock:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from mesa.errors import MesaError
+from mesa.hub import store_version
 from mesa.protocol import EventEnvelope, Response, StateReport, TableStatus
 
 
@@ -92,15 +93,8 @@ CREATE TABLE IF NOT EXISTS assignments (
     epoch INTEGER
 );
 """
-# Columns added after the first release: (table, column, declaration).
-_ADDED_COLUMNS = [("events", "fence", "TEXT"), ("assignments", "epoch", "INTEGER")]
-
-
-def _migrate(db: sqlite3.Connection) -> None:
-    for table, column, decl in _ADDED_COLUMNS:
-        have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
-        if column not in have:
-            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
+# The columns added since the first release (events.fence, assignments.epoch) are the first
+# steps of the store's version: mesa.hub.store_version.STEPS.
 
 
 def _connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
@@ -141,11 +135,22 @@ class EventStore:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # A store of a newer release is refused before this code writes a byte of it.
+        store_version.check_known(store_version.file_version(self.path) or 0, str(self.path))
         try:
             self._db = _connect(self.path)
-            self._db.executescript(_SCHEMA)
-            _migrate(self._db)
         except sqlite3.Error as e:
+            raise StoreError(f"cannot open the event store {self.path}: {e}") from None
+        try:
+            # The steps first (a newer store is refused before a table is made), then the
+            # CREATE statements: they make what a step left to them in the newest shape.
+            # `mesa hub` has backed an older store up and migrated it already (upgrade()).
+            store_version.migrate(self._db)
+            self._db.executescript(_SCHEMA)
+        except (sqlite3.Error, store_version.StoreVersionError) as e:
+            self._db.close()
+            if isinstance(e, store_version.StoreVersionError):
+                raise
             raise StoreError(f"cannot open the event store {self.path}: {e}") from None
         self._lock = threading.RLock()
         self._local = threading.local()

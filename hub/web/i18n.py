@@ -193,6 +193,10 @@ _WEB: dict[str, dict[str, Entry]] = {
     },
     "badge.offline": {"es": "Desconectada", "en": "Offline"},
     "badge.lost": {"es": "¡Conexión perdida!", "en": "Connection lost!"},
+    "badge.too_new": {
+        "es": "Mesa más nueva que el hub: actualice el hub",
+        "en": "Table newer than the hub: update the hub",
+    },
     "badge.over": {"es": "Partido terminado", "en": "Match over"},
     "badge.clock_next_on": {"es": "Reloj desde el próximo juego", "en": "Clock from the next game"},
     "badge.clock_next_off": {"es": "Sin reloj desde el próximo juego",

@@ -50,7 +50,7 @@ from mesa.hub.ingest.ports import Commit, HubReads, StoreReads
 from mesa.hub.ingest.results import result_refusal
 from mesa.hub.web.card_check import check_card
 from mesa.metrics import Metrics
-from mesa.protocol import ProtocolError, StateReport, check_snapshot
+from mesa.protocol import REVISIONS, ProtocolError, StateReport, check_snapshot
 
 log = logging.getLogger("mesa.web")
 
@@ -309,6 +309,7 @@ def _projection_card(
         "winner": live.get("winner"),
         "ended_by": live.get("ended_by"),
         "kind": live.get("kind", "backgammon"),
+        "revision": live.get("revision", 1),
     }
     if live.get("paused") and card["state"] == "paused":
         card["paused"] = {"reason": live["paused"], "by": None}
@@ -444,6 +445,11 @@ def badges(card: dict[str, Any], *, low_time: float = LOW_TIME_SECONDS) -> list[
         out.append({"kind": "lost", "level": "alert"})
     elif link == "offline":
         out.append({"kind": "offline", "level": "warn"})
+    revision = card.get("revision")
+    if isinstance(revision, int) and revision > REVISIONS.high:
+        # A table of a later release that this hub cannot talk to: it holds back (its screen
+        # says the hub is too old); the hub must be updated before it plays.
+        out.append({"kind": "too_new", "level": "alert", "revision": revision})
     if card.get("director_call"):
         out.append({"kind": "director", "level": "alert", "why": card["director_call"]})
     refused = card.get("refused")

@@ -403,3 +403,42 @@ def test_one_folder_and_one_count_for_every_backup(
     nightly, hub = env("mesa-backup.service"), env("mesa-hub.service")
     assert nightly == hub and set(hub) == {"MESA_HUB_BACKUP_DIR", "MESA_HUB_BACKUP_KEEP"}
     assert "--keep" not in (root / "mesa-backup.service").read_text()
+
+
+def test_restore_migrates_a_backup_of_the_first_release_and_refuses_a_newer_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A backup without a store version (the first release's, before ``events.fence`` and
+    ``assignments.epoch``) is migrated as `mesa hub` would migrate it, in its copy only; a
+    backup a newer release made is refused with what to do, and nothing changes."""
+    from mesa.hub.ingest import store as store_module
+    from mesa.hub.store_version import STORE_VERSION, file_version
+
+    db = store_with_events(tmp_path / "hub")
+    old = tmp_path / "incoming" / "first-release.sqlite3"
+    old.parent.mkdir()
+    conn = sqlite3.connect(old)
+    conn.executescript(
+        store_module._SCHEMA.replace("    fence TEXT,\n", "").replace(
+            "    ts REAL NOT NULL,\n    epoch INTEGER\n", "    ts REAL NOT NULL\n"
+        )
+    )
+    conn.execute(
+        "INSERT INTO events (id, table_id, stream, seq, type, ts, t, payload, committed) "
+        "VALUES ('old-1', '3', 's', 1, 'clock.resumed', 1.0, 1.0, x'7b7d', 2.0)"
+    )
+    conn.commit()
+    conn.close()
+    given = old.read_bytes()
+    assert main(["restore", str(old), "--db", str(db)]) == 0
+    assert old.read_bytes() == given  # the file handed over is not touched
+    assert file_version(db) == STORE_VERSION and event_ids(db) == {"old-1"}
+    assert check_backup(db, hub_schema()) == []
+    newer = tmp_path / "incoming" / "newer.sqlite3"
+    newer.write_bytes(backup(db, tmp_path / "b").read_bytes())
+    conn = sqlite3.connect(newer)
+    conn.execute(f"PRAGMA user_version = {STORE_VERSION + 1}")
+    conn.close()
+    err = restore_refused(capsys, newer, db)
+    assert f"has version {STORE_VERSION + 1}, newer than the {STORE_VERSION}" in err
+    assert "written by a newer release" in err

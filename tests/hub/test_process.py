@@ -51,3 +51,37 @@ def test_the_hub_renews_certificates_near_their_end_at_its_start(
         assert process.tls.tick() is None  # the next check is a day away
     finally:
         process.stop()
+
+
+def test_the_hub_backs_an_older_store_up_before_it_migrates_it(
+    tmp_path: Path, mosquitto: PrivateMosquitto
+) -> None:
+    """`mesa hub` on a store of an earlier version (here the store version 2 of the fixture,
+    taken back to the first release's: no version): a backup in the backup folder first, then
+    the store migrated, then the hub serves it."""
+    import shutil
+    import sqlite3
+
+    from mesa.hub.backup import backups
+    from mesa.hub.store_version import STORE_VERSION, file_version
+
+    db = tmp_path / "hub.sqlite3"
+    shutil.copyfile(Path(__file__).parents[1] / "fixtures" / "store_v2.sqlite3", db)
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA user_version = 0")
+    conn.close()
+    settings = hub_settings(db, mosquitto, web=False, backup_dir=tmp_path / "backups")
+    process = HubProcess(settings).start()
+    try:
+        assert process.upgraded is not None and process.upgraded.found == 0
+        assert backups(tmp_path / "backups") == [process.upgraded.backup]
+        assert file_version(process.upgraded.backup) == 0
+        assert file_version(db) == STORE_VERSION
+        assert process.hub is not None and process.hub.store.event_count("3") == 8
+    finally:
+        process.stop()
+    again = HubProcess(settings).start()  # current now: no second backup
+    try:
+        assert again.upgraded is None and len(backups(tmp_path / "backups")) == 1
+    finally:
+        again.stop()

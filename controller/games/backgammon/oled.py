@@ -136,6 +136,8 @@ def _banner(view: View, status: TableStatus, now: float, lang: str) -> str:
 def _notice(view: View, status: TableStatus, now: float, lang: str) -> str:
     if status.disk_full:  # events wait in memory until there is room: the director must know
         return text(lang, "notice.disk_full")
+    if status.hub == "too_old":  # nothing reaches the hub until it is updated: in every state
+        return text(lang, "notice.hub_too_old")
     if status.notice and now < status.notice_until:
         return text(lang, status.notice, card=status.notice_arg or "?")
     if status.card_reader == "missing" and view.state in ("assigned", "checking_in"):

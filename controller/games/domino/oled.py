@@ -175,6 +175,8 @@ def _idle(view: DominoView, status: TableStatus, lang: str, banner: str) -> Domi
     lines = [text(lang, "state.idle")]
     if status.hub == "offline":
         lines.append(text(lang, "oled.hub_offline"))
+    elif status.hub == "too_old":
+        lines.append(text(lang, "oled.hub_too_old"))
     unsigned = _unsigned(view, lang)
     if unsigned:
         lines.append(unsigned)
