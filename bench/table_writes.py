@@ -109,7 +109,9 @@ def _syncs() -> int:
 
 def _sizes(folder: Path) -> dict[str, int]:
     return {
-        str(p.relative_to(folder)): p.stat().st_size for p in sorted(folder.rglob("*")) if p.is_file()
+        str(p.relative_to(folder)): p.stat().st_size
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
     }
 
 
@@ -339,20 +341,29 @@ def _print(reports: list[tuple[str, dict[str, Any]]]) -> None:
     row("fsyncs per hour (all)", lambda r: f"{r['syncs'] / h:.0f}")
     row("  of them the journal's", lambda r: f"{r['journal_syncs'] / h:.0f}")
     row("journal bytes per hour (KiB)", lambda r: f"{r['journal_bytes'] / h / 1024:.0f}")
-    row("journal records / heartbeats", lambda r: f"{r['journal_records']}/{r['journal_heartbeats']}")
+    row(
+        "journal records / heartbeats",
+        lambda r: f"{r['journal_records']}/{r['journal_heartbeats']}",
+    )
     for key in sorted({k for _, r in reports for k in r["sizes"]}):
         row(f"file {key} (KiB)", lambda r, k=key: f"{r['sizes'].get(k, 0) / 1024:.0f}")
     row("RSS after the evening (MiB)", lambda r: f"{r['rss_kb'] / 1024:.1f}")
     row("peak RSS (MiB)", lambda r: f"{r['hwm_kb'] / 1024:.1f}")
-    for i in range(int(h)):
-        row(
-            f"hour {i + 1}: KiB written / fsyncs",
-            lambda r, i=i: (
-                f"{r['hourly'][i]['write_bytes'] / 1024:.0f} / {r['hourly'][i]['syncs']}"
-                if i < len(r["hourly"])
-                else "-"
-            ),
+
+    def hour(r: dict[str, Any], i: int) -> str:
+        if i >= len(r["hourly"]):
+            return "-"
+        now, before = r["hourly"][i], r["hourly"][i - 1] if i else {"write_bytes": 0, "syncs": 0}
+        return f"{(now['write_bytes'] - before['write_bytes']) / 1024:.0f} / " + str(
+            now["syncs"] - before["syncs"]
         )
+
+    for i in range(int(h)):
+        row(f"hour {i + 1}: KiB written / fsyncs", lambda r, i=i: hour(r, i))
+    row(
+        "RSS at each hour's end (MiB)",
+        lambda r: "/".join(f"{x['rss_kb'] / 1024:.0f}" for x in r["hourly"]),
+    )
 
 
 def main() -> int:
@@ -385,7 +396,10 @@ def main() -> int:
             plans.insert(0, (args.compare[:10], "before", _old_code(base, args.compare)))
         with ThreadPoolExecutor(len(plans)) as pool:
             futures = [
-                (label, pool.submit(evening, base, name, args.speed, args.hours, args.seed, code, shim))
+                (
+                    label,
+                    pool.submit(evening, base, name, args.speed, args.hours, args.seed, code, shim),
+                )
                 for label, name, code in plans
             ]
             runs = [(label, f.result()) for label, f in futures]

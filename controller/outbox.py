@@ -131,14 +131,23 @@ def _check_meta(path: Path, table: str, meta: dict[str, str], top: Any) -> tuple
     return stream, numbers["acked"], numbers["last_seq"]
 
 
+PAGE_SIZE = 1024
+"""The page size of a new outbox. Each commit writes every page it touched to the WAL, whole: an
+append touches two or three (the event's leaf, the meta row with the snapshot), so 4 KiB pages
+wrote ~18 KiB per event and 1 KiB pages write ~8 KiB (bench/table_writes.py). Set before the
+file has its first page; an outbox made earlier keeps its own."""
+
+
 def _setup(conn: sqlite3.Connection) -> None:
+    conn.execute(f"PRAGMA page_size={PAGE_SIZE}")  # (a no-op on a file that exists)
     conn.execute("PRAGMA journal_mode=WAL")
     # FULL: the WAL is fsynced at every commit, so a power cut never loses a committed event.
     conn.execute("PRAGMA synchronous=FULL")
-    # Checkpoint every 64 commits' worth of pages and cut the WAL back after it: left to its
-    # defaults (4 MiB before a checkpoint) the WAL alone would fill a small partition, and a
-    # WAL that filled the disk can never be checkpointed out of it.
-    conn.execute("PRAGMA wal_autocheckpoint=64")
+    # Checkpoint every 256 KiB of WAL and cut the WAL back after it: left to its defaults
+    # (4 MiB before a checkpoint) the WAL alone would fill a small partition, and a WAL that
+    # filled the disk can never be checkpointed out of it. (In pages of this file's size.)
+    page = int(conn.execute("PRAGMA page_size").fetchone()[0])
+    conn.execute(f"PRAGMA wal_autocheckpoint={max(16, 256 * 1024 // page)}")
     conn.execute("PRAGMA journal_size_limit=524288")
 
 
