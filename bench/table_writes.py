@@ -345,7 +345,13 @@ def _print(reports: list[tuple[str, dict[str, Any]]]) -> None:
         "journal records / heartbeats",
         lambda r: f"{r['journal_records']}/{r['journal_heartbeats']}",
     )
-    for key in sorted({k for _, r in reports for k in r["sizes"]}):
+
+    def journal(r: dict[str, Any]) -> str:
+        sizes = [v for k, v in r["sizes"].items() if k.startswith("journal/")]
+        return f"{len(sizes)} / {sum(sizes) / 1024:.0f}"
+
+    row("journal files / KiB on disk", journal)
+    for key in sorted({k for _, r in reports for k in r["sizes"] if k.startswith("outbox")}):
         row(f"file {key} (KiB)", lambda r, k=key: f"{r['sizes'].get(k, 0) / 1024:.0f}")
     row("RSS after the evening (MiB)", lambda r: f"{r['rss_kb'] / 1024:.1f}")
     row("peak RSS (MiB)", lambda r: f"{r['hwm_kb'] / 1024:.1f}")
