@@ -143,7 +143,7 @@ def tables_main(port: int, workdir: Path, names: list[str], schedule: str, seed:
             table=name,
             port=port,
             password=table_password(name),
-            **reconnect,  # type: ignore[arg-type]
+            **reconnect,
         )
         link = TableLink(settings, outbox, runtime, clock=runtime.clock)
         runtime.sinks.append(link)
@@ -160,7 +160,12 @@ def tables_main(port: int, workdir: Path, names: list[str], schedule: str, seed:
         runtime.apply(parse_input("assign", args), 0.0)
     print("playing", flush=True)
     stop = threading.Event()
-    threading.Thread(target=lambda: (sys.stdin.readline(), stop.set()), daemon=True).start()
+
+    def wait_for_stop() -> None:
+        sys.stdin.readline()
+        stop.set()
+
+    threading.Thread(target=wait_for_stop, daemon=True).start()
     start = time.monotonic()
     heap = [(start + rng.uniform(0, 5), i) for i in range(len(tables))]
     heapq.heapify(heap)
