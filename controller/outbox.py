@@ -2,7 +2,9 @@
 
 paho keeps its session only in memory and Mosquitto drops QoS 1 messages beyond its queue limit,
 so this file is the source of truth for what the hub still has to receive. One SQLite file in WAL
-mode with ``synchronous=FULL``: a committed append survives ``kill -9`` and a power cut. Each
+mode with ``synchronous=FULL``: a committed append survives ``kill -9`` and a power cut (an
+acknowledgement is committed without a sync of its own and made durable by the next append's: a
+power cut may forget the last acks, and the hub drops the events sent again). Each
 outbox has a random ``stream`` id, so a new SD card (a fresh outbox, seq back to 1) is never
 mistaken for a replay. Acknowledged events are kept (up to ``retain_acked`` of them) for audits
 and for the fault-run checker.
