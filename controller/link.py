@@ -28,6 +28,7 @@ import contextlib
 import json
 import logging
 import queue
+import random
 import ssl
 import threading
 import time
@@ -35,7 +36,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -87,8 +88,15 @@ class LinkSettings:
     username: str | None = None
     password: str | None = None
     keepalive: int = 15
-    reconnect_min: int = 1
-    reconnect_max: int = 30
+    # Reconnection: the delay doubles from ``reconnect_min`` up to ``reconnect_max`` seconds,
+    # and each wait is shortened by a random part of up to ``reconnect_jitter`` of it. When the
+    # access point reboots every table loses the broker in the same instant; without the jitter
+    # they would all retry in the same second, every time, and the broker and the hub would take
+    # 200 sessions and their backlogs at once (bench/reconnect_storm.py). The ceiling is short
+    # so that a table is back within seconds of the Wi-Fi.
+    reconnect_min: float = 1.0
+    reconnect_max: float = 10.0
+    reconnect_jitter: float = 0.5
     # A table may be off the network for a whole evening; its session must outlive that.
     session_expiry: int = 7 * 24 * 3600
     # No ack progress for this long while the hub is online: send the unacknowledged again.
@@ -138,6 +146,21 @@ def tls_context(ca_pem: str) -> ssl.SSLContext:
         return ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cadata=ca_pem)
     except (ssl.SSLError, ValueError) as e:
         raise ConfigError(f"the venue CA in the link file is not a certificate ({e})") from None
+
+
+def reconnect_delay(
+    attempt: int, settings: LinkSettings, rand: Callable[[], float] = random.random
+) -> float:
+    """The wait before reconnection attempt ``attempt`` (0: the first after a loss).
+
+    >>> s = LinkSettings(table="3")
+    >>> [reconnect_delay(n, s, rand=lambda: 0.0) for n in range(6)]
+    [1.0, 2.0, 4.0, 8.0, 10.0, 10.0]
+    >>> [reconnect_delay(n, s, rand=lambda: 1.0) for n in range(6)]
+    [0.5, 1.0, 2.0, 4.0, 5.0, 5.0]
+    """
+    nominal = min(settings.reconnect_max, settings.reconnect_min * 2 ** min(attempt, 30))
+    return nominal * (1.0 - settings.reconnect_jitter * rand())
 
 
 @dataclass
@@ -273,12 +296,33 @@ class TableLink:
             client.username_pw_set(s.username, s.password)
         if s.tls_ca is not None:
             client.tls_set_context(tls_context(s.tls_ca))
-        client.reconnect_delay_set(s.reconnect_min, s.reconnect_max)
+        self._attempt = 0
+        self._rand = random.Random()  # its own: a seeded global generator must not align tables
+        # paho waits ``min_delay`` after a loss and doubles it after each failure, the same for
+        # every table; the link sets each wait itself (``_next_wait``) with its own jitter.
+        client.reconnect_delay_set(*self._wait_bounds(reconnect_delay(0, s, self._rand.random)))
         client.max_inflight_messages_set(100)
         client.on_connect = self._on_connect
+        client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
         return client
+
+    @staticmethod
+    def _wait_bounds(delay: float) -> tuple[int, int]:
+        # paho's annotation says int, its arithmetic takes any number: a fraction of a second
+        # is what spreads the tables apart.
+        return cast(int, delay), cast(int, delay)
+
+    def _next_wait(self) -> None:
+        """(paho's thread, before it waits.) Set the wait before the next attempt: paho resets
+        to ``min_delay`` on every ``reconnect_delay_set``, and this makes min = max = ours."""
+        delay = reconnect_delay(self._attempt, self.settings, self._rand.random)
+        self._attempt += 1
+        self._client.reconnect_delay_set(*self._wait_bounds(delay))
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        self._next_wait()
 
     def _set_will(self) -> None:
         self._bdseq = self.outbox.next_bdseq()
@@ -365,6 +409,7 @@ class TableLink:
             log.warning("table %s: broker refused the connection: %s", self.table, reason)
             return
         self.metrics.inc("connects")
+        self._attempt = 0
         client.subscribe([(t, 1) for t in table_subscriptions(self.table)])
         client.publish(
             table_topic(self.table, "status"), self._status("online").to_payload(), 1, True
@@ -377,6 +422,7 @@ class TableLink:
     ) -> None:
         was = self._connected.is_set()
         self._connected.clear()
+        self._next_wait()
         self._queue.put(("disconnected",))
         if was:
             self.metrics.inc("disconnects")

@@ -2,7 +2,9 @@
 
 paho keeps its session only in memory and Mosquitto drops QoS 1 messages beyond its queue limit,
 so this file is the source of truth for what the hub still has to receive. One SQLite file in WAL
-mode with ``synchronous=FULL``: a committed append survives ``kill -9`` and a power cut. Each
+mode with ``synchronous=FULL``: a committed append survives ``kill -9`` and a power cut (an
+acknowledgement is committed without a sync of its own and made durable by the next append's: a
+power cut may forget the last acks, and the hub drops the events sent again). Each
 outbox has a random ``stream`` id, so a new SD card (a fresh outbox, seq back to 1) is never
 mistaken for a replay. Acknowledged events are kept (up to ``retain_acked`` of them) for audits
 and for the fault-run checker.
@@ -85,10 +87,13 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS outbox (
     seq INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
+    id TEXT NOT NULL,
     payload BLOB NOT NULL
 );
 """
+# No UNIQUE index on ``id`` (outboxes made before had one, and keep it): ids are random and made
+# here, nothing looks an event up by id, and the index cost a page in the WAL at every append, at a
+# random place in the file (the id is in the payload too). bench/table_writes.py measures it.
 
 
 def _connect_checked(path: Path) -> sqlite3.Connection:
@@ -128,14 +133,23 @@ def _check_meta(path: Path, table: str, meta: dict[str, str], top: Any) -> tuple
     return stream, numbers["acked"], numbers["last_seq"]
 
 
+PAGE_SIZE = 1024
+"""The page size of a new outbox. Each commit writes every page it touched to the WAL, whole: an
+append touches two or three (the event's leaf, the meta row with the snapshot), so 4 KiB pages
+wrote ~18 KiB per event and 1 KiB pages write ~8 KiB (bench/table_writes.py). Set before the
+file has its first page; an outbox made earlier keeps its own."""
+
+
 def _setup(conn: sqlite3.Connection) -> None:
+    conn.execute(f"PRAGMA page_size={PAGE_SIZE}")  # (a no-op on a file that exists)
     conn.execute("PRAGMA journal_mode=WAL")
     # FULL: the WAL is fsynced at every commit, so a power cut never loses a committed event.
     conn.execute("PRAGMA synchronous=FULL")
-    # Checkpoint every 64 commits' worth of pages and cut the WAL back after it: left to its
-    # defaults (4 MiB before a checkpoint) the WAL alone would fill a small partition, and a
-    # WAL that filled the disk can never be checkpointed out of it.
-    conn.execute("PRAGMA wal_autocheckpoint=64")
+    # Checkpoint every 256 KiB of WAL and cut the WAL back after it: left to its defaults
+    # (4 MiB before a checkpoint) the WAL alone would fill a small partition, and a WAL that
+    # filled the disk can never be checkpointed out of it. (In pages of this file's size.)
+    page = int(conn.execute("PRAGMA page_size").fetchone()[0])
+    conn.execute(f"PRAGMA wal_autocheckpoint={max(16, 256 * 1024 // page)}")
     conn.execute("PRAGMA journal_size_limit=524288")
 
 
@@ -275,12 +289,20 @@ class Outbox:
         with self._lock:
             if stream != self.stream or seq <= self._acked or seq > self._last_seq:
                 return self._acked
-            with self._transaction():
-                self._set("acked", str(seq))
-                if self.retain_acked >= 0:
-                    self._db.execute(
-                        "DELETE FROM outbox WHERE seq <= ?", (seq - self.retain_acked,)
-                    )
+            # Not fsynced on its own (synchronous=NORMAL for this commit): the WAL keeps it in
+            # order and the next append's sync (FULL) makes it durable with it. A power cut in
+            # between loses only the mark; the table then sends those events again and the hub
+            # drops what it already holds. A commit fewer per event on the SD card.
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            try:
+                with self._transaction():
+                    self._set("acked", str(seq))
+                    if self.retain_acked >= 0:
+                        self._db.execute(
+                            "DELETE FROM outbox WHERE seq <= ?", (seq - self.retain_acked,)
+                        )
+            finally:
+                self._db.execute("PRAGMA synchronous=FULL")
             self._acked = seq
             return seq
 

@@ -333,3 +333,53 @@ def test_a_stale_will_is_corrected(
     finally:
         r.stop()
     assert wait_until(lambda: hub.table(table_id)["status"] == "offline", 10)
+
+
+# ── the access point reboots (bench/reconnect_storm.py, bounded) ─────────────
+def _storm_bench():  # type: ignore[no-untyped-def]
+    import importlib.util
+    import sys
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "reconnect_storm.py"
+    spec = importlib.util.spec_from_file_location("bench_reconnect_storm", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_reconnect_storm"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_reconnect_waits_double_up_to_the_ceiling_and_are_jittered() -> None:
+    from mesa.controller.link import reconnect_delay
+
+    s = LinkSettings(table="t1")
+    rng = random.Random(5)
+    waits = [[reconnect_delay(n, s, rng.random) for n in range(8)] for _ in range(50)]
+    for row in waits:
+        for n, w in enumerate(row):
+            nominal = min(s.reconnect_max, s.reconnect_min * 2**n)
+            assert nominal * (1 - s.reconnect_jitter) <= w <= nominal
+    firsts = sorted(row[0] for row in waits)
+    assert firsts[-1] - firsts[0] > 0.3  # fifty tables do not wait the same first second
+    fixed = LinkSettings(table="t1", reconnect_max=30, reconnect_jitter=0.0)
+    assert [reconnect_delay(n, fixed) for n in range(6)] == [1, 2, 4, 8, 16, 30]
+
+
+def test_twenty_tables_dropped_at_once_come_back_spread_and_lose_nothing(
+    tmp_path: Path,
+) -> None:
+    """The Wi-Fi (a relay) is killed under 20 playing tables and back after 3 s: every table is
+    online again at the hub within seconds, not all in the same instant, and the checker finds
+    every event the tables played (during the outage too) in the hub's store."""
+    bench = _storm_bench()
+    r = bench.storm_round(
+        "jittered", bench.JITTERED, work=tmp_path, tables=20, drops=1, outage=3.0,
+        settle=1.0, warmup=2.0,
+    )  # fmt: skip
+    (drop,) = r.drops
+    assert drop.all_online is not None and drop.all_online < 15.0, drop
+    assert len(drop.returns) == 20
+    assert drop.returns[-1] - drop.returns[0] >= 0.3, drop.returns  # spread, not one burst
+    assert r.ok, r.check
+    assert r.backlog[0] > 0  # the tables played on while cut off
+    assert sum(c["pending"] for c in r.children) == 0

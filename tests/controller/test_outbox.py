@@ -144,3 +144,46 @@ def test_a_second_program_on_the_same_outbox_is_refused_and_moves_nothing_aside(
     again = Outbox.open(path, "3")  # closed (or killed): the next start gets it back
     assert again.last_seq == 2 and again.rebuilt is None
     again.close()
+
+
+def test_a_new_outbox_has_small_pages_and_stays_fully_synced_after_an_ack(tmp_path: Path) -> None:
+    """1 KiB pages (a commit writes whole pages to the WAL: less than half the bytes of 4 KiB
+    ones per event), a WAL checkpointed every 256 KiB, and an ack's commit left to the next
+    append's sync: the connection is back to synchronous=FULL for every append after it."""
+    from mesa.controller.outbox import PAGE_SIZE
+
+    box = Outbox(tmp_path / "o.sqlite3", "t1")
+    assert box._db.execute("PRAGMA page_size").fetchone()[0] == PAGE_SIZE == 1024
+    assert box._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 256
+    box.append([EV, EV], ts=1.0)
+    box.ack(box.stream, 1)
+    assert box._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    box.close()
+    again = Outbox(tmp_path / "o.sqlite3", "t1")
+    assert again.acked == 1  # the ack's commit is in the WAL, read back like any other
+    again.close()
+
+
+def test_an_outbox_made_with_4k_pages_and_a_unique_id_still_works(tmp_path: Path) -> None:
+    """Outboxes written by earlier releases (4 KiB pages, a UNIQUE index on the event id) open,
+    keep their page size and go on numbering."""
+    import sqlite3
+
+    path = tmp_path / "old.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA page_size=4096")
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.executescript(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "CREATE TABLE outbox (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,"
+        " payload BLOB NOT NULL);"
+    )
+    conn.close()
+    box = Outbox(path, "t1")
+    assert box._db.execute("PRAGMA page_size").fetchone()[0] == 4096
+    assert box._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 64
+    assert [e.seq for e in box.append([EV, EV], ts=1.0)] == [1, 2]
+    box.ack(box.stream, 2)
+    box.close()
+    _, _, envs = Outbox.read_all(path)
+    assert [e.seq for e in envs] == [1, 2]
