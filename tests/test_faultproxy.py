@@ -3,6 +3,7 @@ against a plain echo server, in well under a second each."""
 
 from __future__ import annotations
 
+import contextlib
 import doctest
 import socket
 import threading
@@ -158,15 +159,14 @@ def test_blackhole_one_way_keeps_the_socket_open(echo: Echo) -> None:
         with connect(proxy) as s:
             s.sendall(b"a")
             assert recv_exactly(s, 1) == b"a"
-            proxy.blackhole(up=False)  # the broker's answers vanish; what we send arrives
+            proxy.blackhole(up=False)  # the server's answers never come; what we send arrives
             s.sendall(b"bb")
             assert silent(s, 0.3)
             assert echo.received.endswith(b"bb")
-            assert proxy.dropped["down"] == 2
-            proxy.heal()
+            proxy.heal()  # held in the air (TCP retransmitting), it arrives now, in order
             s.settimeout(2)
             s.sendall(b"c")
-            assert recv_exactly(s, 1) == b"c"
+            assert recv_exactly(s, 3) == b"bbc"
     finally:
         proxy.stop()
 
@@ -178,9 +178,12 @@ def test_blackhole_upstream_only(echo: Echo) -> None:
             s.sendall(b"a")
             assert recv_exactly(s, 1) == b"a"
             proxy.blackhole(down=False)
-            s.sendall(b"lost")
+            s.sendall(b"held")
             assert silent(s, 0.3)
-            assert bytes(echo.received) == b"a" and proxy.dropped["up"] == 4
+            assert bytes(echo.received) == b"a"
+            proxy.heal()
+            s.settimeout(2)
+            assert recv_exactly(s, 4) == b"held"
     finally:
         proxy.stop()
 
@@ -201,10 +204,8 @@ def test_blackhole_hides_the_far_end_closing_until_healed(echo: Echo) -> None:
             assert proxy.open_connections == 1
             proxy.heal()  # the link is back: this end learns the connection is gone
             s.settimeout(2)
-            with pytest.raises(ConnectionResetError):
-                while s.recv(1):
-                    pass
-                raise ConnectionResetError  # a FIN instead of a RST would do too
+            with contextlib.suppress(ConnectionResetError):
+                assert s.recv(1) == b""
     finally:
         proxy.stop()
 
@@ -255,9 +256,10 @@ def test_timed_partition_heals_by_itself(echo: Echo) -> None:
                 with pytest.raises(ConnectionResetError):
                     newcomer.recv(1)  # its connect never got through: given up
             s.settimeout(2)
+            assert recv_exactly(s, 1) == b"p"  # held through the partition, the link is back
             s.sendall(b"r")
-            assert recv_exactly(s, 1) == b"r"  # "p" was lost, the link itself is back
-            assert b"p" not in echo.received and b"q" not in echo.received
+            assert recv_exactly(s, 1) == b"r"
+            assert b"q" not in echo.received
     finally:
         proxy.stop()
 

@@ -108,6 +108,15 @@ class Projections:
             live = self._live(status.table)
             live.status, live.bdseq, live.status_ts = status.state, status.bdseq, status.ts
 
+    def broker_lost(self) -> None:
+        """The hub itself lost the broker: it cannot know any table is still there, so none
+        shows "online" until the broker says so again (the retained statuses the hub receives
+        when it subscribes anew). The store keeps the statuses as the tables last told them."""
+        with self._lock:
+            for live in self._tables.values():
+                if live.status == "online":
+                    live.status = "lost"
+
     def apply_state(self, report: StateReport) -> None:
         with self._lock:
             live = self._live(report.table)
@@ -157,8 +166,11 @@ class Projections:
         if kind in _CLEARS_REFUSAL:
             live.refused = None
         if kind == "table.outbox_rebuilt":
-            live.outbox_rebuilt = {"reason": str(d.get("reason", ""))[:200],
-                                   "moved_to": str(d.get("moved_to", ""))[:200], "ts": env.ts}
+            live.outbox_rebuilt = {
+                "reason": str(d.get("reason", ""))[:200],
+                "moved_to": str(d.get("moved_to", ""))[:200],
+                "ts": env.ts,
+            }
             return
         if kind in ("table.assigned", "domino.table.assigned"):
             live.outbox_rebuilt = None

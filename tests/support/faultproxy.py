@@ -60,8 +60,9 @@ T = TypeVar("T")
 class Leg:
     """One direction of the link. ``latency`` and ``jitter`` in seconds (each chunk is delayed
     by ``latency`` ± up to ``jitter``, uniformly, never reordered); ``bandwidth`` in bytes per
-    second (None: no cap); ``blackhole``: every byte is dropped and the far end's close is not
-    passed on (the sockets stay open)."""
+    second (None: no cap); ``blackhole``: nothing passes, nothing is closed (the sockets stay
+    open; what was sent is held, as TCP retransmits it, and arrives if the link heals before
+    an end gives up)."""
 
     latency: float = 0.0
     jitter: float = 0.0
@@ -145,10 +146,14 @@ def _rst(writer: asyncio.StreamWriter) -> None:
 
 # ── one direction of one connection ──────────────────────────────────────────
 class _Pipe:
-    """Bytes from ``reader`` to ``writer`` under the proxy's current leg for ``direction``."""
+    """Bytes from ``reader`` to ``writer`` under the proxy's current leg for ``direction``.
 
-    def __init__(self, proxy: FaultProxy, conn: _Conn, direction: str) -> None:
-        self.proxy, self.conn, self.direction = proxy, conn, direction
+    A blackhole holds what was sent instead of passing it on, as TCP keeps retransmitting over a
+    dead link: nothing arrives, nothing is closed. When the link heals, what was held arrives
+    in order if both ends still listen; an end that gave up meanwhile gets the close then."""
+
+    def __init__(self, proxy: FaultProxy, direction: str) -> None:
+        self.proxy, self.direction = proxy, direction
         self.queue: deque[tuple[float, bytes]] = deque()
         self.queued = 0  # bytes in ``queue``
         self.wake = asyncio.Event()  # something queued, or the end
@@ -157,33 +162,28 @@ class _Pipe:
         self.last_due = 0.0  # chunks leave in order: never before the one ahead
         self.next_free = 0.0  # the bandwidth cap's clock
         self.eof = False  # the sender closed its side
-        self.held_eof = False  # ... while this direction was blackholed: not passed on yet
 
     def leg(self) -> Leg:
         s = self.proxy.schedule
         return s.up if self.direction == "up" else s.down
 
+    def blocked(self) -> bool:
+        return self.leg().blackhole or self.proxy.partitioned
+
     async def read(self, reader: asyncio.StreamReader) -> None:
         p = self.proxy
         while True:
-            await self.room.wait()
+            await self.room.wait()  # full: stop reading, the sender's window fills up
             try:
                 data = await reader.read(65536)
             except (ConnectionError, OSError):
                 data = b""
             if not data:
-                if self.leg().blackhole or p.partitioned:
-                    self.held_eof = True  # a close that never arrives: the far end waits on
-                    return
                 self.eof = True
                 self.wake.set()
                 return
-            leg = self.leg()
-            if leg.blackhole or p.partitioned:
-                p.dropped[self.direction] += len(data)
-                continue
             now = time.monotonic()
-            due = max(self.last_due, now + leg.delay(p.rng))
+            due = max(self.last_due, now + self.leg().delay(p.rng))
             self.last_due = due
             self.queue.append((due, data))
             self.queued += len(data)
@@ -194,6 +194,8 @@ class _Pipe:
     async def write(self, writer: asyncio.StreamWriter) -> None:
         p = self.proxy
         while True:
+            while self.blocked():  # held in the air (polled: cheap, and no cross-thread events)
+                await asyncio.sleep(0.05)
             if not self.queue:
                 if self.eof:
                     with contextlib.suppress(OSError, RuntimeError):
@@ -214,14 +216,12 @@ class _Pipe:
                 self.next_free = start + len(data) / leg.bandwidth
                 if self.next_free > now:
                     await asyncio.sleep(self.next_free - now)
+            if self.blocked():
+                continue  # the link went down while this chunk waited: held with the rest
             self.queue.popleft()
             self.queued -= len(data)
             if self.queued < p.max_buffer:
                 self.room.set()
-            leg = self.leg()
-            if leg.blackhole or p.partitioned:  # lost in the air while it was in flight
-                p.dropped[self.direction] += len(data)
-                continue
             writer.write(data)
             p.delivered[self.direction] += len(data)
             await writer.drain()
@@ -236,8 +236,8 @@ class _Conn:
     ) -> None:
         self.proxy = proxy
         self.client, self.server = client, server
-        self.up = _Pipe(proxy, self, "up")
-        self.down = _Pipe(proxy, self, "down")
+        self.up = _Pipe(proxy, "up")
+        self.down = _Pipe(proxy, "down")
         self.done = asyncio.Event()
 
     async def run(self) -> None:
@@ -271,12 +271,6 @@ class _Conn:
                 w.close()
         self.done.set()
 
-    def heal(self) -> None:
-        """A close held back by a blackhole now reaches the other end (as the RST a real TCP
-        gets when its retransmission meets a peer that gave up)."""
-        if self.up.held_eof or self.down.held_eof:
-            self.close(rst=True)
-
 
 # ── the proxy ────────────────────────────────────────────────────────────────
 class FaultProxy:
@@ -303,10 +297,9 @@ class FaultProxy:
         self.refusing = False  # cut(): new connections closed at once
         self.accepted = 0
         self.resets = 0
-        self.dropped = {"up": 0, "down": 0}
         self.delivered = {"up": 0, "down": 0}
         self._conns: set[_Conn] = set()
-        self._silent: set[asyncio.StreamWriter] = set()  # accepted during a partition
+        self._silent: set[asyncio.StreamWriter] = set()  # accepted while the link is down
         self._server: asyncio.Server | None = None
         self._ticker: asyncio.Task[None] | None = None
         self._heal_at: asyncio.TimerHandle | None = None
@@ -344,7 +337,7 @@ class FaultProxy:
         self._on_loop(self._healed)
 
     def blackhole(self, *, up: bool = True, down: bool = True) -> None:
-        """Drop every byte in the chosen directions from now on, closing nothing."""
+        """Nothing passes in the chosen directions from now on, and nothing is closed."""
         s = self.schedule
         self.set(
             dataclasses.replace(
@@ -368,7 +361,7 @@ class FaultProxy:
 
     def partition(self, seconds: float) -> None:
         """Nothing passes either way for ``seconds`` (open connections go silent, new ones are
-        accepted and never answered, then dropped); then the link heals by itself."""
+        accepted and never answered, then reset); then the link heals by itself."""
 
         def begin() -> None:
             self.partitioned = True
@@ -413,11 +406,6 @@ class FaultProxy:
             for w in list(self._silent):  # the connect that never got through: given up
                 _rst(w)
             self._silent.clear()
-        for c in list(self._conns):
-            up_open = not (s.up.blackhole or self.partitioned)
-            down_open = not (s.down.blackhole or self.partitioned)
-            if (c.up.held_eof and up_open) or (c.down.held_eof and down_open):
-                c.heal()
 
     def _drop_all(self, *, rst: bool) -> None:
         for c in list(self._conns):
@@ -448,7 +436,8 @@ class FaultProxy:
         if self.refusing or len(self._conns) >= self.max_connections:
             writer.close()
             return
-        if self.partitioned:
+        s = self.schedule
+        if self.partitioned or s.up.blackhole or s.down.blackhole:
             self._silent.add(writer)  # the SYN got through, nothing else will
             return
         try:
