@@ -166,11 +166,8 @@ class Projections:
         if kind in _CLEARS_REFUSAL:
             live.refused = None
         if kind == "table.outbox_rebuilt":
-            live.outbox_rebuilt = {
-                "reason": str(d.get("reason", ""))[:200],
-                "moved_to": str(d.get("moved_to", ""))[:200],
-                "ts": env.ts,
-            }
+            live.outbox_rebuilt = {"reason": str(d.get("reason", ""))[:200],
+                                   "moved_to": str(d.get("moved_to", ""))[:200], "ts": env.ts}
             return
         if kind in ("table.assigned", "domino.table.assigned"):
             live.outbox_rebuilt = None
