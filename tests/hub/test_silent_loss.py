@@ -228,34 +228,48 @@ def room(tmp: Path) -> Iterator[Room]:
         broker.stop()
 
 
-@dataclass
 class Watch:
-    """While the link is down: presses on both tables, and when each sign of the loss appears."""
+    """While the link is down, every 50 ms from its own thread: when each sign of the loss
+    appears (the hub's projection, the grid's card, each table's screen, the hub's own link)."""
 
-    since: float
-    seen: dict[str, float] = field(default_factory=dict)
+    def __init__(self, r: Room) -> None:
+        self.r = r
+        self.since = time.monotonic()
+        self.seen: dict[str, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
 
     def note(self, what: str, holds: bool) -> None:
         if holds and what not in self.seen:
             self.seen[what] = time.monotonic() - self.since
 
+    def _run(self) -> None:
+        r = self.r
+        while not self._stop.wait(0.05):
+            for tid, t in r.tables.items():
+                self.note(
+                    f"hub {tid} not online", (r.hub.table(tid) or {}).get("status") != "online"
+                )
+                self.note(f"grid {tid} not online", r.link(tid) != "online")
+                self.note(f"grid {tid} lost", r.link(tid) == "lost")
+                self.note(f"screen {tid} offline", t.screen_link != "online")
+            self.note("hub offline", not r.hub.online)
 
-def play_for(
-    r: Room, seconds: float, frames: dict[str, list[float]], key: str, watch: Watch | None = None
-) -> None:
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+
+def play_for(r: Room, seconds: float, frames: dict[str, list[float]], key: str) -> None:
     """Press both tables in turn for ``seconds``, each press's edge → frame into ``frames`` under
-    ``key/table``; with ``watch``, note when the grid and the screens show the loss."""
+    ``key/table``."""
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         for tid, t in r.tables.items():
             took = t.press()
             if took is not None:
                 frames.setdefault(f"{key}/{tid}", []).append(took)
-            if watch is not None:
-                watch.note(f"grid {tid} not online", r.link(tid) != "online")
-                watch.note(f"grid {tid} lost", r.link(tid) == "lost")
-                watch.note(f"screen {tid} offline", t.screen_link != "online")
-                watch.note("hub offline", not r.hub.online)
         time.sleep(0.12)  # each table pressed about every 0.35 s, past the double-press guard
 
 
@@ -291,8 +305,9 @@ def test_table_blackholed_mid_game(tmp_path: Path) -> None:
         play_for(r, 3.0, frames, "clean")
         before = r.tables["t1"].outbox.last_seq
         r.proxies["t1"].blackhole()  # both ways, the sockets kept open
-        watch = Watch(time.monotonic())
-        play_for(r, LOSS, frames, "loss", watch)
+        watch = Watch(r)
+        play_for(r, LOSS, frames, "loss")
+        watch.stop()
         t1 = r.tables["t1"]
         t1.rt.submit(Input("pause", {"reason": "director"}), t1.rt.now())  # players call
         assert wait_until(lambda: t1.rt.view().director_call is not None, 5)
@@ -326,8 +341,9 @@ def test_hub_blackholed_mid_game(tmp_path: Path) -> None:
         frames: dict[str, list[float]] = {}
         play_for(r, 3.0, frames, "clean")
         r.proxies["hub"].blackhole()
-        watch = Watch(time.monotonic())
-        play_for(r, LOSS, frames, "hub-loss", watch)
+        watch = Watch(r)
+        play_for(r, LOSS, frames, "hub-loss")
+        watch.stop()
         cards = {t: r.card(t) for t in r.tables}
         r.proxies["hub"].heal()
         healed = time.monotonic()
