@@ -9,14 +9,20 @@ The whole evening at the issue's size is ``bench/evening.py --wifi bad`` (50 tab
 
 from __future__ import annotations
 
+import doctest
 from pathlib import Path
 
 import pytest
 
+import support.evening_wifi
 from support.evening import EveningConfig, run_evening
 from support.mosquitto import have_mosquitto
 
 pytestmark = [pytest.mark.broker, pytest.mark.evening]
+
+
+def test_the_wifi_doctests() -> None:
+    assert doctest.testmod(support.evening_wifi).failed == 0
 
 
 def test_chaos_evening_on_a_bad_wifi(tmp_path: Path) -> None:
