@@ -18,6 +18,15 @@ blackholed table next to the clean one's, and after the link returns how soon th
 table again; asserted: 0 events lost, duplicated or reordered (:mod:`support.checker`), the
 director's call on the grid, the grid noticing within 3 × keepalive.
 
+Why the grid may notice later than 1.5 × keepalive: it shows the table lost the instant the hub
+has the table's will (``hub tN not online`` and ``grid tN lost`` appear together), but Mosquitto
+2.0 looks for silent clients only every 6 s, in whole seconds (``keepalive__check``: ``if
+last_keepalive_check + 5 < now``, then ``now - last_msg_in > keepalive*3/2``), so it publishes
+the will between 1.5 × keepalive and about 7 s later. On the hub's side paho gives up after
+one keepalive without a byte and another without the answer to its ping (up to 2 ×); from then
+on the grid shows every table "sin conexión" (:meth:`Projections.broker_lost`) until the
+broker hands the hub the tables' retained statuses again.
+
 The keepalive (tables and hub) is ``KEEPALIVE`` s here, to keep each test within about half a
 minute; in the product it is 15 s (``LinkSettings.keepalive``, ``HubSettings.keepalive``).
 """
