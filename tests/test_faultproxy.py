@@ -65,7 +65,13 @@ def proxy_for(echo: Echo, schedule: Schedule | None = None) -> FaultProxy:
 
 
 def connect(proxy: FaultProxy, timeout: float = 2.0) -> socket.socket:
+    """A connection through ``proxy``, returned once the proxy has dealt with it (forwarded,
+    held or refused under the schedule of that moment)."""
+    before = proxy.seen
     s = socket.create_connection(("127.0.0.1", proxy.port), timeout=timeout)
+    deadline = time.monotonic() + 2
+    while proxy.seen == before and time.monotonic() < deadline:
+        time.sleep(0.005)
     return s
 
 

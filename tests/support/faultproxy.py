@@ -295,7 +295,8 @@ class FaultProxy:
         self.port = 0
         self.partitioned = False
         self.refusing = False  # cut(): new connections closed at once
-        self.accepted = 0
+        self.seen = 0  # connections the proxy has dealt with (forwarded, held or refused)
+        self.accepted = 0  # ... and forwarded
         self.resets = 0
         self.delivered = {"up": 0, "down": 0}
         self._conns: set[_Conn] = set()
@@ -435,17 +436,21 @@ class FaultProxy:
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if self.refusing or len(self._conns) >= self.max_connections:
             writer.close()
+            self.seen += 1
             return
         s = self.schedule
         if self.partitioned or s.up.blackhole or s.down.blackhole:
             self._silent.add(writer)  # the SYN got through, nothing else will
+            self.seen += 1
             return
         try:
             server = await asyncio.wait_for(asyncio.open_connection(*self.target), 5.0)
         except (TimeoutError, OSError):
             writer.close()
+            self.seen += 1
             return
         self.accepted += 1
+        self.seen += 1
         conn = _Conn(self, (reader, writer), server)
         self._conns.add(conn)
         try:
