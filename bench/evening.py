@@ -169,6 +169,15 @@ def main(argv: list[str] | None = None) -> int:
         f"evenings {len(results)}, reached a final list {finished}, steps {steps}, "
         f"invariant violations {sum(total.values())}, wall {time.monotonic() - start:.0f} s"
     )
+    p99s = [(r.commits["p99_ms"], r.seed) for r in results if r.commits.get("events")]
+    if p99s:
+        worst, seed = max(p99s)
+        resets = sum(r.resets for r in results)
+        print(
+            f"commit latency (table → hub's store) p99: worst evening {worst} ms (seed {seed}), "
+            f"median evening {sorted(p for p, _ in p99s)[len(p99s) // 2]} ms; "
+            f"connections reset {resets}"
+        )
     for kind, n in total.most_common():
         seed, detail = example[kind]
         print(f"  {n:4d}  {kind}   (seed {seed}: {detail[:150]})")
