@@ -5,13 +5,17 @@ kill -9 of a table and of the hub, hostile tables; invariants checked after ever
     .venv/bin/python bench/evening.py                       # a handful of evenings
     .venv/bin/python bench/evening.py --evenings 200 --seed 1   # the check
     .venv/bin/python bench/evening.py --events 3                # every evening three events
+    .venv/bin/python bench/evening.py --wifi bad --evenings 1 --events 1 \
+        --tables-min 50 --tables-max 50 --players-min 100 --players-max 100 --max-wall 900
+        # a room with a bad Wi-Fi: 300 ms ± 200 ms each way, 1 % of connections reset a minute
 
 An evening holds one event (the open tournament), two (the open and the novatos categories on
 the same tables, some players in both) or three (and the domino room on its two tables, two
 of its players in a backgammon event too); by default (``--events mix``) each seeded evening
 draws one of the three, the multi-event ones twice as often.
 
-Prints, per evening: seed, players, tables, steps, wall time, violations by kind; then the
+Prints, per evening: seed, players, tables, steps, wall time, violations by kind, the commit
+latency of its events (table → hub's store: p50, p99, max) and the connections reset; then the
 totals, the violations by kind with a seed that reproduces each, and the director actions tried
 (with how the dashboard answered). Exits 1 if any invariant was violated. See
 ``tests/support/evening.py`` for the invariants.
@@ -46,6 +50,13 @@ def report(args: argparse.Namespace, cfg: EveningConfig, r: EveningResult) -> No
         f"{r.results_digest} violations={len(r.violations)}: {kinds}",
         flush=True,
     )
+    c = r.commits
+    if c.get("events"):
+        print(
+            f"  wifi={cfg.wifi} resets={r.resets} commit latency over {c['events']} events: "
+            f"p50 {c['p50_ms']} ms, p99 {c['p99_ms']} ms, max {c['max_ms']} ms",
+            flush=True,
+        )
     if args.verbose:
         print(
             "  interventions: " + ", ".join(f"{k} {n}" for k, n in sorted(r.interventions.items()))
@@ -82,6 +93,13 @@ def main(argv: list[str] | None = None) -> int:
         choices=(0, 1, 2, 3),
         help="0 calm, 1 director actions, 2 + offline and kill -9, 3 + hostile tables",
     )
+    p.add_argument(
+        "--wifi",
+        default="good",
+        choices=("good", "bad"),
+        help="how the robot tables reach the broker: good, or bad (300 ms ± 200 ms each way, "
+        "1 %% of the connections reset per minute of the evening's clock)",
+    )
     p.add_argument("--max-wall", type=float, default=300.0, help="seconds an evening may last")
     p.add_argument("--jobs", type=int, default=1, help="evenings run side by side")
     p.add_argument(
@@ -89,10 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("-v", "--verbose", action="store_true", help="print violations as they happen")
     args = p.parse_args(argv)
-    if not 8 <= args.players_min <= args.players_max <= 64:
-        p.error("players: 8 ≤ min ≤ max ≤ 64")
-    if not 1 <= args.tables_min <= args.tables_max <= 12:
-        p.error("tables: 1 ≤ min ≤ max ≤ 12 (the test broker has accounts t1…t12)")
+    if not 8 <= args.players_min <= args.players_max <= 128:
+        p.error("players: 8 ≤ min ≤ max ≤ 128")
+    if not 1 <= args.tables_min <= args.tables_max <= 64:
+        p.error("tables: 1 ≤ min ≤ max ≤ 64 (each evening's broker has an account per table)")
 
     results: list[EveningResult] = []
     start = time.monotonic()
@@ -113,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             speed=args.speed,
             chaos=args.chaos,
             max_wall=args.max_wall,
+            wifi=args.wifi,
             workdir=Path(tempfile.mkdtemp(prefix=f"mesa-evening-{seed}-")),
         )
         return cfg, run_evening(cfg, out=sys.stdout if args.verbose else None)
@@ -161,6 +180,15 @@ def main(argv: list[str] | None = None) -> int:
             f"record actions {sum(said.values())} ("
             + ", ".join(f"{k} {n}" for k, n in sorted(said.items()))
             + f"), violations {sum(len(r.violations) for r in rooms)}"
+        )
+    p99s = [(r.commits["p99_ms"], r.seed) for r in results if r.commits.get("events")]
+    if p99s:
+        worst, seed = max(p99s)
+        resets = sum(r.resets for r in results)
+        print(
+            f"commit latency (table → hub's store) p99: worst evening {worst} ms (seed {seed}), "
+            f"median evening {sorted(p for p, _ in p99s)[len(p99s) // 2]} ms; "
+            f"connections reset {resets}"
         )
     for kind, n in total.most_common():
         seed, detail = example[kind]

@@ -296,6 +296,10 @@ class Hub:
             log.warning("hub disconnected from the broker: %s", reason)
         self._connected.clear()
         self._online.clear()
+        if not self._stopping:
+            # A silent loss (an access point that hangs) lasts until paho's keepalive gives
+            # up: from then on the grid must not go on showing every table "en línea".
+            self.projections.broker_lost()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         # Ingest right here, on paho's thread: handing each message to another thread costs

@@ -110,6 +110,15 @@ class Projections:
             live.status, live.bdseq, live.status_ts = status.state, status.bdseq, status.ts
             live.revision = status.revision
 
+    def broker_lost(self) -> None:
+        """The hub itself lost the broker: it cannot know any table is still there, so none
+        shows "online" until the broker says so again (the retained statuses the hub receives
+        when it subscribes anew). The store keeps the statuses as the tables last told them."""
+        with self._lock:
+            for live in self._tables.values():
+                if live.status == "online":
+                    live.status = "lost"
+
     def apply_state(self, report: StateReport) -> None:
         with self._lock:
             live = self._live(report.table)

@@ -127,9 +127,9 @@ from support.evening_tables import (
     table_snapshot,
     unacked,
 )
+from support.evening_wifi import commit_figures, commit_latencies, resets, table_proxy
 from support.harness import Process
 from support.mosquitto import HUB_PASSWORD, start_broker
-from support.netcut import CutProxy
 
 log = logging.getLogger("support.evening")
 
@@ -216,6 +216,9 @@ class EveningConfig:
     # The domino room beside them: a domino event on its own tables, some of its players in
     # a backgammon event too (:mod:`support.evening_domino`).
     domino: bool = False
+    # How the robot tables reach the broker (:mod:`support.evening_wifi`): "good", or "bad"
+    # (300 ms ± 200 ms each way, 1 % of the connections reset per minute of the evening).
+    wifi: str = "good"
 
     def table_ids(self) -> list[str]:
         return [f"t{i}" for i in range(1, self.tables + 1)]
@@ -255,6 +258,9 @@ class EveningResult:
     matches: int = 0
     unknown_forms: set[str] = field(default_factory=set)
     pages: int = 0
+    # Commit latency (table → hub's store) over every event, and the connections reset.
+    commits: dict[str, Any] = field(default_factory=dict)
+    resets: int = 0
 
     def by_kind(self) -> Counter[str]:
         return Counter(v.kind for v in self.violations)
@@ -284,11 +290,12 @@ class Evening:
         self.hub_port = 0
         self.http: httpx.Client | None = None
         self.tables: dict[str, RobotTable] = {}
-        self.proxies: dict[str, CutProxy] = {}
+        self.proxies: dict[str, Any] = {}  # CutProxy, or FaultProxy for a bad Wi-Fi
         self.proc_table: str | None = None
         self.proc: Process | None = None
         self.proc_down_until: float | None = None
         self.offline_until: dict[str, float] = {}
+        self.wifi_only: dict[str, Any] = {}  # proxies no fault cuts (the kill -9 table's)
         self.hub_down = False
         self.genuine = Genuine()
         self.injections: list[
@@ -414,7 +421,7 @@ class Evening:
             if tid == self.proc_table:
                 self._start_proc_table()
                 continue
-            proxy = CutProxy(self.broker.host, self.broker.port).start()
+            proxy = self._proxy(tid)
             self.proxies[tid] = proxy
             folder = self.cfg.workdir / "tables" / tid
             self.tables[tid] = RobotTable(tid, proxy.port, folder, self.cfg.speed, self.cfg.seed)
@@ -424,11 +431,23 @@ class Evening:
             self.domino_tables = DominoTables(self.broker.port, wd, self.cfg.speed, self.cfg.seed)
             self.domino_tables.start()
 
+    def _proxy(self, tid: str) -> Any:
+        """The way ``tid`` reaches the broker: the room's Wi-Fi, its own seed per table."""
+        seed = self.cfg.seed * 1000 + self.cfg.table_ids().index(tid)
+        return table_proxy(
+            self.cfg.wifi, self.broker.host, self.broker.port, speed=self.cfg.speed, seed=seed
+        )
+
     def _start_proc_table(self) -> None:
         assert self.proc_table is not None
         folder = self.cfg.workdir / "tables" / self.proc_table
+        port = self.broker.port
+        if self.cfg.wifi != "good":  # the same bad Wi-Fi (not pulled: kill -9 is its fault)
+            if self.proc_table not in self.wifi_only:
+                self.wifi_only[self.proc_table] = self._proxy(self.proc_table)
+            port = self.wifi_only[self.proc_table].port
         args = [sys.executable, "-m", "support.evening_tables", "--table", self.proc_table]
-        args += ["--port", str(self.broker.port), "--dir", str(folder)]
+        args += ["--port", str(port), "--dir", str(folder)]
         args += ["--speed", str(self.cfg.speed), "--seed", str(self.cfg.seed)]
         folder.mkdir(parents=True, exist_ok=True)
         self.proc = Process(args, self.cfg.workdir / f"{self.proc_table}.log").start()
@@ -439,7 +458,7 @@ class Evening:
 
     def _stop(self) -> None:
         steps: list[Any] = [t.stop for t in self.tables.values()]
-        steps += [p.stop for p in self.proxies.values()]
+        steps += [p.stop for p in [*self.proxies.values(), *self.wifi_only.values()]]
         if self.domino_tables is not None:
             steps.append(self.domino_tables.stop)
         if self.proc is not None:
@@ -1434,6 +1453,11 @@ class Evening:
         self._check_genuine()
         self._check_audit()
         self._check_events()
+        self.result.resets = resets([*self.proxies.values(), *self.wifi_only.values()])
+        try:
+            self.result.commits = commit_figures(commit_latencies(self.cfg.workdir / "hub.sqlite3"))
+        except sqlite3.Error as e:
+            self.violation("events_uncheckable", f"commit latencies: {e}")
         self._seed_pages()
         while self.page_pool:
             self._crawl(len(self.page_pool))
@@ -1686,7 +1710,7 @@ def _config_dict(cfg: EveningConfig) -> dict[str, Any]:
     return {
         "seed": cfg.seed, "players": cfg.players, "tables": cfg.tables, "speed": cfg.speed,
         "chaos": cfg.chaos, "events": cfg.events, "domino": cfg.domino,
-    }  # fmt: skip
+    } | ({"wifi": cfg.wifi} if cfg.wifi != "good" else {})  # fmt: skip
 
 
 def run_evening(config: EveningConfig, *, out: Any = None) -> EveningResult:
