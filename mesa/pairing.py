@@ -164,7 +164,7 @@ def _chacha_block(key: bytes, counter: int, nonce: bytes) -> bytes:
     '10f1e7e4d13b5915'
     """
     state = [0x61707865, 0x3320646E, 0x79622D32, 0x6B206574]
-    state += list(struct.unpack("<8I", key)) + [counter] + list(struct.unpack("<3I", nonce))
+    state += [*struct.unpack("<8I", key), counter, *struct.unpack("<3I", nonce)]
     w = list(state)
 
     def qr(a: int, b: int, c: int, d: int) -> None:
