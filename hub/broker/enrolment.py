@@ -89,7 +89,7 @@ class EnrolmentError(MesaError):
     """An adoption refused: unknown code, bad table number, a number taken, broker unreachable.
     ``code`` says which (for the dashboard's words), ``params`` the facts it names."""
 
-    def __init__(self, message: str, code: str = "refused", **params: Any) -> None:
+    def __init__(self, message: str, code: str = "refused", /, **params: Any) -> None:
         super().__init__(message)
         self.code = code
         self.params = params
@@ -354,6 +354,10 @@ class EnrolmentStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         created = not self.path.exists()
+        # The list's bounds (the module's constants; a test may shorten the times).
+        self.max_pending = MAX_PENDING
+        self.stale_seconds = STALE_SECONDS
+        self.unproven_seconds = UNPROVEN_SECONDS
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -423,11 +427,11 @@ class EnrolmentStore:
             listed = self._db.execute(
                 "SELECT count(*) FROM enrol_pending WHERE dismissed_at IS NULL"
             ).fetchone()[0]
-            if listed >= MAX_PENDING:
+            if listed >= self.max_pending:
                 unproven = self._db.execute(
                     "SELECT eid FROM enrol_pending WHERE dismissed_at IS NULL AND beats = 1"
                     " AND first_seen < ? ORDER BY first_seen LIMIT 1",
-                    (now - UNPROVEN_SECONDS,),
+                    (now - self.unproven_seconds,),
                 ).fetchone()
                 if unproven is None:
                     return "full"
@@ -452,7 +456,7 @@ class EnrolmentStore:
         self._db.execute(
             "DELETE FROM enrol_pending WHERE (dismissed_at IS NULL AND last_seen < ?)"
             " OR (dismissed_at IS NOT NULL AND dismissed_at < ?)",
-            (now - STALE_SECONDS, now - 86400),
+            (now - self.stale_seconds, now - 86400),
         )
 
     def withdraw(self, eid: str) -> None:
@@ -478,7 +482,7 @@ class EnrolmentStore:
             rows = self._db.execute(
                 f"SELECT {_PENDING_COLS} FROM enrol_pending"
                 " WHERE dismissed_at IS NULL AND last_seen >= ? ORDER BY first_seen",
-                (now - STALE_SECONDS,),
+                (now - self.stale_seconds,),
             ).fetchall()
         return [_pending(r) for r in rows]
 
@@ -863,6 +867,17 @@ class EnrolmentDesk:
         if seen is not None:
             return Occupant(table_id, state)
         return None
+
+    def occupants(self, known: Mapping[str, str] | None = None) -> dict[str, str]:
+        """Every number that has a Pi → the Pi a confirmation to replace it must name."""
+        tables = {a.table_id for a in self.store.adoptions() if a.replaced_at is None}
+        tables |= set(self.statuses) | set(known or {})
+        out = {}
+        for table in sorted(tables):
+            occupant = self.occupant(table, known)
+            if occupant is not None:
+                out[table] = occupant.token
+        return out
 
     def dismiss(self, eid: str) -> bool:
         done = self.store.dismiss(eid, time.time())

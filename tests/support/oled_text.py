@@ -14,18 +14,14 @@ ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ-"
 
 def _bits(img: Any) -> tuple[tuple[int, ...], ...]:
     px = img.convert("1").load()
-    return tuple(
-        tuple(1 if px[x, y] else 0 for y in range(img.height)) for x in range(img.width)
-    )
+    return tuple(tuple(1 if px[x, y] else 0 for y in range(img.height)) for x in range(img.width))
 
 
 def read_code(image: Any) -> str:
     """The code shown on ``image`` (the device's last frame)."""
     font = TextFont()
     h = font.height
-    line = image.convert("1").crop(
-        (0, CODE_TOP, image.width, CODE_TOP + h * CODE_SCALE)
-    )
+    line = image.convert("1").crop((0, CODE_TOP, image.width, CODE_TOP + h * CODE_SCALE))
     line = line.resize((line.width // CODE_SCALE, h))
     cols = _bits(line)
     glyphs = {_bits(font.glyph(c)): c for c in ALPHABET}
