@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from mesa.errors import MesaError
 from mesa.hub.web.actions.registry import Context, Refused
 from mesa.hub.web.i18n import Translator
 from mesa.hub.web.i18n import text as t
@@ -52,8 +53,6 @@ async def adopt_pi(
 
     A number that already has a Pi (online, offline, or adopted a moment ago) needs
     ``replace`` naming that Pi: the director confirmed "Reemplazar el Pi … de la mesa 7"."""
-    from mesa.hub.broker.enrolment import EnrolmentError
-
     tr = Translator(lang)
     desk = site.enrolment
     if desk is None:
@@ -67,14 +66,14 @@ async def adopt_pi(
             by=by,
             known=_known_tables(site),
         )
-    except EnrolmentError as e:
-        if e.code in _SAID:
-            params = {"code": str(code)[:16], "table": str(table)[:40], **e.params}
+    except MesaError as e:  # the desk's EnrolmentError: its code says which refusal
+        kind = getattr(e, "code", "")
+        said: dict[str, Any] = dict(getattr(e, "params", {}))
+        if kind in _SAID:
+            params = {"code": str(code)[:16], "table": str(table)[:40], **said}
             if "state" in params:
                 params["state"] = tr(f"enrol.state.{params['state']}")
-            raise AdoptRefused(
-                e.code, tr(f"enrol.{e.code}", **params), _SAID[e.code], e.params
-            ) from None
+            raise AdoptRefused(kind, tr(f"enrol.{kind}", **params), _SAID[kind], said) from None
         raise AdoptRefused("adopt_failed", tr("enrol.failed", why=e), 502) from None
     except OSError as e:  # the accounts helper, the store
         raise AdoptRefused("adopt_failed", tr("enrol.failed", why=e), 502) from None
