@@ -177,9 +177,11 @@ def _chacha_block(key: bytes, counter: int, nonce: bytes) -> bytes:
         w[c] = (w[c] + w[d]) & 0xFFFFFFFF
         w[b] = _rotl(w[b] ^ w[c], 7)
 
-    for _ in range(10):
-        qr(0, 4, 8, 12), qr(1, 5, 9, 13), qr(2, 6, 10, 14), qr(3, 7, 11, 15)
-        qr(0, 5, 10, 15), qr(1, 6, 11, 12), qr(2, 7, 8, 13), qr(3, 4, 9, 14)
+    columns = [(0, 4, 8, 12), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 15)]
+    rounds = [*columns, (0, 5, 10, 15), (1, 6, 11, 12), (2, 7, 8, 13), (3, 4, 9, 14)]
+    for _ in range(10):  # ten double rounds: columns, then diagonals
+        for a, b, c, d in rounds:
+            qr(a, b, c, d)
     return struct.pack("<16I", *((x + y) & 0xFFFFFFFF for x, y in zip(w, state, strict=True)))
 
 
