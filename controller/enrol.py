@@ -180,11 +180,11 @@ def save_link(path: Path, data: dict[str, Any]) -> None:
 
 
 # A waiting Pi calls every few seconds: it connects, announces itself (which keeps it on the
-# hub's list), reads its answer if there is one, and hangs up. Every Pi on the enrolment
-# listener has the same client id (the shared account's), so a call is short and one that is
-# interrupted by another Pi's is simply made again.
-POLL_SECONDS = 8.0
-CALL_SECONDS = 3.0
+# hub's list), reads its answer if there is one (retained: delivered at once), and hangs up.
+# Every Pi on the enrolment listener has the same client id (the shared account's), so a call
+# is short, and one cut short by another Pi's call is simply made again.
+POLL_SECONDS = 6.0
+CALL_SECONDS = 1.5
 
 
 class Enrolment:

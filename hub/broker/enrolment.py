@@ -1000,9 +1000,11 @@ class EnrolmentDesk:
             else:
                 self._on_status(msg)
         except (EnrolmentError, ValueError, sqlite3.Error) as e:
-            self.refusals[getattr(e, "code", "malformed")] += 1
-            log.warning("enrolment: %s refused: %s", msg.topic[:80], e)
-            self._notify()
+            kind = getattr(e, "code", "malformed")
+            self.refusals[kind] += 1
+            if self.refusals[kind] in (1, 10, 100, 1000, 10000):
+                log.warning("enrolment: %s refused: %s", msg.topic[:80], e)
+                self._notify()
 
     def _on_hello(self, msg: mqtt.MQTTMessage) -> None:
         if not msg.payload:
@@ -1013,16 +1015,22 @@ class EnrolmentDesk:
             return
         hello = parse_hello(msg.topic, msg.payload)
         outcome = self.store.record_hello(hello, time.time())
-        if outcome in REFUSALS:
-            self.refusals[outcome] += 1
-            if self.refusals[outcome] in (1, 10, 100, 1000) or outcome == "dismissed":
-                log.warning("enrolment: announcement of %s refused (%s)", hello.serial, outcome)
-        if outcome != "again":
+        if outcome == "new":
             self._notify()
+        elif outcome in REFUSALS:
+            self.refusals[outcome] += 1
+            # A flood is said once per order of magnitude (the log and the page), not per
+            # announcement: it must not turn into a flood of the director's feed too.
+            if self.refusals[outcome] in (1, 10, 100, 1000, 10000):
+                log.warning("enrolment: announcement of %s refused (%s)", hello.serial, outcome)
+                self._notify()
 
     def _on_status(self, msg: mqtt.MQTTMessage) -> None:
         table = msg.topic.split("/")[3]
-        data = json.loads(msg.payload) if msg.payload else {}
+        try:
+            data = json.loads(msg.payload) if msg.payload else {}
+        except ValueError:
+            return  # a table's garbled status: the ingest's business, not the waiting list's
         state = data.get("state") if isinstance(data, dict) else None
         if isinstance(state, str):
             self.statuses[table] = state

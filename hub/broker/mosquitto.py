@@ -159,7 +159,8 @@ def listener_block(
     enrolment: bool = False,
 ) -> list[str]:
     """One listener with its security settings; TLS when ``tls_dir`` is given (ca.pem,
-    server.pem, server.key as :mod:`mesa.hub.broker.tls` writes them)."""
+    server.pem, server.key as :mod:`mesa.hub.broker.tls` writes them). ``enrolment`` marks the
+    enrolment listener; its settings are every listener's (client id = username, above)."""
     lines = [f"listener {port}" + (f" {host}" if host else "")]
     if tls_dir is not None:
         lines += [
