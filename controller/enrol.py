@@ -201,6 +201,7 @@ class Enrolment:
         *,
         poll: float = POLL_SECONDS,
         call: float = CALL_SECONDS,
+        bind_address: str = "",
     ) -> None:
         if not SERIAL_RE.fullmatch(serial):
             raise ConfigError(f"serial {serial!r} must be 1-64 of a-z 0-9 _ -")
@@ -213,6 +214,7 @@ class Enrolment:
         self.eid = enrolment_id(self.public)
         self.hwcheck = hwcheck or {}
         self.poll, self.call = poll, call
+        self.bind_address = bind_address  # the local address to call from ("": any)
         self.refused: Any = None  # the broker's reason, if it refused the enrolment account
         self.calls = 0
         self._stop = threading.Event()
@@ -263,7 +265,9 @@ class Enrolment:
         result: list[dict[str, Any]] = []
         c = self._client(done, result)
         try:
-            c.connect(self.bundle.host, self.bundle.port, keepalive=30)
+            c.connect(
+                self.bundle.host, self.bundle.port, keepalive=30, bind_address=self.bind_address
+            )
         except (OSError, ValueError) as e:
             log.warning("enrolment: the hub is unreachable (%s)", e)
             return None

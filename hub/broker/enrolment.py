@@ -21,7 +21,9 @@ Taking over a number that already has a Pi (online, offline, or adopted a moment
 online) needs a confirmation that names that Pi (:class:`Occupant`), the same for the dashboard
 and ``mesa adopt``; every adoption, refused or done, is in the store's ``enrol_audit``.
 
-The waiting list is bounded (:data:`MAX_PENDING`; :data:`MAX_PER_SERIAL` claims of one serial);
+The waiting list is bounded (:data:`MAX_PENDING`; :data:`MAX_PER_SERIAL` claims of one serial,
+:data:`MAX_PER_SOURCE` announcements from one network address, which the desk learns from the
+broker's notices);
 an announcement not repeated within :data:`STALE_SECONDS` leaves it, an adopted one leaves it at
 once, the director can dismiss one; what the list refused is counted and shown (``refusals``).
 
@@ -51,7 +53,12 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from mesa.errors import MesaError
 from mesa.hub.broker.accounts import queue_account, wait_applied
-from mesa.hub.broker.mosquitto import ENROL_DESK_USERNAME, ENROL_USERNAME, set_password
+from mesa.hub.broker.mosquitto import (
+    BROKER_NOTICES,
+    ENROL_DESK_USERNAME,
+    ENROL_USERNAME,
+    set_password,
+)
 from mesa.hub.broker.provision import link_config, reload_broker, write_private
 from mesa.pairing import (
     PairingError,
@@ -74,6 +81,9 @@ MAX_PENDING = 64
 # A serial is the Pi's own word: a second claim of it (an impostor beside the genuine Pi, told
 # apart by the code on the screen) is listed; more are a flood.
 MAX_PER_SERIAL = 2
+# One network address announces at most this many Pis (a bench setting up a few through one
+# router is fine; a flood from one machine is not).
+MAX_PER_SOURCE = 8
 # A waiting Pi announces itself again every few seconds (controller/enrol.py, POLL_SECONDS):
 # one that has not for this long is gone (switched off, or a one-off announcement).
 STALE_SECONDS = 90.0
@@ -239,6 +249,7 @@ CREATE TABLE IF NOT EXISTS enrol_pending (
     first_seen REAL NOT NULL,
     last_seen REAL NOT NULL,
     beats INTEGER NOT NULL,
+    source TEXT NOT NULL,
     dismissed_at REAL
 );
 CREATE TABLE IF NOT EXISTS enrol_adopted (
@@ -356,6 +367,7 @@ class EnrolmentStore:
         created = not self.path.exists()
         # The list's bounds (the module's constants; a test may shorten the times).
         self.max_pending = MAX_PENDING
+        self.max_per_source = MAX_PER_SOURCE
         self.stale_seconds = STALE_SECONDS
         self.unproven_seconds = UNPROVEN_SECONDS
         self._lock = threading.Lock()
@@ -393,10 +405,11 @@ class EnrolmentStore:
     def close(self) -> None:
         self._db.close()
 
-    def record_hello(self, hello: Hello, now: float) -> str:
-        """Take an announcement: ``new``, ``again`` (a listed one repeated), ``answered`` (its
-        answer waits on the broker), or why the list refused it: ``dismissed``, ``serial``
-        (too many claims of its serial), ``full``."""
+    def record_hello(self, hello: Hello, now: float, source: str = "") -> str:
+        """Take an announcement from network address ``source`` ("": not known): ``new``,
+        ``again`` (a listed one repeated), ``answered`` (its answer waits on the broker), or why
+        the list refused it: ``dismissed``, ``serial`` (too many claims of its serial),
+        ``source`` (too many from its address), ``full``."""
         with self._lock, self._db:
             self._prune(now)
             adopted = self._db.execute(
@@ -424,6 +437,13 @@ class EnrolmentStore:
             ).fetchone()[0]
             if claims >= MAX_PER_SERIAL:
                 return "serial"
+            if source:
+                same = self._db.execute(
+                    "SELECT count(*) FROM enrol_pending WHERE source = ? AND dismissed_at IS NULL",
+                    (source,),
+                ).fetchone()[0]
+                if same >= self.max_per_source:
+                    return "source"
             listed = self._db.execute(
                 "SELECT count(*) FROM enrol_pending WHERE dismissed_at IS NULL"
             ).fetchone()[0]
@@ -437,8 +457,8 @@ class EnrolmentStore:
                     return "full"
                 self._db.execute("DELETE FROM enrol_pending WHERE eid = ?", unproven)
             self._db.execute(
-                f"INSERT INTO enrol_pending ({_PENDING_COLS}, dismissed_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, 1, NULL)",
+                f"INSERT INTO enrol_pending ({_PENDING_COLS}, source, dismissed_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, NULL)",
                 (
                     hello.eid,
                     hello.serial,
@@ -447,6 +467,7 @@ class EnrolmentStore:
                     json.dumps(hello.hwcheck),
                     now,
                     now,
+                    source,
                 ),
             )
             return "new"
@@ -553,8 +574,8 @@ class EnrolmentStore:
                 ],
             )
             self._db.execute(
-                f"INSERT OR IGNORE INTO enrol_pending ({_PENDING_COLS}, dismissed_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                f"INSERT OR IGNORE INTO enrol_pending ({_PENDING_COLS}, source, dismissed_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', NULL)",
                 (
                     p.eid,
                     p.serial,
@@ -802,7 +823,9 @@ def adopt(
 
 
 # What the list refused, by reason (EnrolmentStore.record_hello and parse_hello's codes).
-REFUSALS = ("full", "serial", "dismissed", "malformed", "wrong_key")
+REFUSALS = ("full", "serial", "source", "dismissed", "malformed", "wrong_key")
+# Mosquitto's notice of an enrolment client's connection (log_dest topic; IPv4 or IPv6).
+_CONNECTED = re.compile(rf"New client connected from (\S+):\d+ as {ENROL_USERNAME} \(")
 
 
 class EnrolmentDesk:
@@ -830,6 +853,10 @@ class EnrolmentDesk:
         self.listeners: list[Callable[[], None]] = []
         # The tables' last status as the broker keeps it (retained): which numbers have a Pi.
         self.statuses: dict[str, str] = {}
+        # The address of the enrolment client connected now: on the enrolment listener every
+        # client has the same id, so there is one at a time, and its announcements follow the
+        # broker's notice of its connection on this desk's connection ("": not known).
+        self.source = ""
         self._adopting = threading.Lock()  # one adoption at a time (password file, broker)
         self._client = _connect_desk(settings, client_id)
         self._client.on_connect = self._on_connect
@@ -987,7 +1014,13 @@ class EnrolmentDesk:
         if reason.is_failure:
             log.error("enrolment desk refused by the broker: %s", reason)
             return
-        client.subscribe([(f"{NAMESPACE}/enrol/+/hello", 1), (f"{NAMESPACE}/table/+/status", 1)])
+        client.subscribe(
+            [
+                (BROKER_NOTICES, 0),
+                (f"{NAMESPACE}/enrol/+/hello", 1),
+                (f"{NAMESPACE}/table/+/status", 1),
+            ]
+        )
         self.connected.set()
 
     def _on_disconnect(self, client: Any, ud: Any, flags: Any, reason: Any, props: Any) -> None:
@@ -995,7 +1028,11 @@ class EnrolmentDesk:
 
     def _on_message(self, client: Any, ud: Any, msg: mqtt.MQTTMessage) -> None:
         try:
-            if msg.topic.endswith("/hello"):
+            if msg.topic == BROKER_NOTICES:
+                found = _CONNECTED.search(msg.payload.decode("utf-8", "replace"))
+                if found:
+                    self.source = found.group(1)[:64]
+            elif msg.topic.endswith("/hello"):
                 self._on_hello(msg)
             else:
                 self._on_status(msg)
@@ -1014,7 +1051,9 @@ class EnrolmentDesk:
                 self._notify()
             return
         hello = parse_hello(msg.topic, msg.payload)
-        outcome = self.store.record_hello(hello, time.time())
+        # A retained announcement (the desk reconnecting) is from an address not known now.
+        source = "" if msg.retain else self.source
+        outcome = self.store.record_hello(hello, time.time(), source)
         if outcome == "new":
             self._notify()
         elif outcome in REFUSALS:

@@ -73,6 +73,9 @@ CORE_SETTINGS: dict[str, str] = {**GLOBAL_SETTINGS, **LISTENER_SETTINGS}
 ENROL_USERNAME = "mesa-enrol"
 # The hub's enrolment desk: reads announcements and table statuses, writes answers.
 ENROL_DESK_USERNAME = "mesa-enrolment"
+# With the enrolment listener the broker also publishes its log here (``log_dest topic``).
+BROKER_NOTICES = "$SYS/broker/log/N"
+ENROL_LOG_SETTINGS: tuple[str, ...] = ("log_dest topic",)
 LOCAL_PORT = 1883  # plain MQTT, loopback only: the hub's own processes
 LAN_PORT = 8883  # MQTT over TLS on the venue network: the tables
 ENROL_PORT = 8884  # MQTT over TLS: new tables announcing themselves
@@ -99,6 +102,9 @@ def acl_text(hub_user: str = HUB_USERNAME) -> str:
         f"user {ENROL_DESK_USERNAME}",
         f"topic readwrite {NAMESPACE}/enrol/#",
         f"topic read {NAMESPACE}/table/+/status",
+        # Mosquitto's notices ("New client connected from <address> as mesa-enrol"): the
+        # address an announcement came from, for the waiting list's per-address limit.
+        f"topic read {BROKER_NOTICES}",
         "",
     ]
     return "\n".join(lines)
@@ -207,6 +213,12 @@ def production_conf(
         lan_port, lan_host, passwd=paths.passwd, acl=paths.acl, tls_dir=paths.tls_dir
     )
     if enrol_port is not None:
+        lines += [
+            "",
+            "# The broker's notices on $SYS/broker/log/N too (besides Debian's log file): the",
+            "# enrolment desk learns from them the address each announcement came from.",
+            *ENROL_LOG_SETTINGS,
+        ]
         lines += ["", "# New tables announce themselves here until the director adopts them."]
         lines += listener_block(
             enrol_port,
@@ -495,6 +507,7 @@ class PrivateMosquitto:
             f"persistence_location {data}/",
             f"pid_file {self.pid_file}",
             f"log_dest file {self.log}",
+            *(ENROL_LOG_SETTINGS if self.enrol_port is not None else ()),
             "log_type error",
             "log_type warning",
             "log_type notice",

@@ -903,10 +903,12 @@ _WEB: dict[str, dict[str, Entry]] = {
     "enrol.dismiss": {"es": "Descartar", "en": "Dismiss"},
     "enrol.dismissed": {"es": "anuncio descartado", "en": "announcement dismissed"},
     "enrol.refused_count": {
-        "es": "{n} anuncios rechazados (lista llena: {full}, número de serie repetido: {serial},"
-        " descartados: {dismissed}, mal formados: {malformed}): ¿alguien inunda la red?",
-        "en": "{n} announcements refused (list full: {full}, serial repeated: {serial},"
-        " dismissed: {dismissed}, malformed: {malformed}): is someone flooding the network?",
+        "es": "{n} anuncios rechazados (lista llena: {full}, demasiados desde una dirección:"
+        " {source}, número de serie repetido: {serial}, descartados: {dismissed}, mal formados:"
+        " {malformed}): ¿alguien inunda la red?",
+        "en": "{n} announcements refused (list full: {full}, too many from one address: {source},"
+        " serial repeated: {serial}, dismissed: {dismissed}, malformed: {malformed}): is someone"
+        " flooding the network?",
     },
     "enrol.none": {"es": "Ninguna mesa nueva espera.", "en": "No new table is waiting."},
     "enrol.no_hwcheck": {"es": "sin comprobación", "en": "no hardware check"},

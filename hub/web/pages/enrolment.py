@@ -43,7 +43,8 @@ def pending_view(
         if configured is not None:
             view["not_started"] = str(configured)
         return view
-    refusals = {k: desk.refusals.get(k, 0) for k in ("full", "serial", "dismissed", "malformed")}
+    kinds = ("full", "source", "serial", "dismissed", "malformed")
+    refusals = {k: desk.refusals.get(k, 0) for k in kinds}
     refusals["malformed"] += desk.refusals.get("wrong_key", 0)
     return {
         "enabled": True,

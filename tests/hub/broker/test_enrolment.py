@@ -606,6 +606,7 @@ def test_the_list_is_bounded_adopted_and_stale_ones_leave_and_a_pi_can_be_dismis
     from mesa.hub.broker.enrolment import (
         MAX_PENDING,
         MAX_PER_SERIAL,
+        MAX_PER_SOURCE,
         STALE_SECONDS,
         UNPROVEN_SECONDS,
     )
@@ -636,6 +637,14 @@ def test_the_list_is_bounded_adopted_and_stale_ones_leave_and_a_pi_can_be_dismis
         assert [p.eid for p in store.pending(now=t)] == [genuine.eid]
         assert store.record_hello(_hello(genuine.serial), now=t) == "new"
         assert store.record_hello(_hello(genuine.serial), now=t) == "serial"
+        # Per source: one network address announces at most MAX_PER_SOURCE Pis.
+        store.max_pending = 10_000
+        got = [store.record_hello(_hello(f"s{i}"), now=t, source="10.0.0.9") for i in range(12)]
+        assert got == ["new"] * MAX_PER_SOURCE + ["source"] * (12 - MAX_PER_SOURCE)
+        assert store.record_hello(_hello("s99"), now=t, source="10.0.0.10") == "new"
+        for p in store.pending(now=t):
+            if p.serial.startswith("s"):
+                store.dismiss(p.eid, now=t)
         # Dismissed: off the list, and it stays off when it calls again.
         other = store.pending(now=t)[1]
         assert store.dismiss(other.eid, now=t) and not store.dismiss(other.eid, now=t)
@@ -653,39 +662,60 @@ def test_the_list_is_bounded_adopted_and_stale_ones_leave_and_a_pi_can_be_dismis
         store.close()
 
 
+def flood(port: int, ca: str, n: int) -> list[str]:
+    """``n`` announcements under invented serials and fresh keys, in a burst, from this address
+    (one connection: the ACL lets the shared account write any announcement topic)."""
+    rogue = Client(port, ENROL_USERNAME, ENROL_PASSWORD, "flood", ca)
+    assert rogue.ok
+    eids = []
+    for i in range(n):
+        pub = public_key(new_private_key())
+        eids.append(enrolment_id(pub))
+        body = json.dumps({"serial": f"fake{i:04d}", "key": b64(pub)}).encode()
+        rogue.client.publish(enrol_topic(eids[-1], "hello"), body, qos=1, retain=True)
+    rogue.publish("mesa/v1/enrol/x/hello", b"")  # the last one, acknowledged: all are sent
+    rogue.close()
+    return eids
+
+
 def test_a_flood_on_the_broker_is_counted_shown_and_a_genuine_pi_still_listed(
     venue: tuple[PrivateMosquitto, TlsFiles, EnrolmentSettings], tmp_path: Path
 ) -> None:
     """The attack of issue 21: 210 announcements under invented serials in a burst, on the real
-    enrolment listener. The list stays bounded, the refusals are counted, and the genuine new
-    Pi, calling as it does, is listed and adopted."""
-    from mesa.hub.broker.enrolment import MAX_PENDING
+    enrolment listener. One address gets MAX_PER_SOURCE entries (the desk learns the address
+    from the broker's notices), the rest is counted and shown; the genuine new Pi, from its
+    own address, is listed at once and adopted. A flood spread over many addresses fills the
+    list; the genuine Pi's next call, once the flood's one-off entries are older than a real
+    Pi's calls, is listed all the same."""
+    from mesa.hub.broker.enrolment import MAX_PENDING, MAX_PER_SOURCE
     from mesa.hub.web.pages.enrolment import pending_view
 
     broker, files, settings = venue
     assert broker.enrol_port is not None
+    ca = files.ca.read_text()
     desk = EnrolmentDesk(settings).start()
-    rogue = Client(broker.enrol_port, ENROL_USERNAME, ENROL_PASSWORD, "flood", files.ca.read_text())
-    eids = []
+    eids: list[str] = []
     try:
-        assert desk.connected.wait(10) and rogue.ok
-        for i in range(210):
-            pub = public_key(new_private_key())
-            eids.append(enrolment_id(pub))
-            body = json.dumps({"serial": f"fake{i:04d}", "key": b64(pub)}).encode()
-            rogue.client.publish(enrol_topic(eids[-1], "hello"), body, qos=1, retain=True)
+        assert desk.connected.wait(10)
+        eids += flood(broker.enrol_port, ca, 210)
+        assert wait_until(lambda: desk.refusals["source"] >= 210 - MAX_PER_SOURCE, 15)
+        assert len(desk.store.pending()) == MAX_PER_SOURCE
+        view = pending_view(desk, "es")
+        assert view["refused"] >= 210 - MAX_PER_SOURCE and view["refusals"]["source"] > 0
+        pi = new_pi(broker, files, "10000000abcdef01", tmp_path / "pi")
+        pi.bind_address = "127.0.0.2"  # another machine on the club's network
+        adopted_as(desk, pi, "12")
+
+        # Spread over addresses (here: the per-address limit lifted), the flood fills the list.
+        desk.store.max_per_source = 10_000
+        eids += flood(broker.enrol_port, ca, 210)
         assert wait_until(lambda: desk.refusals["full"] >= 210 - MAX_PENDING, 15)
         assert len(desk.store.pending()) == MAX_PENDING
-        view = pending_view(desk, "es")
-        assert view["refused"] >= 210 - MAX_PENDING and len(view["pending"]) == MAX_PENDING
-        # The genuine Pi calls (as it does every few seconds); by then the flood's one-off
-        # announcements are older than a real Pi's next call would be (shortened here).
-        desk.store.unproven_seconds = 0.0
-        pi = new_pi(broker, files, "10000000abcdef01", tmp_path / "pi")
-        adopted_as(desk, pi, "12")
+        desk.store.unproven_seconds = 0.0  # the flood's entries as old as a real Pi's next call
+        pi2 = new_pi(broker, files, "10000000abcdef02", tmp_path / "pi2")
+        adopted_as(desk, pi2, "13")
         assert len(desk.store.pending()) <= MAX_PENDING
     finally:
-        rogue.close()
         hub = Client(broker.port, HUB_USERNAME, HUB_PASSWORD, "enrol-test-hub")
         for eid in eids:
             hub.client.publish(enrol_topic(eid, "hello"), b"", qos=1, retain=True)
