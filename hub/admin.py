@@ -229,7 +229,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--wait", type=float, default=30.0, help="seconds to wait for the running hub to adopt it"
     )
-    p.add_argument("--replace", help="the Pi this table number has now (its serial), replaced")
+    p.add_argument("--replace", help="the Pi this number has now, as the refusal names it")
     p.set_defaults(run=_adopt)
 
     from mesa.hub.broker.accounts import DEFAULT_QUEUE
