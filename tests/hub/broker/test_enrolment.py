@@ -808,3 +808,35 @@ def test_an_unprivileged_hub_queues_the_account_and_root_applies_it(
     finally:
         done.set()
         desk.stop()
+
+
+def test_a_store_from_before_pairing_codes_keeps_its_tables_pis(tmp_path: Path) -> None:
+    """The former enrolment tables (keyed by serial, no keys): their announcements go (they
+    cannot be answered), their adoptions stay, so the numbers still have their Pis."""
+    import sqlite3
+
+    db = tmp_path / "hub.sqlite3"
+    old = sqlite3.connect(db)
+    old.executescript(
+        """
+        CREATE TABLE enrol_pending (serial TEXT PRIMARY KEY, hwcheck TEXT NOT NULL,
+            first_seen REAL NOT NULL, last_seen REAL NOT NULL);
+        CREATE TABLE enrol_adopted (serial TEXT PRIMARY KEY, table_id TEXT NOT NULL,
+            adopted_at REAL NOT NULL, cleared_at REAL);
+        CREATE TABLE enrol_requests (serial TEXT PRIMARY KEY, table_id TEXT NOT NULL,
+            requested_at REAL NOT NULL, done_at REAL, outcome TEXT);
+        INSERT INTO enrol_pending VALUES ('abc1', '{}', 1.0, 2.0);
+        INSERT INTO enrol_adopted VALUES ('beef0001', '7', 3.0, 4.0);
+        """
+    )
+    old.commit()
+    old.close()
+    store = EnrolmentStore(db)
+    try:
+        assert store.pending(now=3.0) == []
+        holder = store.holder("7")
+        assert holder is not None and (holder.serial, holder.cleared_at) == ("beef0001", 4.0)
+        assert store.uncleared("7") == []
+    finally:
+        store.close()
+    EnrolmentStore(db).close()  # opened again: nothing to migrate
