@@ -840,3 +840,38 @@ def test_a_store_from_before_pairing_codes_keeps_its_tables_pis(tmp_path: Path) 
     finally:
         store.close()
     EnrolmentStore(db).close()  # opened again: nothing to migrate
+
+
+def test_a_rogue_calling_over_and_over_delays_a_new_pi_but_gets_it_nothing(
+    venue: tuple[PrivateMosquitto, TlsFiles, EnrolmentSettings], tmp_path: Path
+) -> None:
+    """What is left to a rogue on the enrolment port: every enrolment client has the one id
+    ``mesa-enrol``, so a rogue connecting again and again cuts the waiting Pi's calls short.
+    The Pi calls again; its announcement and its sealed answer are retained; it is adopted."""
+    broker, files, settings = venue
+    assert broker.enrol_port is not None
+    ca = files.ca.read_text()
+    desk = EnrolmentDesk(settings).start()
+    stop = threading.Event()
+    kicks: list[int] = []
+
+    def rogue() -> None:
+        while not stop.is_set():
+            c = Client(broker.enrol_port or 0, ENROL_USERNAME, ENROL_PASSWORD, "x", ca)
+            kicks.append(1)
+            stop.wait(0.15)
+            c.close()
+
+    pi = new_pi(broker, files, "10000000abcdef01", tmp_path / "pi")
+    thread = threading.Thread(target=rogue, daemon=True)
+    try:
+        assert desk.connected.wait(10)
+        thread.start()
+        assert wait_until(lambda: len(kicks) >= 5, 10)
+        adopted_as(desk, pi, "12")
+        assert thread.is_alive()  # still at it
+    finally:
+        stop.set()
+        thread.join(5)
+        pi.stop()
+        desk.stop()
