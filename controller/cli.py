@@ -252,13 +252,8 @@ def register(sub: Any) -> None:
     p.set_defaults(run=_controller)
 
     p = sub.add_parser("sim", help="the table on a laptop: emulated OLED, keys or robot players")
-    p.add_argument(
-        "--game",
-        choices=GAMES,
-        default=DEFAULT_GAME,
-        metavar="GAME",
-        help="the table's game: %(choices)s (domino: four seats, robots for all four)",
-    )
+    p.add_argument("--game", choices=GAMES, default=DEFAULT_GAME, metavar="GAME",
+                   help="the table's game: %(choices)s (domino: four seats, robots for all four)")
     p.add_argument("--games", type=int, help="domino: stop after this many games")
     p.add_argument("--speed", type=float, default=1.0, help="time runs this many times faster")
     p.add_argument("--seed", type=int, default=0, help="the robots' random seed")
@@ -310,11 +305,6 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser("oled-refs", help="write the OLED reference images (docs/oled)")
     p.add_argument("--out", default="docs/oled", help="the folder (default: docs/oled)")
-    p.add_argument(
-        "--game",
-        choices=GAMES,
-        default=DEFAULT_GAME,
-        metavar="GAME",
-        help="%(choices)s; domino: the domino screens, into docs/oled/domino by default",
-    )
+    p.add_argument("--game", choices=GAMES, default=DEFAULT_GAME, metavar="GAME",
+                   help="%(choices)s; domino: the domino screens, into docs/oled/domino by default")
     p.set_defaults(run=_oled_refs)

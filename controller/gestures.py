@@ -129,7 +129,12 @@ class ButtonRecognizer(abc.ABC):
             self.stats.stale_edges += 1
             return
         t = max(t, b.since)  # edge timestamps from another thread may arrive a hair out of order
-        if self.ignore_ends_on_edge and b.ignored and down and t - b.since >= self.settings.lockout:
+        if (
+            self.ignore_ends_on_edge
+            and b.ignored
+            and down
+            and t - b.since >= self.settings.lockout
+        ):
             b.ignored = False  # released for a whole lockout since start-up, even unpolled
         if b.gesture is not None and b.down:
             b.gesture.closed += t - b.since

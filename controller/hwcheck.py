@@ -168,7 +168,9 @@ def _check_display(
         say(f"Display {cfg.display.model} {size[0]}x{size[1]}: test pattern, then a clock screen")
         device.display(img if device.mode == "1" else img.convert(device.mode))
         time.sleep(pause)
-        sample = next(s for s in game.scenes() if s.name == game.busy_scene and s.language == "es")
+        sample = next(
+            s for s in game.scenes() if s.name == game.busy_scene and s.language == "es"
+        )
         frame = game.render(sample.view, sample.status, sample.now, size)
         device.display(frame if device.mode == "1" else frame.convert(device.mode))
         time.sleep(pause)

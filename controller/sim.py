@@ -87,9 +87,8 @@ class Assigner:
         self._sent = new
         return new
 
-    def next_due(
-        self, state: str, over: str, held: str | None, letter: str, now: float
-    ) -> str | None:
+    def next_due(self, state: str, over: str, held: str | None, letter: str, now: float
+                 ) -> str | None:
         """The next assignment's id when the table wants one (:meth:`due`) and it has not been
         sent yet (:meth:`next_id`), else None."""
         return self.next_id(held, letter) if self.due(state, over, now) else None

@@ -247,9 +247,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("backup", help="copy the hub's store, while it runs, to a rotated set")
     p.add_argument("--db", help="the hub's store (default: the hub's setting)")
     p.add_argument("--dir", type=Path, help="the backups' folder (default: MESA_HUB_BACKUP_DIR)")
-    p.add_argument(
-        "--keep", type=int, help="backups kept, the newest (default: MESA_HUB_BACKUP_KEEP)"
-    )
+    p.add_argument("--keep", type=int, help="backups kept, the newest (default: MESA_HUB_BACKUP_KEEP)")
     p.set_defaults(run=_backup)
 
     p = sub.add_parser("restore", help="bring a backup back as the hub's store (hub stopped)")

@@ -52,7 +52,6 @@ class TableGame(Protocol):
 
     name: str  # the registry's name
     seats: tuple[str, ...]  # the seats (and the buttons' names) of its players
-
     # ── the runtime ─────────────────────────────────────────────────────
     def new_table(self, settings: Any = None) -> Any:
         """A fresh machine (``settings``: the journal's, for a game that has any)."""

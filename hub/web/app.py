@@ -133,13 +133,8 @@ class WebApp:
         # One venue for every game's desk: a player seated at one game's table is busy for
         # the others (RULES §4: never called to two tables at once).
         self.domino = domino or DominoDesk(
-            hub.settings.db,
-            hub=hub,
-            wall=clock,
-            now=now,
-            language=settings.language,
-            command_wait=settings.command_wait,
-            venue=desk.venue,
+            hub.settings.db, hub=hub, wall=clock, now=now, language=settings.language,
+            command_wait=settings.command_wait, venue=desk.venue,
         )
         self.domino_pages = DominoPages(self.site, self.domino)
         if settings.director_password:

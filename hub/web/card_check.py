@@ -160,11 +160,8 @@ def _players(card: dict[str, Any]) -> set[str]:
     if not isinstance(players, dict):
         card["players"] = {}
         return {"players"}
-    clean = {
-        side: name if _is_name(name) else UNKNOWN
-        for side, name in players.items()
-        if _is_side(side)
-    }
+    clean = {side: name if _is_name(name) else UNKNOWN for side, name in players.items()
+             if _is_side(side)}
     card["players"] = clean
     ok = all(_is_side(side) and _is_name(name) for side, name in players.items())
     return set() if ok else {"players"}

@@ -37,10 +37,8 @@ _OWN: dict[str, dict[str, Entry]] = {
     "dom.phase.closed": {"es": "cerrado", "en": "closed"},
     "dom.rounds": {"es": "Rondas", "en": "Rounds"},
     "dom.table": {"es": "Mesa", "en": "Table"},
-    "dom.free_tables": {
-        "es": Plural("{n} mesa", "{n} mesas"),
-        "en": Plural("{n} table", "{n} tables"),
-    },
+    "dom.free_tables": {"es": Plural("{n} mesa", "{n} mesas"),
+                        "en": Plural("{n} table", "{n} tables")},
     "dom.game": {"es": "Partida", "en": "Game"},
     "dom.status.assigned": {"es": "asignada", "en": "assigned"},
     "dom.status.playing": {"es": "en juego", "en": "playing"},
@@ -68,8 +66,7 @@ _OWN: dict[str, dict[str, Entry]] = {
     "dom.player": {"es": "Jugador", "en": "Player"},
     "dom.reason": {"es": "Motivo", "en": "Reason"},
     "dom.points_override": {
-        "es": "Tantos (vacío: los del reglamento)",
-        "en": "Points (empty: the regulation's)",
+        "es": "Tantos (vacío: los del reglamento)", "en": "Points (empty: the regulation's)"
     },
     "dom.close": {"es": "Cerrar el torneo", "en": "Close the tournament"},
     "dom.audit": {"es": "Registro", "en": "Audit"},
@@ -91,16 +88,12 @@ _OWN: dict[str, dict[str, Entry]] = {
     "dom.events": {"es": "Eventos de dominó", "en": "Domino events"},
     "dom.all_open": {"es": "Todos los abiertos", "en": "All open"},
     "dom.event_open": {"es": "abierto", "en": "open"},
-    "dom.elsewhere": {
-        "es": "{name} juega en la mesa {table} ({event})",
-        "en": "{name} plays at table {table} ({event})",
-    },
+    "dom.elsewhere": {"es": "{name} juega en la mesa {table} ({event})",
+                      "en": "{name} plays at table {table} ({event})"},
     "dom.busy_now": {"es": "Ocupados en otra mesa ahora:", "en": "At another table now:"},
     "dom.late": {"es": "llegarán tarde: {who}", "en": "they will be late: {who}"},
-    "dom.late_now": {
-        "es": "Llegarán tarde (juegan en otra mesa):",
-        "en": "Will be late (playing at another table):",
-    },
+    "dom.late_now": {"es": "Llegarán tarde (juegan en otra mesa):",
+                     "en": "Will be late (playing at another table):"},
     "dom.confirm_late": {
         "es": "Empezar igualmente: quien llegue tarde será penalizado",
         "en": "Start anyway: whoever arrives late is fined",
@@ -109,14 +102,10 @@ _OWN: dict[str, dict[str, Entry]] = {
         "es": "{who}. Para empezar la ronda igualmente, marque «Empezar igualmente».",
         "en": "{who}. To start the round anyway, tick «Start anyway».",
     },
-    "dom.err.unknown_tournament": {
-        "es": "no hay ningún torneo de dominó «{t}»",
-        "en": "there is no domino tournament «{t}»",
-    },
-    "dom.err.closed": {
-        "es": "el torneo de dominó {t} está cerrado",
-        "en": "the domino tournament {t} is closed",
-    },
+    "dom.err.unknown_tournament": {"es": "no hay ningún torneo de dominó «{t}»",
+                                   "en": "there is no domino tournament «{t}»"},
+    "dom.err.closed": {"es": "el torneo de dominó {t} está cerrado",
+                       "en": "the domino tournament {t} is closed"},
     "dom.err.which_tournament": {
         "es": "hay varios torneos de dominó abiertos: elija uno",
         "en": "several domino tournaments are open: choose one",

@@ -119,11 +119,7 @@ def switcher(club: Club, chosen: Tournament | None) -> list[dict[str, Any]]:
     ts = _ordered(club)
     closed = [t for t in ts if t.phase == "closed"][-RECENT_CLOSED:]
     return [
-        {
-            **event_label(t),
-            "closed": t.phase == "closed",
-            "here": chosen is not None and t.id == chosen.id,
-        }
+        {**event_label(t), "closed": t.phase == "closed", "here": chosen is not None and t.id == chosen.id}
         for t in [*(t for t in ts if t.phase != "closed"), *reversed(closed)]
     ]
 

@@ -37,20 +37,9 @@ from mesa.words import (
     format_points,
 )
 
-__all__ = [
-    "DEFAULT_LANGUAGE",
-    "LANGUAGES",
-    "LANGUAGE_NAMES",
-    "STRINGS",
-    "Translator",
-    "format_clock",
-    "format_date",
-    "format_datetime",
-    "format_number",
-    "format_points",
-    "pick_language",
-    "text",
-]
+__all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "LANGUAGE_NAMES", "STRINGS", "Translator",
+           "format_clock", "format_date", "format_datetime", "format_number", "format_points",
+           "pick_language", "text"]
 
 # key → {"es": ..., "en": ...}. Keys are grouped by a dotted prefix: nav., live., state., …
 _WEB: dict[str, dict[str, Entry]] = {
@@ -79,14 +68,10 @@ _WEB: dict[str, dict[str, Entry]] = {
     "next.go": {"es": "Vaya a su mesa: le esperan", "en": "Go to your table: you are expected"},
     "next.playing": {"es": "Jugando ahora", "en": "Playing now"},
     "next.no_table": {"es": "Sin mesa todavía", "en": "No table yet"},
-    "next.wait": {
-        "es": "Le llamarán en cuanto quede una mesa libre",
-        "en": "You will be called as soon as a table is free",
-    },
-    "next.later": {
-        "es": "Espera a que terminen otras partidas",
-        "en": "Waiting for other matches to finish",
-    },
+    "next.wait": {"es": "Le llamarán en cuanto quede una mesa libre",
+                  "en": "You will be called as soon as a table is free"},
+    "next.later": {"es": "Espera a que terminen otras partidas",
+                   "en": "Waiting for other matches to finish"},
     "next.opponent": {"es": "Rival", "en": "Opponent"},
     "next.round": {"es": "Ronda", "en": "Round"},
     "next.time": {"es": "Hora", "en": "Time"},
@@ -98,19 +83,12 @@ _WEB: dict[str, dict[str, Entry]] = {
     "fc.finish_at": {"es": "fin hacia las {time}", "en": "ends at about {time}"},
     "fc.title": {"es": "Previsión", "en": "Forecast"},
     # the pace of a match under way (HGV 2.4: about 10 minutes a point)
-    "pace.so_far": {
-        "es": "ritmo {mpp} min/punto (norma {norm})",
-        "en": "pace {mpp} min/point (norm {norm})",
-    },
-    "pace.no_points": {
-        "es": "{min} min sin puntos (norma {norm} min/punto)",
-        "en": "{min} min without a point (norm {norm} min/point)",
-    },
+    "pace.so_far": {"es": "ritmo {mpp} min/punto (norma {norm})",
+                    "en": "pace {mpp} min/point (norm {norm})"},
+    "pace.no_points": {"es": "{min} min sin puntos (norma {norm} min/punto)",
+                       "en": "{min} min without a point (norm {norm} min/point)"},
     "pace.end": {"es": "fin hacia las {time}", "en": "ends at about {time}"},
-    "pace.slow": {
-        "es": "va lenta: {min} min tras la norma",
-        "en": "slow: {min} min behind the norm",
-    },
+    "pace.slow": {"es": "va lenta: {min} min tras la norma", "en": "slow: {min} min behind the norm"},
     "pace.slow_hint": {
         "es": "Puede imponer el reloj: empieza con el próximo juego (HGV 2.4, 9.1.1).",
         "en": "You may impose the clock: it starts with the next game (HGV 2.4, 9.1.1).",
@@ -118,27 +96,18 @@ _WEB: dict[str, dict[str, Entry]] = {
     "pace.title": {"es": "Ritmo", "en": "Pace"},
     "pace.start_label": {"es": "Inicio", "en": "Start"},
     "pace.started": {"es": "empezó a las {time}", "en": "started at {time}"},
-    "pace.bounded": {
-        "es": "con reloj: como mucho hasta las {time}",
-        "en": "on the clock: at the latest {time}",
-    },
+    "pace.bounded": {"es": "con reloj: como mucho hasta las {time}",
+                     "en": "on the clock: at the latest {time}"},
     "next.score": {"es": "Marcador", "en": "Score"},
-    "next.out": {
-        "es": "No le quedan partidas en este torneo.",
-        "en": "You have no matches left in this tournament.",
-    },
+    "next.out": {"es": "No le quedan partidas en este torneo.",
+                 "en": "You have no matches left in this tournament."},
     "next.none": {"es": "Aún no hay partidas sorteadas.", "en": "No matches drawn yet."},
     "next.last": {"es": "Último resultado", "en": "Last result"},
     "next.all_about": {"es": "Todo sobre {name}", "en": "All about {name}"},
     "next.link": {"es": "Mi próxima partida", "en": "My next match"},
-    "qr.title": {
-        "es": "Jugadores: su próxima partida (QR)",
-        "en": "Players: their next match (QR)",
-    },
-    "qr.hint": {
-        "es": "Imprima esta lista: cada código lleva a la página «mi próxima partida».",
-        "en": "Print this list: each code opens that player's “my next match” page.",
-    },
+    "qr.title": {"es": "Jugadores: su próxima partida (QR)", "en": "Players: their next match (QR)"},
+    "qr.hint": {"es": "Imprima esta lista: cada código lleva a la página «mi próxima partida».",
+                "en": "Print this list: each code opens that player's “my next match” page."},
     "qr.none": {"es": "Todavía no hay inscritos.", "en": "Nobody has registered yet."},
     "nav.exports": {"es": "Exportar", "en": "Exports"},
     "nav.director": {"es": "Dirección", "en": "Director"},
@@ -193,16 +162,10 @@ _WEB: dict[str, dict[str, Entry]] = {
     "live.checked_in": {"es": "presente", "en": "present"},
     "live.absent": {"es": "ausente", "en": "absent"},
     "live.counts": {
-        "es": Plural(
-            "{playing} jugando · {alerts} aviso · {offline} sin conexión",
-            "{playing} jugando · {alerts} avisos · {offline} sin conexión",
-            "alerts",
-        ),
-        "en": Plural(
-            "{playing} playing · {alerts} alert · {offline} offline",
-            "{playing} playing · {alerts} alerts · {offline} offline",
-            "alerts",
-        ),
+        "es": Plural("{playing} jugando · {alerts} aviso · {offline} sin conexión",
+                     "{playing} jugando · {alerts} avisos · {offline} sin conexión", "alerts"),
+        "en": Plural("{playing} playing · {alerts} alert · {offline} offline",
+                     "{playing} playing · {alerts} alerts · {offline} offline", "alerts"),
     },
     "live.sound_on": {"es": "Activar sonido", "en": "Enable sound"},
     "live.sound_enabled": {"es": "Sonido activado", "en": "Sound on"},
@@ -232,10 +195,8 @@ _WEB: dict[str, dict[str, Entry]] = {
     "badge.lost": {"es": "¡Conexión perdida!", "en": "Connection lost!"},
     "badge.over": {"es": "Partido terminado", "en": "Match over"},
     "badge.clock_next_on": {"es": "Reloj desde el próximo juego", "en": "Clock from the next game"},
-    "badge.clock_next_off": {
-        "es": "Sin reloj desde el próximo juego",
-        "en": "No clock from the next game",
-    },
+    "badge.clock_next_off": {"es": "Sin reloj desde el próximo juego",
+                             "en": "No clock from the next game"},
     # ── table states ──
     "state.idle": {"es": "libre", "en": "idle"},
     "state.assigned": {
@@ -278,10 +239,8 @@ _WEB: dict[str, dict[str, Entry]] = {
     "t.status.knockout": {"es": "eliminatorias", "en": "knockout"},
     "t.status.finished": {"es": "terminado", "en": "finished"},
     "t.status.closed": {"es": "cerrado y publicado", "en": "closed and published"},
-    "t.players_count": {
-        "es": Plural("{n} jugador", "{n} jugadores"),
-        "en": Plural("{n} player", "{n} players"),
-    },
+    "t.players_count": {"es": Plural("{n} jugador", "{n} jugadores"),
+                        "en": Plural("{n} player", "{n} players")},
     "t.date": {"es": "Fecha", "en": "Date"},
     "t.name": {"es": "Torneo", "en": "Tournament"},
     "match.status.waiting": {"es": "pendiente", "en": "waiting"},
@@ -481,20 +440,21 @@ _WEB: dict[str, dict[str, Entry]] = {
     },
     "dir.reserve_hint": {
         "es": "Las mesas reservadas solo reciben partidas de este torneo; los demás torneos de "
-        "la velada comparten el resto. Déjelo vacío para no reservar ninguna.",
+              "la velada comparten el resto. Déjelo vacío para no reservar ninguna.",
         "en": "Reserved tables only get this tournament's matches; the evening's other "
-        "tournaments share the rest. Leave it empty to reserve none.",
+              "tournaments share the rest. Leave it empty to reserve none.",
     },
     "dir.impose_clock_hint": {
         "es": "El reloj pasa a ser obligatorio en esta partida: la mesa lo pone antes de "
-        "empezar o, si ya se juega, con el próximo juego (reserva de HGV 7.6.2).",
+              "empezar o, si ya se juega, con el próximo juego (reserva de HGV 7.6.2).",
         "en": "The clock becomes mandatory for this match: the table puts it on before the "
-        "start or, if it is being played, with the next game (HGV 7.6.2 reserve).",
+              "start or, if it is being played, with the next game (HGV 7.6.2 reserve).",
     },
     "dir.clock_next_game_hint": {
         "es": "Si hay un juego en marcha, el cambio de reloj vale desde el próximo juego "
-        "(HGV 9.1.1).",
-        "en": "With a game in progress, the clock change applies from the next game (HGV 9.1.1).",
+              "(HGV 9.1.1).",
+        "en": "With a game in progress, the clock change applies from the next game "
+              "(HGV 9.1.1).",
     },
     "dir.clock_mandatory": {"es": "Reloj obligatorio: {clock}", "en": "Mandatory clock: {clock}"},
     "act.correct_result": {"es": "corregir resultado", "en": "correct result"},
@@ -712,38 +672,22 @@ _WEB: dict[str, dict[str, Entry]] = {
         "es": "el torneo no lo permite",
         "en": "the tournament does not allow it",
     },
-    "err.table_other_game": {
-        "es": "la mesa {table} no es de backgammon",
-        "en": "table {table} is not a backgammon table",
-    },
-    "err.reserved_elsewhere": {
-        "es": "la mesa {table} ya está reservada para {event}",
-        "en": "table {table} is already reserved for {event}",
-    },
+    "err.table_other_game": {"es": "la mesa {table} no es de backgammon",
+                             "en": "table {table} is not a backgammon table"},
+    "err.reserved_elsewhere": {"es": "la mesa {table} ya está reservada para {event}",
+                               "en": "table {table} is already reserved for {event}"},
     "err.closed": {"es": "el torneo está cerrado", "en": "the tournament is closed"},
     "err.other": {"es": "error", "en": "error"},
-    "err.already_checked_in": {
-        "es": "ese jugador ya se presentó",
-        "en": "that player already checked in",
-    },
-    "err.audit_rewrite": {
-        "es": "el registro no se reescribe",
-        "en": "the audit log cannot be rewritten",
-    },
+    "err.already_checked_in": {"es": "ese jugador ya se presentó", "en": "that player already checked in"},
+    "err.audit_rewrite": {"es": "el registro no se reescribe", "en": "the audit log cannot be rewritten"},
     "err.bad_cards": {"es": "tarjetas no válidas", "en": "invalid cards"},
     "err.bad_lang": {"es": "idioma desconocido", "en": "unknown language"},
     "err.bad_players": {"es": "faltan los dos jugadores", "en": "both players are needed"},
     "err.bad_schema": {"es": "base de datos de otra versión", "en": "a store of another version"},
     "err.bad_state": {"es": "estado guardado ilegible", "en": "unreadable saved state"},
     "err.bounce": {"es": "pulsación repetida", "en": "repeated press"},
-    "err.claim_pending": {
-        "es": "un resultado espera confirmación",
-        "en": "a result awaits confirmation",
-    },
-    "err.no_claim": {
-        "es": "ningún resultado espera confirmación",
-        "en": "no result awaits confirmation",
-    },
+    "err.claim_pending": {"es": "un resultado espera confirmación", "en": "a result awaits confirmation"},
+    "err.no_claim": {"es": "ningún resultado espera confirmación", "en": "no result awaits confirmation"},
     "err.no_double": {"es": "nadie ha doblado", "en": "nobody has doubled"},
     "err.no_game": {"es": "ningún juego en marcha", "en": "no game in progress"},
     "err.no_time": {"es": "falta la hora", "en": "the time is missing"},
@@ -817,36 +761,23 @@ _WEB: dict[str, dict[str, Entry]] = {
     "form.preset.none": {"es": "quitar el reloj", "en": "take the clock off"},
     "dir.command_log": {"es": "Órdenes enviadas a la mesa", "en": "Commands sent to the table"},
     # ── a command sent to a table, as a sentence (Translator.command) ──
-    "cmd.assign": {
-        "es": "asignar {match} ({a} – {b}, a {length})",
-        "en": "assign {match} ({a} – {b}, to {length})",
-    },
+    "cmd.assign": {"es": "asignar {match} ({a} – {b}, a {length})",
+                   "en": "assign {match} ({a} – {b}, to {length})"},
     "cmd.unassign": {"es": "retirar la partida", "en": "withdraw the match"},
     "cmd.director_pause": {"es": "pausar ({reason})", "en": "pause ({reason})"},
     "cmd.director_resume": {"es": "reanudar", "en": "resume"},
-    "cmd.director_adjust": {
-        "es": "reloj del jugador {side}: {seconds} s",
-        "en": "player {side}'s clock: {seconds} s",
-    },
-    "cmd.director_lose_delay": {
-        "es": "el jugador {side} pierde el retardo",
-        "en": "player {side} loses the delay",
-    },
-    "cmd.director_score": {
-        "es": "corregir marcador a {a}–{b}",
-        "en": "correct the score to {a}–{b}",
-    },
-    "cmd.director_result": {
-        "es": "anotar el juego al jugador {side} ({kind})",
-        "en": "record the game for player {side} ({kind})",
-    },
+    "cmd.director_adjust": {"es": "reloj del jugador {side}: {seconds} s",
+                            "en": "player {side}'s clock: {seconds} s"},
+    "cmd.director_lose_delay": {"es": "el jugador {side} pierde el retardo",
+                                "en": "player {side} loses the delay"},
+    "cmd.director_score": {"es": "corregir marcador a {a}–{b}", "en": "correct the score to {a}–{b}"},
+    "cmd.director_result": {"es": "anotar el juego al jugador {side} ({kind})",
+                            "en": "record the game for player {side} ({kind})"},
     "cmd.director_clock_on": {"es": "imponer reloj", "en": "impose the clock"},
     "cmd.director_clock_off": {"es": "quitar el reloj", "en": "take the clock off"},
     "cmd.director_clear_call": {"es": "atender la llamada", "en": "answer the call"},
-    "cmd.director_forfeit": {
-        "es": "el jugador {side} gana por incomparecencia",
-        "en": "player {side} wins by forfeit",
-    },
+    "cmd.director_forfeit": {"es": "el jugador {side} gana por incomparecencia",
+                             "en": "player {side} wins by forfeit"},
     "cmd.other": {"es": "orden «{name}»", "en": "command “{name}”"},
     "cmd.line": {"es": "Mesa {table}: {what}", "en": "Table {table}: {what}"},
     "cmd.accepted": {"es": "confirmado", "en": "confirmed"},
@@ -990,16 +921,11 @@ _WEB: dict[str, dict[str, Entry]] = {
         "en": "waiting: {name} is playing at table {table}, {where}",
     },
     "dir.domino": {"es": "dominó", "en": "domino"},
-    "next.elsewhere": {
-        "es": "Ahora juega en la mesa {table}, {where}.",
-        "en": "Now playing at table {table}, {where}.",
-    },
+    "next.elsewhere": {"es": "Ahora juega en la mesa {table}, {where}.", "en": "Now playing at table {table}, {where}."},
     "col.event": {"es": "Evento", "en": "Event"},
 }
 # The dashboard's own words, the door's and the domino pages' (one catalog serves every page).
-STRINGS = Catalog(
-    _WEB, DOOR_STRINGS, DOMINO_STRINGS, REGISTRY_STRINGS
-)  # checked here: a gap fails the import
+STRINGS = Catalog(_WEB, DOOR_STRINGS, DOMINO_STRINGS, REGISTRY_STRINGS)  # checked here: a gap fails the import
 text = STRINGS.text
 
 
@@ -1052,9 +978,8 @@ def format_hour(value: datetime | str | None, lang: str) -> str:
         except ValueError:
             return str(value)
     rounded = value + timedelta(minutes=2, seconds=30)
-    rounded -= timedelta(
-        minutes=rounded.minute % 5, seconds=rounded.second, microseconds=rounded.microsecond
-    )
+    rounded -= timedelta(minutes=rounded.minute % 5, seconds=rounded.second,
+                         microseconds=rounded.microsecond)
     return rounded.strftime("%H:%M")
 
 
@@ -1130,13 +1055,8 @@ class Translator:
         side = str(args.get("side") or args.get("winner") or "").upper()
         if name == "assign":
             players = args.get("players") or {}
-            what = self(
-                "cmd.assign",
-                match=args.get("match_id", ""),
-                a=players.get("a", ""),
-                b=players.get("b", ""),
-                length=args.get("length", ""),
-            )
+            what = self("cmd.assign", match=args.get("match_id", ""), a=players.get("a", ""),
+                        b=players.get("b", ""), length=args.get("length", ""))
         elif name == "director_pause":
             reason = str(args.get("reason") or "director")
             key = f"reason.{reason}"
@@ -1146,17 +1066,11 @@ class Translator:
             sign = "+" if seconds > 0 else ""
             what = self("cmd.director_adjust", side=side, seconds=sign + self.number(seconds, 0))
         elif name == "director_result":
-            what = self(
-                "cmd.director_result",
-                side=side,
-                kind=self(f"kind.{args.get('kind')}")
-                if f"kind.{args.get('kind')}" in STRINGS
-                else str(args.get("kind")),
-            )
+            what = self("cmd.director_result", side=side, kind=self(f"kind.{args.get('kind')}")
+                        if f"kind.{args.get('kind')}" in STRINGS else str(args.get("kind")))
         elif name == "director_clock":
-            what = self(
-                "cmd.director_clock_off" if args.get("clock") is None else "cmd.director_clock_on"
-            )
+            what = self("cmd.director_clock_off" if args.get("clock") is None
+                        else "cmd.director_clock_on")
         elif name == "director_score":
             what = self("cmd.director_score", a=args.get("a"), b=args.get("b"))
         elif f"cmd.{name}" in STRINGS:
@@ -1187,8 +1101,6 @@ class Translator:
 
     def strings(self, prefix: str) -> Mapping[str, str]:
         """Every string under ``prefix`` (for the browser's script), keyed without the prefix."""
-        return {
-            k[len(prefix) :]: text(self.lang, k)
-            for k, entry in STRINGS.items()
-            if k.startswith(prefix) and not isinstance(entry[self.lang], Plural)
-        }
+        return {k[len(prefix) :]: text(self.lang, k) for k, entry in STRINGS.items()
+                if k.startswith(prefix) and not isinstance(entry[self.lang], Plural)}
+

@@ -102,11 +102,8 @@ class Held:
                 check_snapshot(snapshot)
             except Exception as e:  # a refusal (or worse): never the feed's failure
                 if not isinstance(e, ProtocolError):
-                    log.warning(
-                        "table %s: its stored snapshot could not be checked: %r",
-                        row.get("table"),
-                        e,
-                    )
+                    log.warning("table %s: its stored snapshot could not be checked: %r",
+                                row.get("table"), e)
                 return cls(version, row, _game_of(snapshot), None, False)
         game = _game_of(snapshot)
         return cls(version, row, game, _restore(game, snapshot), game is not None)
@@ -169,7 +166,9 @@ def build_card(
 
 # How a card reads what is particular to each game: (card, live, row, machine, trusted, table
 # now) → the degraded fields. Keyed by the registered game's name (mesa.games.registry).
-Figures = Callable[[dict[str, Any], dict[str, Any], dict[str, Any], Any, bool, float], list[str]]
+Figures = Callable[
+    [dict[str, Any], dict[str, Any], dict[str, Any], Any, bool, float], list[str]
+]
 
 
 def card_of(
@@ -352,13 +351,8 @@ def _domino_figures(
         "time_called": view.time_called,
         "last_hand": view.last_hand,
         "on_turn": view.on_turn,
-        "timer": None
-        if timer is None
-        else {
-            "seat": timer.seat,
-            "left": timer.left,
-            "over": timer.over,
-            "warned": timer.warned,
+        "timer": None if timer is None else {
+            "seat": timer.seat, "left": timer.left, "over": timer.over, "warned": timer.warned,
         },
         "warnings": {s: n for s, n in view.warnings.items() if n},
         "penalties": [dataclasses.asdict(p) for p in view.penalties],
@@ -761,14 +755,8 @@ class LivePoller:
                 card = build_card(live, None, now=now, rate=self.rate, low_time=self.low_time)
             else:
                 card = card_of(
-                    live,
-                    held.row,
-                    held.game,
-                    held.machine,
-                    trusted=held.trusted,
-                    now=now,
-                    rate=self.rate,
-                    low_time=self.low_time,
+                    live, held.row, held.game, held.machine, trusted=held.trusted,
+                    now=now, rate=self.rate, low_time=self.low_time,
                 )
         except Exception:
             log.exception("table %s: its card could not be built", tid)

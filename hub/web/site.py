@@ -210,7 +210,6 @@ class Site:
     async def read(self, fn: Callable[[Club], Any]) -> Any:
         """``fn(club)`` on the desk's thread (a page never sees half an action); every
         tournament header in what it returns gets its event's forecast."""
-
         def run(club: Club) -> Any:
             out = fn(club)
             add_forecasts(out, self.desk.evening_time)

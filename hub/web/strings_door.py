@@ -31,30 +31,18 @@ DOOR_STRINGS: dict[str, dict[str, Entry]] = {
         "es": "{added} ({created}), {already}, {refused}",
         "en": "{added} ({created}), {already}, {refused}",
     },
-    "door.n_registered": {
-        "es": Plural("{n} inscrito", "{n} inscritos"),
-        "en": Plural("{n} registered", "{n} registered"),
-    },
-    "door.n_new": {
-        "es": Plural("{n} nuevo en el registro", "{n} nuevos en el registro"),
-        "en": Plural("{n} new to the registry", "{n} new to the registry"),
-    },
-    "door.n_already": {
-        "es": Plural("{n} ya estaba", "{n} ya estaban"),
-        "en": Plural("{n} already in", "{n} already in"),
-    },
-    "door.n_refused": {
-        "es": Plural("{n} rechazado", "{n} rechazados"),
-        "en": Plural("{n} refused", "{n} refused"),
-    },
-    "door.marked": {
-        "es": Plural("{n} marcado presente", "{n} marcados presentes"),
-        "en": Plural("{n} marked present", "{n} marked present"),
-    },
-    "door.marked_absent": {
-        "es": Plural("{n} marcado ausente", "{n} marcados ausentes"),
-        "en": Plural("{n} marked absent", "{n} marked absent"),
-    },
+    "door.n_registered": {"es": Plural("{n} inscrito", "{n} inscritos"),
+                          "en": Plural("{n} registered", "{n} registered")},
+    "door.n_new": {"es": Plural("{n} nuevo en el registro", "{n} nuevos en el registro"),
+                   "en": Plural("{n} new to the registry", "{n} new to the registry")},
+    "door.n_already": {"es": Plural("{n} ya estaba", "{n} ya estaban"),
+                       "en": Plural("{n} already in", "{n} already in")},
+    "door.n_refused": {"es": Plural("{n} rechazado", "{n} rechazados"),
+                       "en": Plural("{n} refused", "{n} refused")},
+    "door.marked": {"es": Plural("{n} marcado presente", "{n} marcados presentes"),
+                    "en": Plural("{n} marked present", "{n} marked present")},
+    "door.marked_absent": {"es": Plural("{n} marcado ausente", "{n} marcados ausentes"),
+                           "en": Plural("{n} marked absent", "{n} marked absent")},
     "door.unknown_card": {
         "es": "Tarjeta desconocida: {card}. Asígnela a un jugador en el registro.",
         "en": "Unknown card: {card}. Assign it to a player in the registry.",
@@ -69,24 +57,13 @@ DOOR_STRINGS: dict[str, dict[str, Entry]] = {
         "en": "Confirm that the absent players are left out of the draw.",
     },
     "door.started": {
-        "es": Plural(
-            Plural(
-                "{groups} grupo (semilla {seed}), {out} ausente fuera",
-                "{groups} grupo (semilla {seed}), {out} ausentes fuera",
-                "out",
-            ),
-            Plural(
-                "{groups} grupos (semilla {seed}), {out} ausente fuera",
-                "{groups} grupos (semilla {seed}), {out} ausentes fuera",
-                "out",
-            ),
-            "groups",
-        ),
-        "en": Plural(
-            "{groups} group (seed {seed}), {out} absent left out",
-            "{groups} groups (seed {seed}), {out} absent left out",
-            "groups",
-        ),
+        "es": Plural(Plural("{groups} grupo (semilla {seed}), {out} ausente fuera",
+                            "{groups} grupo (semilla {seed}), {out} ausentes fuera", "out"),
+                     Plural("{groups} grupos (semilla {seed}), {out} ausente fuera",
+                            "{groups} grupos (semilla {seed}), {out} ausentes fuera", "out"),
+                     "groups"),
+        "en": Plural("{groups} group (seed {seed}), {out} absent left out",
+                     "{groups} groups (seed {seed}), {out} absent left out", "groups"),
     },
     "door.undone": {
         "es": "sorteo (semilla {seed}) deshecho: inscripción abierta otra vez",
@@ -134,7 +111,8 @@ DOOR_STRINGS: dict[str, dict[str, Entry]] = {
     "door.undo_hint": {
         "es": "Sorteo hecho (semilla {seed}). Se puede repetir o deshacer hasta que empiece "
         "la primera partida.",
-        "en": "Draw made (seed {seed}). It can be redrawn or undone until the first match starts.",
+        "en": "Draw made (seed {seed}). It can be redrawn or undone until the first match "
+        "starts.",
     },
     "door.confirm_redraw": {
         "es": "¿Sortear los grupos otra vez? El sorteo actual queda en el registro.",
@@ -154,28 +132,20 @@ DOOR_STRINGS: dict[str, dict[str, Entry]] = {
         "es": "Los grupos ya están sorteados (o no hay torneo en inscripción).",
         "en": "The groups are drawn already (or no tournament is in registration).",
     },
-    "preview.in": {
-        "es": Plural("Entra {n} jugador", "Entran {n} jugadores"),
-        "en": Plural("{n} player in", "{n} players in"),
-    },
-    "preview.groups_n": {
-        "es": Plural("{n} grupo", "{n} grupos"),
-        "en": Plural("{n} group", "{n} groups"),
-    },
+    "preview.in": {"es": Plural("Entra {n} jugador", "Entran {n} jugadores"),
+                   "en": Plural("{n} player in", "{n} players in")},
+    "preview.groups_n": {"es": Plural("{n} grupo", "{n} grupos"),
+                         "en": Plural("{n} group", "{n} groups")},
     "preview.left_out": {
-        "es": Plural(
-            "Queda fuera {n} (no marcado presente):", "Quedan fuera {n} (no marcados presentes):"
-        ),
+        "es": Plural("Queda fuera {n} (no marcado presente):",
+                     "Quedan fuera {n} (no marcados presentes):"),
         "en": Plural("{n} left out (not marked present):", "{n} left out (not marked present):"),
     },
     "preview.no_checkin": {
         "es": "Nadie está marcado presente: entran todos los inscritos.",
         "en": "Nobody is marked present: every registered player is in.",
     },
-    "preview.all_present": {
-        "es": "Todos los inscritos están presentes.",
-        "en": "Everyone is here.",
-    },
+    "preview.all_present": {"es": "Todos los inscritos están presentes.", "en": "Everyone is here."},
     "preview.confirm_absent": {
         "es": "Sí, dejar fuera a los ausentes ({n})",
         "en": "Yes, leave out the absent ({n})",

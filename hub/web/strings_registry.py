@@ -15,14 +15,9 @@ REGISTRY_STRINGS: dict[str, dict[str, Entry]] = {
     "act.rename_player": {"es": "Cambiar el nombre", "en": "Rename"},
     "act.merge_players": {"es": "Unir jugadores", "en": "Merge players"},
     "act.remove_player": {"es": "Borrar del registro", "en": "Remove from the registry"},
-    "err.bad_text_file": {
-        "es": "el archivo no se puede importar",
-        "en": "the file cannot be imported",
-    },
-    "err.player_busy": {
-        "es": "ese jugador no se puede cambiar ahora",
-        "en": "that player cannot be changed now",
-    },
+    "err.bad_text_file": {"es": "el archivo no se puede importar", "en": "the file cannot be imported"},
+    "err.player_busy": {"es": "ese jugador no se puede cambiar ahora",
+                        "en": "that player cannot be changed now"},
     "err.bad_merge": {"es": "no se pueden unir", "en": "they cannot be merged"},
     "err.player_has_results": {"es": "el jugador tiene resultados", "en": "the player has results"},
     # A refused field, named as the form shows it.
@@ -30,22 +25,14 @@ REGISTRY_STRINGS: dict[str, dict[str, Entry]] = {
     "form.drop": {"es": "Ficha que desaparece", "en": "Record that disappears"},
     "form.keep": {"es": "Unir con", "en": "Merge into"},
     # ── the ranking file's preview (tournament page) ──
-    "import.preview_title": {
-        "es": "Vista previa: nada se ha creado todavía",
-        "en": "Preview: nothing has been created yet",
-    },
+    "import.preview_title": {"es": "Vista previa: nada se ha creado todavía",
+                             "en": "Preview: nothing has been created yet"},
     "import.read_as": {"es": "Archivo leído como {encoding}.", "en": "File read as {encoding}."},
     "import.summary": {
-        "es": Plural(
-            "{rows} fila: {known} en el registro, {new} nuevos.",
-            "{rows} filas: {known} en el registro, {new} nuevos.",
-            "rows",
-        ),
-        "en": Plural(
-            "{rows} row: {known} in the registry, {new} new.",
-            "{rows} rows: {known} in the registry, {new} new.",
-            "rows",
-        ),
+        "es": Plural("{rows} fila: {known} en el registro, {new} nuevos.",
+                     "{rows} filas: {known} en el registro, {new} nuevos.", "rows"),
+        "en": Plural("{rows} row: {known} in the registry, {new} new.",
+                     "{rows} rows: {known} in the registry, {new} new.", "rows"),
     },
     "import.first_rows": {"es": "Primeras filas", "en": "First rows"},
     "import.new_names": {"es": "Se crearán en el registro", "en": "To be created in the registry"},
@@ -60,20 +47,20 @@ REGISTRY_STRINGS: dict[str, dict[str, Entry]] = {
     },
     "import.file_hint": {
         "es": "Un CSV de Excel, en UTF-8 o en Windows-1252 (el «CSV delimitado por comas» de "
-        "Excel en español): se ve antes de importar.",
+              "Excel en español): se ve antes de importar.",
         "en": "A CSV from Excel, UTF-8 or Windows-1252 (Spanish Excel's “CSV comma delimited”): "
-        "shown before it is imported.",
+              "shown before it is imported.",
     },
     # ── the registry page ──
     "nav.registry": {"es": "Jugadores del club", "en": "Club players"},
     "reg.title": {"es": "Jugadores del club", "en": "Club players"},
     "reg.hint": {
         "es": "Cambie un nombre mal escrito, una dos fichas de la misma persona (su historial, "
-        "puntos, ranking y tarjetas pasan al que se queda) o borre una ficha sin "
-        "resultados. Todo queda en el registro de acciones.",
+              "puntos, ranking y tarjetas pasan al que se queda) o borre una ficha sin "
+              "resultados. Todo queda en el registro de acciones.",
         "en": "Fix a misspelt name, merge two records of one person (history, points, ranking "
-        "and cards go to the one kept) or remove a record with no results. Everything "
-        "goes to the audit log.",
+              "and cards go to the one kept) or remove a record with no results. Everything "
+              "goes to the audit log.",
     },
     "reg.count": {
         "es": Plural("{n} jugador", "{n} jugadores", "n"),
@@ -93,17 +80,13 @@ REGISTRY_STRINGS: dict[str, dict[str, Entry]] = {
     "reg.remove": {"es": "Borrar", "en": "Remove"},
     "reg.confirm_merge": {
         "es": "¿Unir este jugador con el elegido? Su historial pasa al elegido y esta ficha "
-        "desaparece.",
+              "desaparece.",
         "en": "Merge this player into the one picked? His history goes to that one and this "
-        "record disappears.",
+              "record disappears.",
     },
-    "reg.confirm_remove": {
-        "es": "¿Borrar este jugador del registro?",
-        "en": "Remove this player from the registry?",
-    },
-    "reg.suspect": {
-        "es": "nombre con caracteres perdidos (�)",
-        "en": "name with lost characters (�)",
-    },
+    "reg.confirm_remove": {"es": "¿Borrar este jugador del registro?",
+                           "en": "Remove this player from the registry?"},
+    "reg.suspect": {"es": "nombre con caracteres perdidos (�)",
+                    "en": "name with lost characters (�)"},
     "reg.empty": {"es": "El registro está vacío.", "en": "The registry is empty."},
 }

@@ -328,8 +328,7 @@ def _play(view: View, lang: str, banner: str, notice: str) -> Screen:
         lines=lines,
         info=tuple(x for x in info if x),
         # An untimed match says where its clocks would be: none, or the one coming next game.
-        title=(coming if view.clock_next == "on" else text(lang, "untimed"))
-        if not view.timed
+        title=(coming if view.clock_next == "on" else text(lang, "untimed")) if not view.timed
         else "",
     )
 

@@ -201,16 +201,8 @@ def _assigned(view: DominoView, lang: str, banner: str) -> DominoScreen:
         "pairs",
         header=(view.game_id or "", ""),
         banner=banner,
-        lines=tuple(
-            x
-            for x in (
-                *rows,
-                _unsigned(view, lang),
-                _late(view, lang),
-                text(lang, "prompt.wait_tiempo"),
-            )
-            if x
-        ),
+        lines=tuple(x for x in (*rows, _unsigned(view, lang), _late(view, lang),
+                                text(lang, "prompt.wait_tiempo")) if x),
     )
 
 
@@ -230,7 +222,8 @@ def _ready(view: DominoView, p: _Parts) -> DominoScreen:
     lang = p.lang
     # The two minutes to reach the table after "TIEMPO", until the first hand starts.
     reach = text(lang, "oled.reach", time=mmss(view.reach_left)) if view.reach_left else ""
-    annulled = text(lang, "oled.annulled", hand=view.annulled["hand"]) if view.annulled else ""
+    annulled = (text(lang, "oled.annulled", hand=view.annulled["hand"])
+                if view.annulled else "")
     lead = view.next_lead
     side = (_seat(lang, lead), view.players.get(lead, "")) if lead else ("", "")
     # Between hands the big figure is the game's time: the header names the next hand.
@@ -528,3 +521,4 @@ def render(
 ) -> ImageModule.Image:
     """The frame for ``view`` at ``now``: :func:`compose` then :func:`draw`."""
     return draw(compose(view, status, now), size, now)
+

@@ -150,11 +150,8 @@ def _scenes_for(language: str) -> list[tuple[str, str, Callable[[], tuple[_Play,
         ),
         ("ready_first", "the game's time runs; hand 1: the highest tile leads", ready_first),
         ("ready_late", "south reached the table after the two minutes", ready_late),
-        (
-            "ready_annulled",
-            'hand 1 annulled (a "chivo" by south): west leads hand 2',
-            ready_annulled,
-        ),
+        ("ready_annulled", 'hand 1 annulled (a "chivo" by south): west leads hand 2',
+         ready_annulled),
         ("playing", "west on turn, 3 s into the turn: the pass window is still open", playing),
         (
             "playing_slow",

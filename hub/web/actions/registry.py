@@ -190,3 +190,4 @@ def known_errors() -> KeysView[str]:
     """The keys the dashboard has words for: a code without its ``err.<code>`` reads as
     ``err.other``. The catalog's own keys (a view: nothing is copied per refusal)."""
     return STRINGS.keys()
+

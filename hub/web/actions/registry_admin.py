@@ -59,32 +59,19 @@ async def preview_ranking_file(ctx: Context, v: dict[str, Any]) -> str:
         raise BadField("csv")
 
     def read(club: Club) -> RankingPreview:
-        return preview_ranking(
-            text, club.registry, create_missing=bool(v["create_missing"]), first=PREVIEW_ROWS
-        )
+        return preview_ranking(text, club.registry, create_missing=bool(v["create_missing"]),
+                               first=PREVIEW_ROWS)
 
     preview = await asyncio.wrap_future(ctx.web.desk.submit_read(read))
     lang = ctx.lang
-    summary = t(
-        lang,
-        "import.summary",
-        rows=preview.total,
-        known=preview.matched,
-        new=len(preview.new_names),
-    )
+    summary = t(lang, "import.summary", rows=preview.total, known=preview.matched,
+                new=len(preview.new_names))
     ctx.extra.update(
         text=text,
         encoding=encoding,
         summary=(t(lang, "import.read_as", encoding=encoding) + " " if encoding else "") + summary,
-        rows=[
-            {
-                "line": r.line,
-                "name": r.name,
-                "points": format_points(r.points, lang),
-                "player_id": r.player_id,
-            }
-            for r in preview.rows
-        ],
+        rows=[{"line": r.line, "name": r.name, "points": format_points(r.points, lang),
+               "player_id": r.player_id} for r in preview.rows],
         total=preview.total,
         new_names=list(preview.new_names[:PREVIEW_NEW_NAMES]),
         new_count=len(preview.new_names),
@@ -105,18 +92,13 @@ def domino_events_naming(db: Path | str, player_id: str) -> list[str]:
         return []  # no domino tables yet
     finally:
         con.close()
-    return [
-        name
-        for name, state in rows
-        if any(player_id in p.get("players", ()) for p in json.loads(state).get("pairs", ()))
-    ]
+    return [name for name, state in rows
+            if any(player_id in p.get("players", ()) for p in json.loads(state).get("pairs", ()))]
 
 
 def _domino(ctx: Context, player_id: str) -> list[str]:
-    return [
-        t(ctx.lang, "nav.domino") + f" · {name}"
-        for name in domino_events_naming(ctx.web.hub.settings.db, player_id)
-    ]
+    return [t(ctx.lang, "nav.domino") + f" · {name}"
+            for name in domino_events_naming(ctx.web.hub.settings.db, player_id)]
 
 
 async def rename(ctx: Context, v: dict[str, Any]) -> str:
@@ -135,9 +117,8 @@ async def merge(ctx: Context, v: dict[str, Any]) -> str:
     elsewhere = _domino(ctx, v["drop"])
 
     def run(club: Club, now: datetime) -> str:
-        done = merge_players(
-            club, keep=v["keep"], drop=v["drop"], actor=ctx.user, now=now, elsewhere=elsewhere
-        )
+        done = merge_players(club, keep=v["keep"], drop=v["drop"], actor=ctx.user, now=now,
+                             elsewhere=elsewhere)
         ctx.extra.update(kept=done.kept.id, tournaments=list(done.tournaments))
         return f"{done.dropped.name} → {done.kept.name}"
 
@@ -159,25 +140,14 @@ REGISTRY_ACTIONS: dict[str, Action] = {
     for a in [
         Action(
             "preview_ranking",
-            (
-                S("file", "text", required=False),
-                S("csv", "text", required=False),
-                S("create_missing", "bool", required=False),
-            ),
+            (S("file", "text", required=False), S("csv", "text", required=False),
+             S("create_missing", "bool", required=False)),
             preview_ranking_file,
         ),
-        Action(
-            "rename_player",
-            (S("player_id"), S("name")),
-            rename,
-            target=lambda v: str(v["player_id"]),
-        ),
-        Action(
-            "merge_players",
-            (S("drop"), S("keep")),
-            merge,
-            target=lambda v: f"{v['drop']} → {v['keep']}",
-        ),
+        Action("rename_player", (S("player_id"), S("name")), rename,
+               target=lambda v: str(v["player_id"])),
+        Action("merge_players", (S("drop"), S("keep")), merge,
+               target=lambda v: f"{v['drop']} → {v['keep']}"),
         Action("remove_player", (S("player_id"),), remove, target=lambda v: str(v["player_id"])),
     ]
 }

@@ -68,6 +68,7 @@ async def table_command(ctx: Context, table: str, name: str, args: dict[str, Any
     ctx.extra["pending"] = table
 
 
+
 def confirm_table(ctx: Context, table: str, confirmed: bool) -> None:
     """An offline or busy table only with the director's confirmation."""
     card = next((c for c in ctx.web.poller.current() if c["id"] == table), None)
@@ -110,6 +111,7 @@ async def _mark_clocked(ctx: Context, table: str) -> None:
                             actor=ctx.user, now=now)  # fmt: skip
 
     await asyncio.wrap_future(desk.submit(mark))
+
 
 
 async def correct_score(ctx: Context, v: dict[str, Any]) -> str:
@@ -157,6 +159,7 @@ async def clear_call(ctx: Context, v: dict[str, Any]) -> str:
     return ""
 
 
+
 async def settle_game(ctx: Context, v: dict[str, Any]) -> str:
     """A disputed game settled by the director: the table records it (its ``director_result``),
     as if both players had confirmed; the match goes on (or ends) at the table as usual."""
@@ -164,3 +167,4 @@ async def settle_game(ctx: Context, v: dict[str, Any]) -> str:
         ctx, v["table"], "director_result", {"winner": v["winner"], "kind": int(v["kind"])}
     )
     return f"{v['winner']} ×{v['kind']}"
+

@@ -52,7 +52,9 @@ def current_or_refuse(
     try:
         chosen: Tournament | None = chosen_event(club, event)
         if event is None and match_id and (chosen is None or match_id not in chosen.matches):
-            chosen = next((x for x in reversed(open_events(club)) if match_id in x.matches), chosen)
+            chosen = next(
+                (x for x in reversed(open_events(club)) if match_id in x.matches), chosen
+            )
     except UnknownEvent:
         raise Refused(
             t(lang, "flash.refused", why=t(lang, "err.unknown_tournament") + f" ({(event or '')[:40]})"),
@@ -85,7 +87,6 @@ def _release_stale(ctx: Context) -> None:
     released = ctx.web.desk.release_stale()
     if released:
         ctx.extra.setdefault("released", []).extend(released)
-
 
 async def create_tournament(ctx: Context, v: dict[str, Any]) -> str:
     held_on: date = v["date"]
@@ -261,6 +262,7 @@ async def unassign(ctx: Context, v: dict[str, Any]) -> str:
     return await on_desk(ctx, run)
 
 
+
 async def record_result(ctx: Context, v: dict[str, Any]) -> str:
     def run(club: Club, now: datetime) -> str:
         tt = open_tournament(club, ctx.lang, ctx.event, match_id=v["match_id"])
@@ -408,6 +410,7 @@ def resolution_text(resolution: str, annulled: list[str], lang: str) -> str:
     return said + (f": {', '.join(annulled)}" if annulled else "")
 
 
+
 async def forfeit(ctx: Context, v: dict[str, Any]) -> str:
     """A match lost by forfeit: at its table (the table ends it) or, off the tables, directly."""
     desk = ctx.web.desk
@@ -441,7 +444,7 @@ async def forfeit(ctx: Context, v: dict[str, Any]) -> str:
 
 
 async def impose_clock(ctx: Context, v: dict[str, Any]) -> str:
-    """ "Imponer reloj" on a match (HGV 2.4): its clock becomes mandatory in the tournament, so
+    """"Imponer reloj" on a match (HGV 2.4): its clock becomes mandatory in the tournament, so
     an assignment carries it even where only mandatory clocks are given. A table that already
     holds the match without a clock is told (``director_clock`` with the club's formula: at
     once before the match or between games, from the next game during one, HGV 9.1.1, with
@@ -472,12 +475,8 @@ async def impose_clock(ctx: Context, v: dict[str, Any]) -> str:
         tt = open_tournament(club, ctx.lang, ctx.event, match_id=mid)
         was = tt.match(mid).clock
         m = tt.set_match_format(mid, clock=mandatory, actor=ctx.user, now=now)
-        if (
-            m.status == "assigned"
-            and m.table
-            and not held
-            and not (desk.timed == "all" or was.mandatory)
-        ):
+        if m.status == "assigned" and m.table and not held and not (
+                desk.timed == "all" or was.mandatory):
             desk.publish_assignment(tt, tt.assignment(mid), now)  # it went out without a clock
         return f"{format_clock(float(m.clock.reserve_s))} + {m.clock.delay_s} s"
 
@@ -519,6 +518,7 @@ async def release_table(ctx: Context, v: dict[str, Any]) -> str:
     return await on_desk(ctx, run)
 
 
+
 async def roll_dice(ctx: Context, v: dict[str, Any]) -> str:
     """Criterion 4 of HGV 7.2.3: the director's dice, or the hub rolls them (recorded)."""
 
@@ -558,3 +558,4 @@ async def close(ctx: Context, v: dict[str, Any]) -> str:
     if ctx.publish_static is not None:
         ctx.extra["published"] = await ctx.publish_static(tid)
     return tid
+

@@ -263,3 +263,4 @@ ACTIONS: dict[str, Action] = {
         Action("dismiss_enrolment", (S("id"),), dismiss_enrolment, target=lambda v: v["id"]),
     ]
 }
+

@@ -73,25 +73,16 @@ class DominoPages:
 
         return [
             *page_routes(
-                [
-                    ("domino", self.page_public, False),
-                    ("director_domino", self.page_director, True),
-                ],
+                [("domino", self.page_public, False),
+                 ("director_domino", self.page_director, True)],
                 endpoint,
             ),
-            Route(
-                ROUTE_PATHS["domino_action"],
-                self.actions.action,
-                methods=["POST"],
-                name="domino_action",
-            ),
+            Route(ROUTE_PATHS["domino_action"], self.actions.action, methods=["POST"],
+                  name="domino_action"),
             Route(ROUTE_PATHS["domino_final_csv"], self.export_csv, name="domino_final_csv"),
             Route(ROUTE_PATHS["domino_final_json"], self.export_json, name="domino_final_json"),
-            Route(
-                ROUTE_PATHS["domino_final_print"],
-                endpoint(self.page_print, False),
-                name="domino_final_print",
-            ),
+            Route(ROUTE_PATHS["domino_final_print"], endpoint(self.page_print, False),
+                  name="domino_final_print"),
         ]
 
     # ── pages ──
@@ -133,13 +124,8 @@ class DominoPages:
         data["events"] = self.desk.events()
         data["registry"] = await self.site.read(_registry)
         data["reasons"] = [
-            {
-                "code": r,
-                "points": DEFAULT_PENALTY_POINTS[r],
-                "source": PENALTIES[r].source,
-                "scope": PENALTIES[r].scope,
-                "expels": PENALTIES[r].expels,
-            }
+            {"code": r, "points": DEFAULT_PENALTY_POINTS[r], "source": PENALTIES[r].source,
+             "scope": PENALTIES[r].scope, "expels": PENALTIES[r].expels}
             for r in DIRECTOR_REASONS
         ]
         data["audit"] = await self._read(_audit, tid) if tid else []
@@ -150,26 +136,24 @@ class DominoPages:
                 away = await asyncio.to_thread(self.desk.elsewhere, tid)
         data["elsewhere"] = [_elsewhere(e) for e in away]
         # Of the round begun (its players will be late), or of the next (confirm to start).
-        data["late"] = bool(tour) and any(
-            g["status"] == "assigned" for rd in data["rounds"][-1:] for g in rd["games"]
-        )
-        return Page("domino/director.html", data, "director_domino", t(lang, "dom.director_title"))
+        data["late"] = bool(tour) and any(g["status"] == "assigned" for rd in data["rounds"][-1:]
+                                          for g in rd["games"])
+        return Page("domino/director.html", data, "director_domino",
+                    t(lang, "dom.director_title"))
 
     # ── exports ──
     async def export_csv(self, request: Request) -> Response:
         lang = self.site.lang_of(request)
         try:
-            got = await self._read(
-                lambda x: (x.id, final_csv(x, lang)) if x else None, event_of(request)
-            )
+            got = await self._read(lambda x: (x.id, final_csv(x, lang)) if x else None,
+                                   event_of(request))
         except KeyError:
             got = None
         if got is None:
             return self.site.not_found_page(request, lang)
         tid, text = got
         return Response(
-            "\ufeff" + text,
-            media_type="text/csv; charset=utf-8",
+            "\ufeff" + text, media_type="text/csv; charset=utf-8",
             headers={"content-disposition": f'attachment; filename="domino-{tid}.csv"'},
         )
 
@@ -191,22 +175,14 @@ def event_of(request: Request) -> str | None:
 
 
 def _elsewhere(e: Elsewhere) -> dict[str, str]:
-    return {
-        "player": e.seat.player,
-        "name": e.name,
-        "table": e.seat.table,
-        "event": e.seat.event,
-        "event_name": e.seat.event_name,
-        "game": e.seat.game,
-    }
+    return {"player": e.seat.player, "name": e.name, "table": e.seat.table,
+            "event": e.seat.event, "event_name": e.seat.event_name, "game": e.seat.game}
 
 
 def said_elsewhere(lang: str, away: list[Elsewhere]) -> str:
     """«ANA juega en la mesa 4 (Open de diciembre); …» in ``lang``."""
-    return "; ".join(
-        t(lang, "dom.elsewhere", name=e.name, table=e.seat.table, event=e.seat.event_name)
-        for e in away
-    )
+    return "; ".join(t(lang, "dom.elsewhere", name=e.name, table=e.seat.table,
+                       event=e.seat.event_name) for e in away)
 
 
 # ── the director's actions ──
@@ -230,12 +206,15 @@ class DominoActions:
             raise
         except PlayersBusy as e:
             why = t(ctx.lang, "dom.err.players_busy", who=said_elsewhere(ctx.lang, e.elsewhere))
-            raise Refused(t(ctx.lang, "dom.refused", why=why), code=e.code, detail=str(e)) from None
+            raise Refused(t(ctx.lang, "dom.refused", why=why), code=e.code,
+                          detail=str(e)) from None
         except (PairsError, MesaError) as e:
             detail = str(e)
             code = str(getattr(e, "code", "refused"))
-            why = t(ctx.lang, f"dom.err.{code}", t=tid or "") if code in SAID_REFUSALS else detail
-            raise Refused(t(ctx.lang, "dom.refused", why=why), code=code, detail=detail) from None
+            why = t(ctx.lang, f"dom.err.{code}", t=tid or "") if code in SAID_REFUSALS \
+                else detail
+            raise Refused(t(ctx.lang, "dom.refused", why=why), code=code,
+                          detail=detail) from None
         ctx.web.bump()
         return out
 
@@ -291,8 +270,7 @@ class DominoActions:
         players = [p for p in listed.split(",") if p][:4]
         tid = v["t"]
         seats = await self._run(
-            ctx, lambda: self.desk.absence(game, players, actor=ctx.user, t=tid), tid
-        )
+            ctx, lambda: self.desk.absence(game, players, actor=ctx.user, t=tid), tid)
         return f"{game} {' '.join(seats)}"
 
     async def close(self, ctx: Context, v: dict[str, Any]) -> str:
@@ -319,23 +297,14 @@ def domino_actions(desk: DominoDesk) -> dict[str, Action]:
         for a in [
             Action("create", (S("name"),), d.create, target=_target),
             Action("register_pair", (event, S("a"), S("b")), d.register_pair, target=_target),
-            Action(
-                "start_round",
-                (event, S("confirm", "bool", required=False)),
-                d.start_round,
-                target=_target,
-            ),
+            Action("start_round", (event, S("confirm", "bool", required=False)), d.start_round,
+                   target=_target),
             Action("tiempo", (event,), d.tiempo, target=_target),
             Action(
                 "penalty",
-                (
-                    event,
-                    S("gp", required=False),
-                    S("game", required=False),
-                    S("player", required=False),
-                    S("reason_code", required=False),
-                    S("points", "int", required=False),
-                ),
+                (event, S("gp", required=False), S("game", required=False),
+                 S("player", required=False), S("reason_code", required=False),
+                 S("points", "int", required=False)),
                 d.penalty,
                 target=_target,
             ),
@@ -351,10 +320,8 @@ def _absence_options(tour: PairsTournament, g: Any) -> list[dict[str, str]]:
     groups = [(s,) for s in ("n", "s", "e", "w")] + [("n", "s"), ("e", "w")]
     groups += [(a, b) for a in ("n", "s") for b in ("e", "w")]
     return [
-        {
-            "value": f"{g.id}|{','.join(seat[s] for s in grp)}",
-            "label": f"{g.id} · " + " + ".join(f"{s.upper()} {name[s]}" for s in grp),
-        }
+        {"value": f"{g.id}|{','.join(seat[s] for s in grp)}",
+         "label": f"{g.id} · " + " + ".join(f"{s.upper()} {name[s]}" for s in grp)}
         for grp in groups
     ]
 
@@ -363,14 +330,13 @@ def _audit(tour: PairsTournament | None) -> list[dict[str, Any]]:
     """The tournament's own audit, newest first (the last 200 lines)."""
     if tour is None:
         return []
-    return [
-        {"seq": a.seq, "at": a.at, "actor": a.actor, "action": a.action, "details": a.details}
-        for a in reversed(tour.audit[-200:])
-    ]
+    return [{"seq": a.seq, "at": a.at, "actor": a.actor, "action": a.action,
+             "details": a.details} for a in reversed(tour.audit[-200:])]
 
 
 def _registry(club: Club) -> list[dict[str, str]]:
-    return sorted(({"id": p.id, "name": p.name} for p in club.registry), key=lambda p: p["name"])
+    return sorted(({"id": p.id, "name": p.name} for p in club.registry),
+                  key=lambda p: p["name"])
 
 
 def _names(club: Club, ids: tuple[str, str]) -> tuple[str, str]:
@@ -391,67 +357,35 @@ def tournament_view(tour: PairsTournament | None) -> dict[str, Any]:
     for n in range(1, tour.current_round + 1):
         games = []
         for g in tour.round_games(n):
-            games.append(
-                {
-                    "id": g.id,
-                    "table": g.table,
-                    "status": g.status,
-                    "ns": g.ns,
-                    "ew": g.ew,
-                    "ns_name": tour.pairs[g.ns].name,
-                    "ew_name": tour.pairs[g.ew].name,
-                    "score": [g.score.get(g.ns), g.score.get(g.ew)],
-                    "winner": g.winner,
-                    "how": g.how,
-                    "hands": g.hands,
-                    "seats": [
-                        {"seat": s, "player": pid, "name": nm}
-                        for (s, pid), nm in zip(
-                            tour.seating(g).items(), tour.seat_names(g).values(), strict=True
-                        )
-                    ],
-                    "absence_options": _absence_options(tour, g),
-                }
-            )
+            games.append({
+                "id": g.id, "table": g.table, "status": g.status,
+                "ns": g.ns, "ew": g.ew,
+                "ns_name": tour.pairs[g.ns].name, "ew_name": tour.pairs[g.ew].name,
+                "score": [g.score.get(g.ns), g.score.get(g.ew)],
+                "winner": g.winner, "how": g.how, "hands": g.hands,
+                "seats": [{"seat": s, "player": pid, "name": nm}
+                          for (s, pid), nm in zip(tour.seating(g).items(),
+                                                  tour.seat_names(g).values(), strict=True)],
+                "absence_options": _absence_options(tour, g),
+            })
         bye = tour.byes[n - 1]
         at = tour.tiempo.get(n)
-        rounds.append(
-            {
-                "n": n,
-                "games": games,
-                "tiempo": at,
-                "tiempo_at": None
-                if at is None
-                else datetime.fromtimestamp(at).strftime("%H:%M:%S"),
-                "bye": tour.pairs[bye].name if bye else None,
-            }
-        )
+        rounds.append({"n": n, "games": games, "tiempo": at,
+                       "tiempo_at": None if at is None else
+                       datetime.fromtimestamp(at).strftime("%H:%M:%S"),
+                       "bye": tour.pairs[bye].name if bye else None})
     return {
-        "tournament": {
-            "id": tour.id,
-            "name": tour.name,
-            "phase": tour.phase,
-            "round": tour.current_round,
-            "tiempo": tour.tiempo.get(tour.current_round),
-        },
-        "pairs": [
-            {"id": p.id, "name": p.name, "players": list(p.players), "withdrawn": p.withdrawn}
-            for p in tour.pairs.values()
-        ],
+        "tournament": {"id": tour.id, "name": tour.name, "phase": tour.phase,
+                       "round": tour.current_round,
+                       "tiempo": tour.tiempo.get(tour.current_round)},
+        "pairs": [{"id": p.id, "name": p.name, "players": list(p.players),
+                   "withdrawn": p.withdrawn} for p in tour.pairs.values()],
         "standings": final_rows(tour),
         "rounds": rounds,
         "penalties": [
-            {
-                "seq": e.seq,
-                "game": e.game_id,
-                "player": e.player,
-                "seat": e.seat,
-                "reason": e.reason,
-                "points": e.points,
-                "at_table": e.at_table,
-                "by": e.actor,
-                "at": e.at,
-            }
+            {"seq": e.seq, "game": e.game_id, "player": e.player, "seat": e.seat,
+             "reason": e.reason, "points": e.points, "at_table": e.at_table, "by": e.actor,
+             "at": e.at}
             for e in tour.penalties
         ],
     }

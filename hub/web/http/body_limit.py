@@ -143,18 +143,16 @@ class BodyLimit:
 
 
 # Said before any page code runs, so in the reader's language from the cookie alone.
-REFUSALS = Catalog(
-    {
-        "too_large": {
-            "es": "El envío es demasiado grande (más de 1 MB). No se ha cambiado nada.",
-            "en": "The request is too large (over 1 MB). Nothing was changed.",
-        },
-        "too_slow": {
-            "es": "El envío llegó demasiado despacio. No se ha cambiado nada.",
-            "en": "The request arrived too slowly. Nothing was changed.",
-        },
-    }
-)
+REFUSALS = Catalog({
+    "too_large": {
+        "es": "El envío es demasiado grande (más de 1 MB). No se ha cambiado nada.",
+        "en": "The request is too large (over 1 MB). Nothing was changed.",
+    },
+    "too_slow": {
+        "es": "El envío llegó demasiado despacio. No se ha cambiado nada.",
+        "en": "The request arrived too slowly. Nothing was changed.",
+    },
+})
 
 
 def _language(scope: Scope) -> str:
@@ -169,10 +167,8 @@ def _has_body(scope: Scope, declared: int | None) -> bool:
     """Whether the request carries a body (RFC 9112 §6.3: a length above 0, or chunked)."""
     if declared is not None:
         return declared > 0
-    return any(
-        name == b"transfer-encoding" and b"chunked" in value.lower()
-        for name, value in scope.get("headers", [])
-    )
+    return any(name == b"transfer-encoding" and b"chunked" in value.lower()
+               for name, value in scope.get("headers", []))
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -188,7 +188,9 @@ def next_match_all(
     best_t, best = views[0]
     best["match_event"] = _label(best_t)
     best["others"] = [
-        {"event": _label(t), "match": v["match"]} for t, v in views[1:] if v["match"] is not None
+        {"event": _label(t), "match": v["match"]}
+        for t, v in views[1:]
+        if v["match"] is not None
     ]
     best["elsewhere"] = elsewhere
     return best

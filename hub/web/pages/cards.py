@@ -25,9 +25,8 @@ def table_warning(card: dict[str, Any] | None, lang: str) -> str:
     return ""
 
 
-def table_choice(
-    table: str, card: dict[str, Any] | None, held: str | None, lang: str
-) -> dict[str, Any]:
+
+def table_choice(table: str, card: dict[str, Any] | None, held: str | None, lang: str) -> dict[str, Any]:
     """One table in the form that moves a match: free ("3 ✓"), offline (offered, marked), or
     busy, with the match it holds when the tournament knows it (marked and not offered: the
     move would be refused after the click).

@@ -158,9 +158,7 @@ class Exports:
                 )
                 cat = "novatos" if category == "novatos" else "open"
                 ranking = (
-                    club.historic_ranking(cat)
-                    if kind == "historic"
-                    else club.annual_ranking(year, cat)
+                    club.historic_ranking(cat) if kind == "historic" else club.annual_ranking(year, cat)
                 )
                 stem = f"ranking-{kind}-{year}" + ("-novatos" if cat == "novatos" else "")
                 return export_ranking(ranking, lang), f"{stem}.csv", "text/csv"

@@ -32,29 +32,19 @@ def registry_view(club: Club) -> dict[str, Any]:
     players: list[dict[str, Any]] = []
     for p in sorted(club.registry, key=lambda p: name_key(p.name)):
         uses = uses_of(club, p.id)
-        players.append(
-            {
-                "id": p.id,
-                "name": p.name,
-                "category": p.category,
-                "cards": list(p.card_ids),
-                "tournaments": len(uses.tournaments),
-                "rankings": list(uses.rankings),
-                "open": list(uses.open_events),
-                "has_results": uses.has_results,
-                "suspect": suspect_name(p.name),
-            }
-        )
+        players.append({
+            "id": p.id, "name": p.name, "category": p.category, "cards": list(p.card_ids),
+            "tournaments": len(uses.tournaments), "rankings": list(uses.rankings),
+            "open": list(uses.open_events), "has_results": uses.has_results,
+            "suspect": suspect_name(p.name),
+        })
     # The suspect names first in the merge form's first list: they are the ones to drop.
     drop_order = sorted(players, key=lambda p: (not p["suspect"], name_key(str(p["name"]))))
-    return {
-        "players": players,
-        "drop_choices": [{"id": p["id"], "name": p["name"]} for p in drop_order],
-    }
+    return {"players": players, "drop_choices": [{"id": p["id"], "name": p["name"]}
+                                                 for p in drop_order]}
 
 
 async def page_registry(site: Site, request: Request, lang: str) -> Page:
     data = await site.read(registry_view)
-    return Page(
-        "director/players.html", data, "director_players", Translator(lang)("reg.title"), refresh=""
-    )
+    return Page("director/players.html", data, "director_players",
+                Translator(lang)("reg.title"), refresh="")

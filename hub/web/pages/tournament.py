@@ -69,7 +69,9 @@ from mesa.tournament.tournament import Tournament
 Part = Callable[[Tournament], dict[str, Any]]
 
 
-def waiting_reason(t: Tournament, m: Any, seats: dict[str, dict[str, Any]], lang: str) -> str:
+def waiting_reason(
+    t: Tournament, m: Any, seats: dict[str, dict[str, Any]], lang: str
+) -> str:
     """Why a ready match has no table: a player sits at another table (another event of the
     evening, or the domino room). Empty when nobody does."""
     for pid in (m.a, m.b):
@@ -77,9 +79,7 @@ def waiting_reason(t: Tournament, m: Any, seats: dict[str, dict[str, Any]], lang
         if seat is None or (seat.get("event"), seat.get("match")) == (t.id, m.id):
             continue
         where = tr(lang, "dir.domino") if seat["game"] == "domino" else seat["event_name"]
-        return tr(
-            lang, "dir.waits_for", name=t.name_of(pid or ""), table=seat["table"], where=where
-        )
+        return tr(lang, "dir.waits_for", name=t.name_of(pid or ""), table=seat["table"], where=where)
     return ""
 
 
@@ -111,18 +111,13 @@ def label_cards(cards: list[dict[str, Any]], labels: dict[str, dict[str, Any]]) 
             c["event"] = label
 
 
-def sections(
-    club: Club, request: Request, lang: str, part: Part, empty: dict[str, Any]
-) -> dict[str, Any]:
+def sections(club: Club, request: Request, lang: str, part: Part, empty: dict[str, Any]) -> dict[str, Any]:
     """A public page's data: the event ``t`` names (else the default one) as always —
     ``tournament`` and its ``part`` — and, when no ``t`` is given and several events are open,
     ``sections``: each open event's ``tournament`` and ``part``, headed by its name."""
     shown = shown_events(club, request)
     chosen = chosen_event(club, request)
-    main = {
-        "tournament": tournament_info(chosen, lang),
-        **(empty if chosen is None else part(chosen)),
-    }
+    main = {"tournament": tournament_info(chosen, lang), **(empty if chosen is None else part(chosen))}
     if len(shown) > 1:
         main["sections"] = [{"tournament": tournament_info(t, lang), **part(t)} for t in shown]
     else:
@@ -420,7 +415,9 @@ class Pages:
         def build(club: Club) -> dict[str, Any]:
             t = chosen_event(club, request)
             checkins = {} if t is None else self.site.store.checkins(t.id)
-            ranked = set() if t is None else set(club.season.seeding_points(t.category, t.held_on))
+            ranked = (
+                set() if t is None else set(club.season.seeding_points(t.category, t.held_on))
+            )
             entrants = (
                 []
                 if t is None
@@ -641,7 +638,9 @@ class Pages:
             for tb in set(data["tables"]) | set(by_id)
             if (by_id.get(tb) or {}).get("kind", "backgammon") == "backgammon"
         )
-        data["table_warnings"] = {tb: table_warning(by_id.get(tb), lang) for tb in data["tables"]}
+        data["table_warnings"] = {
+            tb: table_warning(by_id.get(tb), lang) for tb in data["tables"]
+        }
         held = data.pop("held")
         here = data["match"]["table"]
         data["move_tables"] = [
@@ -676,9 +675,7 @@ class Pages:
         )
         pace = et.pace(tid, m.id)
         return {
-            "live": None
-            if card is None or m.status != "playing"
-            else {
+            "live": None if card is None or m.status != "playing" else {
                 "a": (card.get("score") or {}).get("a", 0),
                 "b": (card.get("score") or {}).get("b", 0),
             },
