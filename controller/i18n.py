@@ -20,6 +20,9 @@ __all__ = ["CATALOG", "DEFAULT_LANGUAGE", "LANGUAGES", "STRINGS", "placeholders"
 
 STRINGS: dict[str, dict[str, str]] = {
     "es": {
+        # ── a new table waiting to be adopted (controller/enrol_screen.py) ──
+        "enrol.new_table": "Mesa nueva",
+        "enrol.code": "código",
         # ── idle and check-in ──
         "idle.title": "Mesa {table}",
         "idle.no_match": "Sin partido",
@@ -101,6 +104,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "notice.disk_full": "Disco lleno",
     },
     "en": {
+        "enrol.new_table": "New table",
+        "enrol.code": "code",
         "idle.title": "Table {table}",
         "idle.no_match": "No match",
         "checkin.match": "{match} · to {length}",

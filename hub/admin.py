@@ -75,46 +75,62 @@ def _enrolments(args: argparse.Namespace) -> int:
     store = EnrolmentStore(_enrolment_db(args))
     try:
         pending, adopted = store.pending(), store.adoptions()
+        audit = store.audit_log(20) if args.all else []
     finally:
         store.close()
+    # No codes here: the director reads a table's code off its own screen.
     print("Mesa nueva (waiting to be adopted):" if pending else "No new table is waiting.")
     for p in pending:
         hw = ", ".join(f"{k} {v}" for k, v in sorted(p.hwcheck.items())) or "no hardware check"
         print(f"  {p.serial:<20} first {_when(p.first_seen)}  last {_when(p.last_seen)}  {hw}")
+    if pending:
+        print("Adopt one with: mesa adopt CODE TABLE (CODE: on the table's screen)")
     if adopted and args.all:
         print("Adopted:")
         for a in adopted:
-            state = "online" if a.cleared_at else "waiting for it to come online"
+            if a.replaced_at:
+                state = f"replaced {_when(a.replaced_at)}"
+            else:
+                state = "online" if a.cleared_at else "waiting for it to come online"
             print(f"  {a.serial:<20} table {a.table_id:<6} {_when(a.adopted_at)}  {state}")
+    if audit:
+        print("Adoptions asked for (newest first):")
+        for e in audit:
+            replaced = f", replacing {e.replaced}" if e.replaced else ""
+            print(
+                f"  {_when(e.at)}  {e.by or '?'}: {e.code} → table {e.table_id}"
+                f" ({e.serial or '?'}{replaced}): {e.outcome}"
+            )
     return 0
 
 
 def _adopt(args: argparse.Namespace) -> int:
     """Leave the adoption in the store for the running hub's enrolment desk (the only client
-    that answers Pis) and wait for its outcome."""
+    that answers Pis) and wait for its outcome. The desk applies the rules (the code must be a
+    waiting Pi's; a number that has a Pi needs ``--replace`` naming it), as for the dashboard."""
     from mesa.hub.broker.enrolment import (
         EnrolmentError,
         EnrolmentStore,
         check_adoptable_table,
-        check_serial,
+        check_code,
     )
 
     try:
-        check_serial(args.serial)
+        code = check_code(args.code)
         check_adoptable_table(args.table)
         store = EnrolmentStore(_enrolment_db(args))
     except (MesaError, OSError) as e:
         print(f"mesa adopt: {e}", file=sys.stderr)
         return 1
     try:
-        if not store.is_pending(args.serial):
-            raise EnrolmentError(f"no new table with serial {args.serial!r} is waiting")
-        store.request_adoption(args.serial, args.table, time.time())
+        if not store.with_code(code):
+            raise EnrolmentError(f"no new table showing code {code} is waiting")
+        store.request_adoption(code, args.table, args.replace, time.time())
         deadline = time.monotonic() + args.wait
-        outcome = store.request_outcome(args.serial)
+        outcome = store.request_outcome(code)
         while outcome is None and time.monotonic() < deadline:
             time.sleep(0.2)
-            outcome = store.request_outcome(args.serial)
+            outcome = store.request_outcome(code)
     except (MesaError, OSError) as e:
         print(f"mesa adopt: {e}", file=sys.stderr)
         return 1
@@ -129,8 +145,11 @@ def _adopt(args: argparse.Namespace) -> int:
         return 1
     if outcome != "ok":
         print(f"mesa adopt: the hub refused: {outcome}", file=sys.stderr)
+        if "confirm with replace=" in outcome:
+            pi = outcome.rsplit("replace=", 1)[1]
+            print(f"  mesa adopt {code} {args.table} --replace {pi}", file=sys.stderr)
         return 1
-    print(f"{args.serial} is table {args.table}: its account is made and its answer is sent")
+    print(f"{code} is table {args.table}: its account is made and its answer is sent")
     return 0
 
 
@@ -258,18 +277,22 @@ def register(sub: Any) -> None:
     p = add_command(
         sub,
         "adopt",
-        summary="Give a new table (by its serial) its table number",
+        summary="Give a new table (by the code on its screen) its table number",
         description="The request is left to the running hub, which makes the table's broker "
-        "account and sends the Pi its link file; the command waits for the outcome. The "
+        "account and sends the Pi its link file, sealed to the Pi's own key; the command waits "
+        "for the outcome. A number that already has a Pi needs --replace naming that Pi. The "
         "dashboard's Mesa nueva does the same.",
-        examples=["sudo /opt/mesa/.venv/bin/mesa adopt 10000000a1b2c3d4 7"],
+        examples=["sudo /opt/mesa/.venv/bin/mesa adopt 4F7-2K9 7",
+                  "sudo /opt/mesa/.venv/bin/mesa adopt 4F7-2K9 7 --replace 10000000a1b2c3d4"],
     )
-    p.add_argument("serial", help="the Pi's serial, as `mesa enrolments` lists it")
+    p.add_argument("code", help="the pairing code the new table's screen shows (4F7-2K9)")
     p.add_argument("table", help="the table id (1-32 of a-z 0-9 _ -)")
     _desk_option(p)
     _store_option(p, enrolment=True)
     p.add_argument("--wait", type=float, default=30.0, metavar="SECONDS",
                    help="how long to wait for the running hub to adopt it")
+    p.add_argument("--replace", metavar="PI",
+                   help="the Pi this number has now, as the refusal names it")
     p.set_defaults(run=_adopt)
 
     from mesa.hub.broker.accounts import DEFAULT_QUEUE

@@ -1,19 +1,34 @@
-"""Adopting a table: a new Pi announces itself, the director gives it a number, the hub answers.
+"""Adopting a table: a new Pi announces itself, the director gives it a number and its code, the
+hub answers to that Pi alone.
 
 A new table's Pi carries only the venue's enrolment bundle (the hub's address, the venue CA and
-the shared enrolment account, the same for every table). It connects to the enrolment listener
-with its serial as client id and publishes ``mesa/v1/enrol/<serial>/hello`` (retained); the
-broker's enrolment ACL lets it do nothing else. :class:`EnrolmentDesk` lists those Pis
-("Mesa nueva") in the hub's store; :func:`adopt` gives one a table number: it creates the
-table's broker account (a new password; a replaced Pi's old one stops working), reloads the
-broker and answers on ``mesa/v1/enrol/<serial>/answer`` (retained, so a Pi that reconnects
-still gets it) with the table's link file. Once the table comes online with its new account the
-desk clears the answer (an empty retained message): the password does not linger on the broker.
+the shared enrolment account, the same on every SD card). On first boot it makes its own key
+pair (:mod:`mesa.pairing`); it announces itself on ``mesa/v1/enrol/<id>/hello`` (retained),
+where ``<id>`` is named by its public key (:func:`~mesa.pairing.enrolment_id`), with its serial,
+its public key and its hardware check, and its screen shows the pairing code derived from the
+key ("Mesa nueva · código 4F7-2K9"). :class:`EnrolmentDesk` keeps the waiting list ("Mesa nueva")
+in the hub's store; the director adopts by table number *and* code (:meth:`EnrolmentDesk.adopt`,
+from the dashboard or ``mesa adopt``): the desk creates the table's broker account (a new
+password; a replaced Pi's old one stops working), reloads the broker and answers on
+``mesa/v1/enrol/<id>/answer`` (retained, so a Pi that reconnects still gets it) with the table's
+link file sealed to the Pi's key: any enrolment client may read it, only the Pi can open it.
+Once the table comes online with its new account the desk clears the answer.
 
->>> check_serial("10000000abcdef01")
-'10000000abcdef01'
->>> enrol_topic("10000000abcdef01", "answer")
-'mesa/v1/enrol/10000000abcdef01/answer'
+On the enrolment listener every client's id is the shared account's name (the broker forces
+it), so an enrolment client cannot take a table's or the hub's session (docs/broker.md).
+
+Taking over a number that already has a Pi (online, offline, or adopted a moment ago and not yet
+online) needs a confirmation that names that Pi (:class:`Occupant`), the same for the dashboard
+and ``mesa adopt``; every adoption, refused or done, is in the store's ``enrol_audit``.
+
+The waiting list is bounded (:data:`MAX_PENDING`; :data:`MAX_PER_SERIAL` claims of one serial,
+:data:`MAX_PER_SOURCE` announcements from one network address, which the desk learns from the
+broker's notices);
+an announcement not repeated within :data:`STALE_SECONDS` leaves it, an adopted one leaves it at
+once, the director can dismiss one; what the list refused is counted and shown (``refusals``).
+
+>>> enrol_topic("k" + "0" * 40, "answer")
+'mesa/v1/enrol/k0000000000000000000000000000000000000000/answer'
 """
 
 from __future__ import annotations
@@ -27,7 +42,8 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,30 +53,79 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from mesa.errors import MesaError
 from mesa.hub.broker.accounts import queue_account, wait_applied
-from mesa.hub.broker.mosquitto import ENROL_DESK_USERNAME, ENROL_USERNAME, set_password
+from mesa.hub.broker.mosquitto import (
+    BROKER_NOTICES,
+    ENROL_DESK_USERNAME,
+    ENROL_USERNAME,
+    set_password,
+)
 from mesa.hub.broker.provision import link_config, reload_broker, write_private
+from mesa.pairing import (
+    PairingError,
+    answer_key,
+    b64,
+    enrolment_id,
+    normalize_code,
+    pairing_code,
+    unb64,
+)
 from mesa.protocol import NAMESPACE, ProtocolError, check_table_id
 
 log = logging.getLogger(__name__)
 
 SERIAL_RE = re.compile(r"[0-9a-z][0-9a-z_-]{0,63}")
+ID_RE = re.compile(r"k[0-9a-f]{40}")
 MAX_HELLO_BYTES = 4096
-# A venue has tens of tables: more Pis waiting than this is someone flooding the enrolment port.
-MAX_PENDING = 200
+# A venue has tens of tables: a longer list helps no director and is someone flooding the port.
+MAX_PENDING = 64
+# A serial is the Pi's own word: a second claim of it (an impostor beside the genuine Pi, told
+# apart by the code on the screen) is listed; more are a flood.
+MAX_PER_SERIAL = 2
+# One network address announces at most this many Pis (a bench setting up a few through one
+# router is fine; a flood from one machine is not).
+MAX_PER_SOURCE = 8
+# A waiting Pi announces itself again every few seconds (controller/enrol.py, POLL_SECONDS):
+# one that has not for this long is gone (switched off, or a one-off announcement).
+STALE_SECONDS = 90.0
+# A full list makes room by dropping an announcement never repeated and older than this: a real
+# Pi would have announced itself again by then.
+UNPROVEN_SECONDS = 30.0
 KINDS = ("hello", "answer")
 # How long an adoption waits for root's `mesa apply-accounts` to take the queued account.
 ACCOUNT_WAIT_SECONDS = 15.0
 
 
 class EnrolmentError(MesaError):
-    """An adoption refused: unknown serial, bad table number, broker unreachable."""
+    """An adoption refused: unknown code, bad table number, a number taken, broker unreachable.
+    ``code`` says which (for the dashboard's words), ``params`` the facts it names."""
+
+    def __init__(self, message: str, code: str = "refused", /, **params: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
 
 
 def check_serial(serial: Any) -> str:
-    """A Pi's serial as the enrolment topics use it (lowercase hex and the like)."""
+    """A Pi's serial as it announces it (lowercase hex and the like).
+
+    >>> check_serial("10000000abcdef01")
+    '10000000abcdef01'
+    """
     if not isinstance(serial, str) or not SERIAL_RE.fullmatch(serial):
-        raise EnrolmentError(f"serial {serial!r} must be 1-64 of a-z 0-9 _ -")
+        raise EnrolmentError(f"serial {serial!r} must be 1-64 of a-z 0-9 _ -", "bad_serial")
     return serial
+
+
+def check_code(code: Any) -> str:
+    """A pairing code as the director typed it, in its shown form.
+
+    >>> check_code("4f7 2k9")
+    '4F7-2K9'
+    """
+    try:
+        return normalize_code(code)
+    except PairingError as e:
+        raise EnrolmentError(str(e), "bad_code") from None
 
 
 def check_adoptable_table(table_id: Any) -> str:
@@ -77,89 +142,222 @@ def check_adoptable_table(table_id: Any) -> str:
     try:
         check_table_id(table_id)
     except ProtocolError as e:
-        raise EnrolmentError(str(e)) from None
+        raise EnrolmentError(str(e), "bad_table", table=str(table_id)[:40]) from None
     return str(table_id)
 
 
-def enrol_topic(serial: str, kind: str) -> str:
+def enrol_topic(eid: str, kind: str) -> str:
     if kind not in KINDS:
         raise EnrolmentError(f"unknown enrolment topic {kind!r}")
-    return f"{NAMESPACE}/enrol/{check_serial(serial)}/{kind}"
+    if not ID_RE.fullmatch(eid):
+        raise EnrolmentError(f"not an enrolment id: {eid[:60]!r}")
+    return f"{NAMESPACE}/enrol/{eid}/{kind}"
 
 
-def parse_hello(topic: str, payload: bytes | bytearray) -> tuple[str, dict[str, Any]]:
-    """The serial and hardware check of an announcement; :class:`EnrolmentError` if malformed.
+@dataclass(frozen=True)
+class Hello:
+    """One announcement: who it says it is, and the key it will be answered to."""
 
-    >>> parse_hello("mesa/v1/enrol/abc1/hello", b'{"serial": "abc1", "hwcheck": {"display": "ok"}}')
-    ('abc1', {'display': 'ok'})
-    """
+    eid: str
+    serial: str
+    public: bytes
+    hwcheck: dict[str, str]
+
+    @property
+    def code(self) -> str:
+        return pairing_code(self.public)
+
+
+def topic_id(topic: str) -> str | None:
+    """The enrolment id of an announcement's topic, None if it is not one."""
     parts = topic.split("/")
     if len(parts) != 5 or parts[2] != "enrol" or parts[4] != "hello":
-        raise EnrolmentError(f"not an announcement topic: {topic!r}")
-    serial = check_serial(parts[3])
+        return None
+    return parts[3]
+
+
+def parse_hello(topic: str, payload: bytes | bytearray) -> Hello:
+    """An announcement, checked: its topic names its key; :class:`EnrolmentError` if not.
+
+    >>> from mesa.pairing import public_key, b64
+    >>> pub = public_key(bytes(32))
+    >>> h = parse_hello(f"mesa/v1/enrol/{enrolment_id(pub)}/hello",
+    ...                 json.dumps({"serial": "abc1", "key": b64(pub)}).encode())
+    >>> h.serial, h.code == pairing_code(pub)
+    ('abc1', True)
+    """
+    eid = topic_id(topic)
+    if eid is None or not ID_RE.fullmatch(eid):
+        raise EnrolmentError(f"not an announcement topic: {topic[:80]!r}", "malformed")
     if len(payload) > MAX_HELLO_BYTES:
-        raise EnrolmentError("announcement too large")
+        raise EnrolmentError("announcement too large", "malformed")
     try:
         data = json.loads(payload)
     except ValueError:
-        raise EnrolmentError("announcement is not JSON") from None
-    if not isinstance(data, dict) or data.get("serial") != serial:
-        raise EnrolmentError("announcement's serial differs from its topic")
+        raise EnrolmentError("announcement is not JSON", "malformed") from None
+    if not isinstance(data, dict):
+        raise EnrolmentError("announcement is not an object", "malformed")
+    try:
+        public = unb64(data.get("key"), 32)
+    except PairingError as e:
+        raise EnrolmentError(f"announcement's key: {e}", "malformed") from None
+    if enrolment_id(public) != eid:
+        # Someone announcing under another Pi's topic with a key of their own.
+        raise EnrolmentError("announcement's key is not the one its topic names", "wrong_key")
+    try:
+        serial = check_serial(data.get("serial"))
+    except EnrolmentError as e:
+        raise EnrolmentError(str(e), "malformed") from None
     hw = data.get("hwcheck", {})
     if not isinstance(hw, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in hw.items()
     ):
-        raise EnrolmentError("hwcheck must map part names to results")
-    return serial, {k[:32]: v[:200] for k, v in list(hw.items())[:16]}
+        raise EnrolmentError("hwcheck must map part names to results", "malformed")
+    return Hello(eid, serial, public, {k[:32]: v[:200] for k, v in list(hw.items())[:16]})
 
 
-# ── the hub's store: pending and adopted tables ─────────────────────────────────────────
+def seal_answer(hello: Hello, topic: str, answer: dict[str, Any]) -> bytes:
+    """The link file sealed to the Pi's key (X25519 + ChaCha20-Poly1305 from ``cryptography``;
+    the table opens it with :func:`mesa.pairing.open_sealed`), bound to its answer topic."""
+    from cryptography.hazmat.primitives.asymmetric.x25519 import (
+        X25519PrivateKey,
+        X25519PublicKey,
+    )
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    eph = X25519PrivateKey.generate()
+    eph_pub = eph.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    try:
+        shared = eph.exchange(X25519PublicKey.from_public_bytes(hello.public))
+        key = answer_key(shared, eph_pub, hello.public)
+    except (ValueError, PairingError) as e:  # a low-order point: no table has such a key
+        raise EnrolmentError(f"the table's key is unusable ({e})", "bad_key") from None
+    nonce = os.urandom(12)
+    box = ChaCha20Poly1305(key).encrypt(nonce, json.dumps(answer).encode(), topic.encode())
+    return json.dumps({"v": 1, "epk": b64(eph_pub), "nonce": b64(nonce), "box": b64(box)}).encode()
+
+
+# ── the hub's store: waiting and adopted tables ─────────────────────────────────────────
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS enrol_pending (
-    serial TEXT PRIMARY KEY,
+    eid TEXT PRIMARY KEY,
+    serial TEXT NOT NULL,
+    pubkey TEXT NOT NULL,
+    code TEXT NOT NULL,
     hwcheck TEXT NOT NULL,
     first_seen REAL NOT NULL,
-    last_seen REAL NOT NULL
+    last_seen REAL NOT NULL,
+    beats INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    dismissed_at REAL
 );
 CREATE TABLE IF NOT EXISTS enrol_adopted (
-    serial TEXT PRIMARY KEY,
+    eid TEXT PRIMARY KEY,
+    serial TEXT NOT NULL,
+    code TEXT NOT NULL,
     table_id TEXT NOT NULL,
     adopted_at REAL NOT NULL,
-    cleared_at REAL
+    cleared_at REAL,
+    replaced_at REAL
 );
 CREATE TABLE IF NOT EXISTS enrol_requests (
-    serial TEXT PRIMARY KEY,
+    code TEXT PRIMARY KEY,
     table_id TEXT NOT NULL,
+    replace TEXT,
     requested_at REAL NOT NULL,
     done_at REAL,
     outcome TEXT
 );
+CREATE TABLE IF NOT EXISTS enrol_audit (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at REAL NOT NULL,
+    by TEXT NOT NULL,
+    code TEXT NOT NULL,
+    serial TEXT NOT NULL,
+    table_id TEXT NOT NULL,
+    replaced TEXT NOT NULL,
+    outcome TEXT NOT NULL
+);
 """
+
+_V1_COLUMNS = ("serial", "hwcheck", "first_seen", "last_seen")
 
 
 @dataclass(frozen=True)
 class Pending:
+    eid: str
     serial: str
+    code: str
+    public: bytes
     hwcheck: dict[str, str]
     first_seen: float
     last_seen: float
+    beats: int
+
+    @property
+    def hello(self) -> Hello:
+        return Hello(self.eid, self.serial, self.public, self.hwcheck)
 
 
 @dataclass(frozen=True)
 class Adoption:
+    eid: str
     serial: str
+    code: str
     table_id: str
     adopted_at: float
     cleared_at: float | None
+    replaced_at: float | None
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    at: float
+    by: str
+    code: str
+    serial: str
+    table_id: str
+    replaced: str
+    outcome: str
+
+
+@dataclass(frozen=True)
+class Occupant:
+    """The Pi a table number has: adopted here (``serial`` and ``code`` known) or a table the
+    hub knows from its status alone. ``state``: ``online``, ``offline`` or ``adopted`` (its
+    answer sent, not online yet). ``token`` is what a confirmation must name to replace it."""
+
+    table_id: str
+    state: str
+    serial: str | None = None
+    code: str | None = None
+    eid: str | None = None
+
+    @property
+    def token(self) -> str:
+        return self.serial if self.serial is not None else self.table_id
+
+
+_PENDING_COLS = "eid, serial, code, pubkey, hwcheck, first_seen, last_seen, beats"
+_ADOPTED_COLS = "eid, serial, code, table_id, adopted_at, cleared_at, replaced_at"
+
+
+def _pending(row: tuple[Any, ...]) -> Pending:
+    eid, serial, code, pub, hw, first, last, beats = row
+    return Pending(eid, serial, code, unb64(pub), json.loads(hw), first, last, beats)
 
 
 class EnrolmentStore:
     """The enrolment tables in the hub's SQLite store (their own tables, their own connection).
 
     >>> import tempfile, pathlib
+    >>> from mesa.pairing import public_key
     >>> s = EnrolmentStore(pathlib.Path(tempfile.mkdtemp()) / "hub.sqlite3")
-    >>> s.record_hello("abc1", {"display": "ok"}, now=5.0)
-    >>> [p.serial for p in s.pending()]
+    >>> pub = public_key(bytes(32))
+    >>> s.record_hello(Hello(enrolment_id(pub), "abc1", pub, {"display": "ok"}), now=5.0)
+    'new'
+    >>> [p.serial for p in s.pending(now=6.0)]
     ['abc1']
     """
 
@@ -167,9 +365,15 @@ class EnrolmentStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         created = not self.path.exists()
+        # The list's bounds (the module's constants; a test may shorten the times).
+        self.max_pending = MAX_PENDING
+        self.max_per_source = MAX_PER_SOURCE
+        self.stale_seconds = STALE_SECONDS
+        self.unproven_seconds = UNPROVEN_SECONDS
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
+        self._migrate()
         self._db.executescript(SCHEMA)
         if created and os.geteuid() == 0:
             # The desk and `mesa adopt` run as root; the store is the hub's (the owner of its
@@ -179,122 +383,281 @@ class EnrolmentStore:
             with contextlib.suppress(OSError):
                 os.chown(self.path, st.st_uid, st.st_gid)
 
+    def _migrate(self) -> None:
+        """A store from before pairing codes: its announcements cannot be answered (no key),
+        so they go; its adoptions stay, as the Pis the numbers have."""
+        cols = [r[1] for r in self._db.execute("PRAGMA table_info(enrol_pending)")]
+        if not cols or "eid" in cols:
+            return
+        with self._db:
+            self._db.execute("DROP TABLE enrol_pending")
+            self._db.execute("DROP TABLE IF EXISTS enrol_requests")
+            old = self._db.execute(
+                "SELECT serial, table_id, adopted_at, cleared_at FROM enrol_adopted"
+            ).fetchall()
+            self._db.execute("DROP TABLE enrol_adopted")
+            self._db.executescript(SCHEMA)
+            self._db.executemany(
+                f"INSERT INTO enrol_adopted ({_ADOPTED_COLS}) VALUES (?, ?, '', ?, ?, ?, NULL)",
+                [(f"v1-{s}", s, t, a, c) for s, t, a, c in old],
+            )
+
     def close(self) -> None:
         self._db.close()
 
-    def record_hello(self, serial: str, hwcheck: dict[str, str], now: float) -> None:
+    def record_hello(self, hello: Hello, now: float, source: str = "") -> str:
+        """Take an announcement from network address ``source`` ("": not known): ``new``,
+        ``again`` (a listed one repeated), ``answered`` (its answer waits on the broker), or why
+        the list refused it: ``dismissed``, ``serial`` (too many claims of its serial),
+        ``source`` (too many from its address), ``full``."""
         with self._lock, self._db:
-            known = self._db.execute(
-                "SELECT 1 FROM enrol_pending WHERE serial = ?", (serial,)
+            self._prune(now)
+            adopted = self._db.execute(
+                "SELECT 1 FROM enrol_adopted WHERE eid = ? AND cleared_at IS NULL"
+                " AND replaced_at IS NULL",
+                (hello.eid,),
             ).fetchone()
-            count = self._db.execute("SELECT count(*) FROM enrol_pending").fetchone()[0]
-            if known is None and count >= MAX_PENDING:
-                raise EnrolmentError(f"more than {MAX_PENDING} tables waiting: {serial} ignored")
+            if adopted is not None:
+                return "answered"
+            row = self._db.execute(
+                "SELECT dismissed_at FROM enrol_pending WHERE eid = ?", (hello.eid,)
+            ).fetchone()
+            if row is not None:
+                if row[0] is not None:
+                    return "dismissed"
+                self._db.execute(
+                    "UPDATE enrol_pending SET hwcheck = ?, last_seen = ?, beats = beats + 1"
+                    " WHERE eid = ?",
+                    (json.dumps(hello.hwcheck), now, hello.eid),
+                )
+                return "again"
+            claims = self._db.execute(
+                "SELECT count(*) FROM enrol_pending WHERE serial = ? AND dismissed_at IS NULL",
+                (hello.serial,),
+            ).fetchone()[0]
+            if claims >= MAX_PER_SERIAL:
+                return "serial"
+            if source:
+                same = self._db.execute(
+                    "SELECT count(*) FROM enrol_pending WHERE source = ? AND dismissed_at IS NULL",
+                    (source,),
+                ).fetchone()[0]
+                if same >= self.max_per_source:
+                    return "source"
+            listed = self._db.execute(
+                "SELECT count(*) FROM enrol_pending WHERE dismissed_at IS NULL"
+            ).fetchone()[0]
+            if listed >= self.max_pending:
+                unproven = self._db.execute(
+                    "SELECT eid FROM enrol_pending WHERE dismissed_at IS NULL AND beats = 1"
+                    " AND first_seen < ? ORDER BY first_seen LIMIT 1",
+                    (now - self.unproven_seconds,),
+                ).fetchone()
+                if unproven is None:
+                    return "full"
+                self._db.execute("DELETE FROM enrol_pending WHERE eid = ?", unproven)
             self._db.execute(
-                "INSERT INTO enrol_pending VALUES (?, ?, ?, ?) ON CONFLICT(serial) DO UPDATE"
-                " SET hwcheck = excluded.hwcheck, last_seen = excluded.last_seen",
-                (serial, json.dumps(hwcheck), now, now),
+                f"INSERT INTO enrol_pending ({_PENDING_COLS}, source, dismissed_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, NULL)",
+                (
+                    hello.eid,
+                    hello.serial,
+                    hello.code,
+                    b64(hello.public),
+                    json.dumps(hello.hwcheck),
+                    now,
+                    now,
+                    source,
+                ),
+            )
+            return "new"
+
+    def _prune(self, now: float) -> None:
+        # Stale announcements leave; a dismissal is kept a day (its Pi stays off the list).
+        self._db.execute(
+            "DELETE FROM enrol_pending WHERE (dismissed_at IS NULL AND last_seen < ?)"
+            " OR (dismissed_at IS NOT NULL AND dismissed_at < ?)",
+            (now - self.stale_seconds, now - 86400),
+        )
+
+    def withdraw(self, eid: str) -> None:
+        """The Pi removed its announcement (an empty retained message)."""
+        with self._lock, self._db:
+            self._db.execute(
+                "DELETE FROM enrol_pending WHERE eid = ? AND dismissed_at IS NULL", (eid,)
             )
 
-    def pending(self) -> list[Pending]:
-        """Pis that announced themselves and are not adopted, oldest first. A Pi that announces
-        itself again after its table came online (its SD card reflashed) is waiting again; one
-        that announces itself while its answer still waits on the broker is not."""
+    def dismiss(self, eid: str, now: float) -> bool:
+        """The director took an announcement off the list; False if it was not listed."""
+        with self._lock, self._db:
+            cur = self._db.execute(
+                "UPDATE enrol_pending SET dismissed_at = ? WHERE eid = ? AND dismissed_at IS NULL",
+                (now, eid),
+            )
+            return cur.rowcount > 0
+
+    def pending(self, now: float | None = None) -> list[Pending]:
+        """The Pis waiting to be adopted, oldest first (stale and dismissed ones left out)."""
+        now = time.time() if now is None else now
         with self._lock:
             rows = self._db.execute(
-                "SELECT serial, hwcheck, first_seen, last_seen FROM enrol_pending p"
-                " WHERE NOT EXISTS (SELECT 1 FROM enrol_adopted a WHERE a.serial = p.serial"
-                "   AND (a.cleared_at IS NULL OR a.cleared_at >= p.last_seen))"
-                " ORDER BY first_seen"
+                f"SELECT {_PENDING_COLS} FROM enrol_pending"
+                " WHERE dismissed_at IS NULL AND last_seen >= ? ORDER BY first_seen",
+                (now - self.stale_seconds,),
             ).fetchall()
-        return [Pending(s, json.loads(h), f, last) for s, h, f, last in rows]
+        return [_pending(r) for r in rows]
 
-    def is_pending(self, serial: str) -> bool:
-        return any(p.serial == serial for p in self.pending())
+    def with_code(self, code: str, now: float | None = None) -> list[Pending]:
+        return [p for p in self.pending(now) if p.code == code]
 
     def adoptions(self) -> list[Adoption]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT serial, table_id, adopted_at, cleared_at FROM enrol_adopted"
-                " ORDER BY adopted_at"
+                f"SELECT {_ADOPTED_COLS} FROM enrol_adopted ORDER BY adopted_at"
             ).fetchall()
         return [Adoption(*r) for r in rows]
 
-    def record_adoption(self, serial: str, table_id: str, now: float) -> None:
-        with self._lock, self._db:
-            self._db.execute(
-                "INSERT OR REPLACE INTO enrol_adopted VALUES (?, ?, ?, NULL)",
-                (serial, table_id, now),
-            )
-
-    def adoption_of(self, serial: str) -> Adoption | None:
+    def adoption_of(self, eid: str) -> Adoption | None:
         with self._lock:
             row = self._db.execute(
-                "SELECT serial, table_id, adopted_at, cleared_at FROM enrol_adopted"
-                " WHERE serial = ?",
-                (serial,),
+                f"SELECT {_ADOPTED_COLS} FROM enrol_adopted WHERE eid = ?", (eid,)
             ).fetchone()
         return None if row is None else Adoption(*row)
 
-    def restore_adoption(self, serial: str, previous: Adoption | None) -> None:
-        """Put back what :meth:`adoption_of` returned before a failed adoption."""
+    def holder(self, table_id: str) -> Adoption | None:
+        """The Pi last adopted as ``table_id`` and not replaced since."""
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {_ADOPTED_COLS} FROM enrol_adopted WHERE table_id = ?"
+                " AND replaced_at IS NULL ORDER BY adopted_at DESC LIMIT 1",
+                (table_id,),
+            ).fetchone()
+        return None if row is None else Adoption(*row)
+
+    def record_adoption(self, p: Pending, table_id: str, now: float) -> list[Adoption]:
+        """``p`` is ``table_id`` now; it leaves the list. Returns the adoptions it replaces
+        (the number's earlier Pis, their answers to be cleared)."""
         with self._lock, self._db:
-            self._db.execute("DELETE FROM enrol_adopted WHERE serial = ?", (serial,))
-            if previous is not None:
-                self._db.execute(
-                    "INSERT INTO enrol_adopted VALUES (?, ?, ?, ?)",
-                    (
-                        previous.serial,
-                        previous.table_id,
-                        previous.adopted_at,
-                        previous.cleared_at,
-                    ),
-                )
+            replaced = [
+                Adoption(*r)
+                for r in self._db.execute(
+                    f"SELECT {_ADOPTED_COLS} FROM enrol_adopted WHERE table_id = ?"
+                    " AND replaced_at IS NULL AND eid != ?",
+                    (table_id, p.eid),
+                ).fetchall()
+            ]
+            self._db.execute(
+                "UPDATE enrol_adopted SET replaced_at = ? WHERE table_id = ?"
+                " AND replaced_at IS NULL AND eid != ?",
+                (now, table_id, p.eid),
+            )
+            self._db.execute(
+                f"INSERT OR REPLACE INTO enrol_adopted ({_ADOPTED_COLS})"
+                " VALUES (?, ?, ?, ?, ?, NULL, NULL)",
+                (p.eid, p.serial, p.code, table_id, now),
+            )
+            self._db.execute("DELETE FROM enrol_pending WHERE eid = ?", (p.eid,))
+            return replaced
+
+    def undo_adoption(
+        self, p: Pending, previous: Adoption | None, replaced: list[Adoption]
+    ) -> None:
+        """Put back what :meth:`record_adoption` changed (the broker refused the answer)."""
+        with self._lock, self._db:
+            self._db.execute("DELETE FROM enrol_adopted WHERE eid = ?", (p.eid,))
+            rows = [*replaced, *([previous] if previous is not None else [])]
+            self._db.executemany(
+                f"INSERT OR REPLACE INTO enrol_adopted ({_ADOPTED_COLS}) VALUES (?,?,?,?,?,?,?)",
+                [
+                    (a.eid, a.serial, a.code, a.table_id, a.adopted_at, a.cleared_at, a.replaced_at)
+                    for a in rows
+                ],
+            )
+            self._db.execute(
+                f"INSERT OR IGNORE INTO enrol_pending ({_PENDING_COLS}, source, dismissed_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', NULL)",
+                (
+                    p.eid,
+                    p.serial,
+                    p.code,
+                    b64(p.public),
+                    json.dumps(p.hwcheck),
+                    p.first_seen,
+                    p.last_seen,
+                    p.beats,
+                ),
+            )
 
     def uncleared(self, table_id: str) -> list[str]:
-        """Serials adopted as ``table_id`` whose answer is still on the broker."""
+        """Enrolment ids adopted as ``table_id`` whose answer is still on the broker."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT serial FROM enrol_adopted WHERE table_id = ? AND cleared_at IS NULL",
+                "SELECT eid FROM enrol_adopted WHERE table_id = ? AND cleared_at IS NULL"
+                " AND replaced_at IS NULL",
                 (table_id,),
             ).fetchall()
         return [r[0] for r in rows]
 
-    def mark_cleared(self, serial: str, now: float) -> None:
+    def mark_cleared(self, eid: str, now: float) -> None:
+        with self._lock, self._db:
+            self._db.execute("UPDATE enrol_adopted SET cleared_at = ? WHERE eid = ?", (now, eid))
+
+    # The audit log of adoptions: every one asked for, from the dashboard or `mesa adopt`.
+    def audit(
+        self,
+        by: str,
+        code: str,
+        serial: str,
+        table_id: str,
+        replaced: str,
+        outcome: str,
+        now: float,
+    ) -> None:
         with self._lock, self._db:
             self._db.execute(
-                "UPDATE enrol_adopted SET cleared_at = ? WHERE serial = ?", (now, serial)
+                "INSERT INTO enrol_audit (at, by, code, serial, table_id, replaced, outcome)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (now, by[:80], code[:16], serial[:64], table_id[:40], replaced[:80], outcome[:300]),
             )
 
-    # ``mesa adopt`` asks the running hub's desk (the only client that answers Pis).
-    def request_adoption(self, serial: str, table_id: str, now: float) -> None:
-        with self._lock, self._db:
-            self._db.execute(
-                "INSERT OR REPLACE INTO enrol_requests VALUES (?, ?, ?, NULL, NULL)",
-                (serial, table_id, now),
-            )
-
-    def open_requests(self) -> list[tuple[str, str]]:
+    def audit_log(self, limit: int = 200) -> list[AuditEntry]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT serial, table_id FROM enrol_requests WHERE done_at IS NULL"
-                " ORDER BY requested_at"
+                "SELECT at, by, code, serial, table_id, replaced, outcome FROM enrol_audit"
+                " ORDER BY id DESC LIMIT ?",
+                (limit,),
             ).fetchall()
-        return [(r[0], r[1]) for r in rows]
+        return [AuditEntry(*r) for r in rows]
 
-    def finish_request(self, serial: str, outcome: str, now: float) -> None:
+    # ``mesa adopt`` asks the running hub's desk (the only client that answers Pis).
+    def request_adoption(self, code: str, table_id: str, replace: str | None, now: float) -> None:
         with self._lock, self._db:
             self._db.execute(
-                "UPDATE enrol_requests SET done_at = ?, outcome = ? WHERE serial = ?",
-                (now, outcome, serial),
+                "INSERT OR REPLACE INTO enrol_requests VALUES (?, ?, ?, ?, NULL, NULL)",
+                (code, table_id, replace, now),
             )
 
-    def request_outcome(self, serial: str) -> str | None:
+    def open_requests(self) -> list[tuple[str, str, str | None]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT code, table_id, replace FROM enrol_requests WHERE done_at IS NULL"
+                " ORDER BY requested_at"
+            ).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    def finish_request(self, code: str, outcome: str, now: float) -> None:
+        with self._lock, self._db:
+            self._db.execute(
+                "UPDATE enrol_requests SET done_at = ?, outcome = ? WHERE code = ?",
+                (now, outcome, code),
+            )
+
+    def request_outcome(self, code: str) -> str | None:
         """``"ok"``, the reason it was refused, or None while the desk has not taken it."""
         with self._lock:
             row = self._db.execute(
-                "SELECT outcome FROM enrol_requests WHERE serial = ? AND done_at IS NOT NULL",
-                (serial,),
+                "SELECT outcome FROM enrol_requests WHERE code = ? AND done_at IS NOT NULL",
+                (code,),
             ).fetchone()
         return None if row is None else str(row[0])
 
@@ -393,46 +756,76 @@ def _make_account(settings: EnrolmentSettings, table_id: str, password: str) -> 
         reload_broker(settings.pid_file)
 
 
+@dataclass(frozen=True)
+class Adopted:
+    """A done adoption: the Pi, its number, the Pi it replaced (None: the number was free)."""
+
+    serial: str
+    code: str
+    table_id: str
+    topic: str
+    replaced: Occupant | None
+
+
+def check_takeover(table_id: str, occupant: Occupant | None, replace: str | None) -> None:
+    """The one rule for taking over a number: a number that has a Pi needs ``replace`` naming
+    that Pi (:attr:`Occupant.token`); :class:`EnrolmentError` ``confirm_replace`` if not.
+
+    >>> check_takeover("3", None, None)
+    >>> check_takeover("3", Occupant("3", "online", "abc1"), "abc1")
+    >>> check_takeover("3", Occupant("3", "offline", "abc1"), None)
+    Traceback (most recent call last):
+      ...
+    mesa.hub.broker.enrolment.EnrolmentError: table 3 already has Pi abc1 (offline): to replace it, confirm with replace=abc1
+    """
+    if occupant is None or replace == occupant.token:
+        return
+    raise EnrolmentError(
+        f"table {table_id} already has Pi {occupant.token} ({occupant.state}):"
+        f" to replace it, confirm with replace={occupant.token}",
+        "confirm_replace",
+        table=table_id,
+        pi=occupant.token,
+        state=occupant.state,
+    )
+
+
 def adopt(
-    serial: str,
+    pending: Pending,
     table_id: str,
     settings: EnrolmentSettings,
     *,
-    store: EnrolmentStore | None = None,
-    publish: Callable[[str, bytes], None] | None = None,
+    store: EnrolmentStore,
+    publish: Callable[[str, bytes], None],
     now: float | None = None,
-) -> str:
-    """Make the Pi ``serial`` table ``table_id``; returns the answer topic.
+) -> tuple[str, list[Adoption]]:
+    """Make the waiting Pi ``pending`` table ``table_id`` (the takeover rule already checked:
+    :meth:`EnrolmentDesk.adopt`); returns the answer topic and the adoptions it replaced.
 
     A new broker password for ``table_id`` replaces any earlier one (a replaced Pi's account
-    stops working at the reload), and the answer carries the table's link file."""
-    check_serial(serial)
+    stops working at the reload); the answer, the table's link file, is sealed to the Pi's key."""
     check_adoptable_table(table_id)
-    own = store is None
-    store = store or EnrolmentStore(settings.db)
+    password = secrets.token_urlsafe(18)
+    _make_account(settings, table_id, password)
+    answer = link_config(table_id, settings.hub_host, settings.hub_port, password, settings.tls_ca)
+    topic = enrol_topic(pending.eid, "answer")
+    payload = seal_answer(pending.hello, topic, answer)
+    # Recorded first: the Pi may come online before publish() returns, and its "online" must
+    # find the adoption to clear the answer. Undone if the broker refuses it.
+    previous = store.adoption_of(pending.eid)
+    replaced = store.record_adoption(pending, table_id, time.time() if now is None else now)
     try:
-        if not store.is_pending(serial):
-            raise EnrolmentError(f"no new table with serial {serial!r} has announced itself")
-        password = secrets.token_urlsafe(18)
-        _make_account(settings, table_id, password)
-        answer = link_config(
-            table_id, settings.hub_host, settings.hub_port, password, settings.tls_ca
-        )
-        topic = enrol_topic(serial, "answer")
-        payload = json.dumps(answer).encode()
-        # Recorded first: the Pi may come online before publish() returns, and its "online"
-        # must find the adoption to clear the answer. Undone if the broker refuses it.
-        previous = store.adoption_of(serial)
-        store.record_adoption(serial, table_id, time.time() if now is None else now)
-        try:
-            (publish or (lambda t, p: _publish_once(settings, t, p)))(topic, payload)
-        except BaseException:
-            store.restore_adoption(serial, previous)
-            raise
-        return topic
-    finally:
-        if own:
-            store.close()
+        publish(topic, payload)
+    except BaseException:
+        store.undo_adoption(pending, previous, replaced)
+        raise
+    return topic, replaced
+
+
+# What the list refused, by reason (EnrolmentStore.record_hello and parse_hello's codes).
+REFUSALS = ("full", "serial", "source", "dismissed", "malformed", "wrong_key")
+# Mosquitto's notice of an enrolment client's connection (log_dest topic; IPv4 or IPv6).
+_CONNECTED = re.compile(rf"New client connected from (\S+):\d+ as {ENROL_USERNAME} \(")
 
 
 class EnrolmentDesk:
@@ -440,8 +833,8 @@ class EnrolmentDesk:
     (from the dashboard, or ``mesa adopt``'s requests), clears answered adoptions.
 
         desk = EnrolmentDesk(EnrolmentSettings.from_file("/etc/mesa/enrolment.json")).start()
-        desk.listeners.append(lambda: print("the pending list changed"))
-        desk.adopt("10000000abcdef01", "7")
+        desk.listeners.append(lambda: print("the waiting list changed"))
+        desk.adopt("4F7-2K9", "7")
 
     It is the only client with the desk's account (the broker's client ids are the usernames:
     a second one would take its session), so ``mesa adopt`` leaves a request in the store and
@@ -453,15 +846,26 @@ class EnrolmentDesk:
     ) -> None:
         self.settings = settings
         self.store = EnrolmentStore(settings.db)
-        self.refused = 0  # malformed announcements, counted
+        # Announcements the list refused, by reason (REFUSALS): a flood shows here.
+        self.refusals: Counter[str] = Counter()
         self.connected = threading.Event()
-        # Called (on paho's or the adopting thread) when the pending list may have changed.
+        # Called (on paho's or the adopting thread) when the waiting list may have changed.
         self.listeners: list[Callable[[], None]] = []
+        # The tables' last status as the broker keeps it (retained): which numbers have a Pi.
+        self.statuses: dict[str, str] = {}
+        # The address of the enrolment client connected now: on the enrolment listener every
+        # client has the same id, so there is one at a time, and its announcements follow the
+        # broker's notice of its connection on this desk's connection ("": not known).
+        self.source = ""
         self._adopting = threading.Lock()  # one adoption at a time (password file, broker)
         self._client = _connect_desk(settings, client_id)
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
+
+    @property
+    def refused(self) -> int:
+        return sum(self.refusals.values())
 
     def start(self) -> EnrolmentDesk:
         self._client.connect_async(self.settings.broker_host, self.settings.broker_port, 15)
@@ -476,37 +880,126 @@ class EnrolmentDesk:
     def pending(self) -> list[Pending]:
         return self.store.pending()
 
-    def adopt(self, serial: str, table_id: str) -> str:
-        """Give ``serial`` the table ``table_id`` (see :func:`adopt`); the answer is published
-        on this desk's connection. :class:`EnrolmentError` if refused or the broker is away."""
+    def occupant(self, table_id: str, known: Mapping[str, str] | None = None) -> Occupant | None:
+        """The Pi ``table_id`` has, if any: the one adopted here last (its state from its
+        status), else a table the broker or ``known`` (the dashboard's tables: id → link
+        state) has seen."""
+        holder = self.store.holder(table_id)
+        seen = self.statuses.get(table_id) or (known or {}).get(table_id)
+        state = "online" if seen == "online" else "offline"
+        if holder is not None:
+            if holder.cleared_at is None and seen != "online":
+                state = "adopted"
+            return Occupant(table_id, state, holder.serial, holder.code or None, holder.eid)
+        if seen is not None:
+            return Occupant(table_id, state)
+        return None
 
-        def publish(topic: str, payload: bytes) -> None:
-            if not self.connected.is_set():
-                raise EnrolmentError("the enrolment desk is not connected to the broker")
-            info = self._client.publish(topic, payload, qos=1, retain=True)
-            try:
-                info.wait_for_publish(10)
-            except (RuntimeError, ValueError) as e:
-                raise EnrolmentError(f"the broker did not take the answer ({e})") from None
-            if not info.is_published():
-                raise EnrolmentError("the broker did not take the answer")
+    def occupants(self, known: Mapping[str, str] | None = None) -> dict[str, str]:
+        """Every number that has a Pi → the Pi a confirmation to replace it must name."""
+        tables = {a.table_id for a in self.store.adoptions() if a.replaced_at is None}
+        tables |= set(self.statuses) | set(known or {})
+        out = {}
+        for table in sorted(tables):
+            occupant = self.occupant(table, known)
+            if occupant is not None:
+                out[table] = occupant.token
+        return out
 
-        with self._adopting:
-            topic = adopt(serial, table_id, self.settings, store=self.store, publish=publish)
+    def dismiss(self, eid: str) -> bool:
+        done = self.store.dismiss(eid, time.time())
+        if done:
+            self._notify()
+        return done
+
+    def adopt(
+        self,
+        code: str,
+        table_id: str,
+        *,
+        replace: str | None = None,
+        by: str = "",
+        known: Mapping[str, str] | None = None,
+    ) -> Adopted:
+        """Give the waiting Pi whose screen shows ``code`` the number ``table_id``. A number
+        that has a Pi needs ``replace`` naming it (:func:`check_takeover`). Every attempt is in
+        the store's audit log. :class:`EnrolmentError` if refused or the broker is away."""
+        code_text = str(code)[:16]
+        serial = ""
+        replaced_token = ""
+        try:
+            code = check_code(code)
+            table_id = check_adoptable_table(table_id)
+            with self._adopting:
+                matches = self.store.with_code(code)
+                if not matches:
+                    raise EnrolmentError(
+                        f"no new table showing code {code} is waiting", "not_pending", code=code
+                    )
+                if len(matches) > 1:
+                    # Two keys with one code (a 1 in 10^9 chance, or someone grinding keys):
+                    # dismiss both; the genuine Pi announces itself again.
+                    raise EnrolmentError(
+                        f"{len(matches)} new tables show code {code}: dismiss them and let the"
+                        " table announce itself again",
+                        "ambiguous",
+                        code=code,
+                    )
+                pending = matches[0]
+                serial = pending.serial
+                occupant = self.occupant(table_id, known)
+                if occupant is not None and occupant.eid == pending.eid:
+                    occupant = None  # the same Pi back at its own number
+                if occupant is not None:
+                    replaced_token = occupant.token
+                check_takeover(table_id, occupant, replace)
+                topic, replaced = adopt(
+                    pending, table_id, self.settings, store=self.store, publish=self._publish
+                )
+                for old in replaced:
+                    if old.cleared_at is None and ID_RE.fullmatch(old.eid):
+                        # The replaced Pi's unread answer (its password no longer works).
+                        self._client.publish(enrol_topic(old.eid, "answer"), b"", 1, True)
+        except (EnrolmentError, OSError) as e:
+            outcome = f"refused: {e}"
+            self.store.audit(
+                by, code_text, serial, str(table_id), replaced_token, outcome, time.time()
+            )
+            raise
+        self.store.audit(by, code, serial, table_id, replaced_token, "ok", time.time())
+        log.info(
+            "enrolment: %s (code %s) adopted as table %s by %s%s",
+            serial,
+            code,
+            table_id,
+            by or "?",
+            f", replacing {replaced_token}" if replaced_token else "",
+        )
         self._notify()
-        return topic
+        return Adopted(serial, code, table_id, topic, occupant)
+
+    def _publish(self, topic: str, payload: bytes) -> None:
+        if not self.connected.is_set():
+            raise EnrolmentError("the enrolment desk is not connected to the broker", "offline")
+        info = self._client.publish(topic, payload, qos=1, retain=True)
+        try:
+            info.wait_for_publish(10)
+        except (RuntimeError, ValueError) as e:
+            raise EnrolmentError(f"the broker did not take the answer ({e})", "offline") from None
+        if not info.is_published():
+            raise EnrolmentError("the broker did not take the answer", "offline")
 
     def serve_requests(self) -> int:
         """Carry out the adoptions ``mesa adopt`` asked for; returns how many were taken."""
         done = 0
-        for serial, table_id in self.store.open_requests():
+        for code, table_id, replace in self.store.open_requests():
             try:
-                self.adopt(serial, table_id)
+                self.adopt(code, table_id, replace=replace, by="mesa adopt")
                 outcome = "ok"
             except (EnrolmentError, OSError) as e:
                 outcome = str(e) or "refused"
-            log.info("enrolment: mesa adopt %s %s: %s", serial, table_id, outcome)
-            self.store.finish_request(serial, outcome, time.time())
+            log.info("enrolment: mesa adopt %s %s: %s", code, table_id, outcome)
+            self.store.finish_request(code, outcome, time.time())
             done += 1
         return done
 
@@ -521,7 +1014,13 @@ class EnrolmentDesk:
         if reason.is_failure:
             log.error("enrolment desk refused by the broker: %s", reason)
             return
-        client.subscribe([(f"{NAMESPACE}/enrol/+/hello", 1), (f"{NAMESPACE}/table/+/status", 1)])
+        client.subscribe(
+            [
+                (BROKER_NOTICES, 0),
+                (f"{NAMESPACE}/enrol/+/hello", 1),
+                (f"{NAMESPACE}/table/+/status", 1),
+            ]
+        )
         self.connected.set()
 
     def _on_disconnect(self, client: Any, ud: Any, flags: Any, reason: Any, props: Any) -> None:
@@ -529,30 +1028,61 @@ class EnrolmentDesk:
 
     def _on_message(self, client: Any, ud: Any, msg: mqtt.MQTTMessage) -> None:
         try:
-            if msg.topic.endswith("/hello"):
-                if not msg.payload:
-                    return
-                serial, hw = parse_hello(msg.topic, msg.payload)
-                self.store.record_hello(serial, hw, time.time())
-                self._notify()
+            if msg.topic == BROKER_NOTICES:
+                found = _CONNECTED.search(msg.payload.decode("utf-8", "replace"))
+                if found:
+                    self.source = found.group(1)[:64]
+            elif msg.topic.endswith("/hello"):
+                self._on_hello(msg)
             else:
                 self._on_status(msg)
         except (EnrolmentError, ValueError, sqlite3.Error) as e:
-            self.refused += 1
-            log.warning("enrolment: %s refused: %s", msg.topic, e)
+            kind = getattr(e, "code", "malformed")
+            self.refusals[kind] += 1
+            if self.refusals[kind] in (1, 10, 100, 1000, 10000):
+                log.warning("enrolment: %s refused: %s", msg.topic[:80], e)
+                self._notify()
+
+    def _on_hello(self, msg: mqtt.MQTTMessage) -> None:
+        if not msg.payload:
+            eid = topic_id(msg.topic)
+            if eid is not None:
+                self.store.withdraw(eid)
+                self._notify()
+            return
+        hello = parse_hello(msg.topic, msg.payload)
+        # A retained announcement (the desk reconnecting) is from an address not known now.
+        source = "" if msg.retain else self.source
+        outcome = self.store.record_hello(hello, time.time(), source)
+        if outcome == "new":
+            self._notify()
+        elif outcome in REFUSALS:
+            self.refusals[outcome] += 1
+            # A flood is said once per order of magnitude (the log and the page), not per
+            # announcement: it must not turn into a flood of the director's feed too.
+            if self.refusals[outcome] in (1, 10, 100, 1000, 10000):
+                log.warning("enrolment: announcement of %s refused (%s)", hello.serial, outcome)
+                self._notify()
 
     def _on_status(self, msg: mqtt.MQTTMessage) -> None:
-        # A retained status may be the replaced Pi's: only a live "online" counts.
-        if msg.retain:
-            return
         table = msg.topic.split("/")[3]
-        data = json.loads(msg.payload) if msg.payload else {}
-        if not isinstance(data, dict) or data.get("state") != "online":
+        try:
+            data = json.loads(msg.payload) if msg.payload else {}
+        except ValueError:
+            return  # a table's garbled status: the ingest's business, not the waiting list's
+        state = data.get("state") if isinstance(data, dict) else None
+        if isinstance(state, str):
+            self.statuses[table] = state
+        elif not msg.payload:
+            self.statuses.pop(table, None)
+        # A retained status may be the replaced Pi's: only a live "online" clears an answer.
+        if msg.retain or state != "online":
             return
-        for serial in self.store.uncleared(table):
-            self._client.publish(enrol_topic(serial, "answer"), b"", qos=1, retain=True)
-            self.store.mark_cleared(serial, time.time())
-            log.info("enrolment: table %s online; answer to %s cleared", table, serial)
+        for eid in self.store.uncleared(table):
+            if ID_RE.fullmatch(eid):
+                self._client.publish(enrol_topic(eid, "answer"), b"", qos=1, retain=True)
+            self.store.mark_cleared(eid, time.time())
+            log.info("enrolment: table %s online; answer to %s cleared", table, eid)
 
 
 def provision_enrolment(

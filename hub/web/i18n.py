@@ -512,6 +512,10 @@ _WEB: dict[str, dict[str, Entry]] = {
         "en": "the table holds no match",
     },
     "act.adopt_table": {"es": "mesa nueva adoptada", "en": "new table adopted"},
+    "act.dismiss_enrolment": {
+        "es": "anuncio de mesa nueva descartado",
+        "en": "new table's announcement dismissed",
+    },
     "act.auto_assign": {"es": "asignación automática", "en": "automatic assignment"},
     "act.login": {"es": "entrada", "en": "login"},
     "act.logout": {"es": "salida", "en": "logout"},
@@ -812,8 +816,10 @@ _WEB: dict[str, dict[str, Entry]] = {
     # ── "Mesa nueva": adopting a new table's Pi (director/_enrolment.html) ──
     "enrol.title": {"es": "Mesa nueva", "en": "New table"},
     "enrol.intro": {
-        "es": "Estos Pi se anunciaron en la red del club. Déle a cada uno su número de mesa.",
-        "en": "These Pis announced themselves on the club's network. Give each its table number.",
+        "es": "Estos Pi se anunciaron en la red del club. Para adoptar uno, escriba el código que"
+        " muestra la pantalla de esa mesa y su número de mesa.",
+        "en": "These Pis announced themselves on the club's network. To adopt one, type the code"
+        " its table's screen shows and its table number.",
     },
     "enrol.serial": {"es": "Número de serie", "en": "Serial"},
     "enrol.hwcheck": {"es": "Comprobación", "en": "Hardware check"},
@@ -821,11 +827,25 @@ _WEB: dict[str, dict[str, Entry]] = {
     "enrol.last_seen": {"es": "Última vez", "en": "Last seen"},
     "enrol.adopt": {"es": "Adoptar", "en": "Adopt"},
     "enrol.table_number": {"es": "Mesa", "en": "Table"},
-    "enrol.replace_check": {
-        "es": "reemplazar el Pi si la mesa está en línea",
-        "en": "replace the Pi if the table is online",
+    "enrol.code": {"es": "Código de la pantalla", "en": "Code on its screen"},
+    "enrol.replace_field": {
+        "es": "reemplaza al Pi (si la mesa ya tiene uno)",
+        "en": "replaces the Pi (if the table has one)",
     },
-    "enrol.replace_button": {"es": "Reemplazar el Pi de la mesa {table}", "en": "Replace table {table}'s Pi"},
+    "enrol.replace_button": {
+        "es": "Reemplazar el Pi {pi} de la mesa {table}",
+        "en": "Replace table {table}'s Pi {pi}",
+    },
+    "enrol.dismiss": {"es": "Descartar", "en": "Dismiss"},
+    "enrol.dismissed": {"es": "anuncio descartado", "en": "announcement dismissed"},
+    "enrol.refused_count": {
+        "es": "{n} anuncios rechazados (lista llena: {full}, demasiados desde una dirección:"
+        " {source}, número de serie repetido: {serial}, descartados: {dismissed}, mal formados:"
+        " {malformed}): ¿alguien inunda la red?",
+        "en": "{n} announcements refused (list full: {full}, too many from one address: {source},"
+        " serial repeated: {serial}, dismissed: {dismissed}, malformed: {malformed}): is someone"
+        " flooding the network?",
+    },
     "enrol.none": {"es": "Ninguna mesa nueva espera.", "en": "No new table is waiting."},
     "enrol.no_hwcheck": {"es": "sin comprobación", "en": "no hardware check"},
     "enrol.part.display": {"es": "pantalla", "en": "display"},
@@ -858,14 +878,35 @@ _WEB: dict[str, dict[str, Entry]] = {
         " “_” or “-”, not starting with “mesa”",
     },
     "enrol.not_pending": {
-        "es": "ninguna mesa nueva con el número de serie {serial} está esperando",
-        "en": "no new table with serial {serial} is waiting",
+        "es": "ninguna mesa nueva con el código {code} está esperando: compruebe el código en la"
+        " pantalla de la mesa",
+        "en": "no new table showing code {code} is waiting: check the code on the table's screen",
+    },
+    "enrol.bad_code": {
+        "es": "«{code}» no es un código: son seis letras y cifras, como 4F7-2K9",
+        "en": "“{code}” is not a code: it is six letters and digits, like 4F7-2K9",
+    },
+    "enrol.ambiguous": {
+        "es": "dos mesas nuevas muestran el código {code}: descarte ambas y espere a que la mesa"
+        " se anuncie de nuevo",
+        "en": "two new tables show code {code}: dismiss both and wait for the table to announce"
+        " itself again",
     },
     "enrol.confirm_replace": {
-        "es": "la mesa {table} está en línea con otro Pi; para poner este en su lugar, confirme"
-        " «Reemplazar el Pi de la mesa {table}»",
-        "en": "table {table} is online with another Pi; to put this one in its place, confirm"
-        " “Replace table {table}'s Pi”",
+        "es": "la mesa {table} ya tiene el Pi {pi} ({state}); para poner este en su lugar,"
+        " confirme «Reemplazar el Pi {pi} de la mesa {table}»",
+        "en": "table {table} already has Pi {pi} ({state}); to put this one in its place,"
+        " confirm “Replace table {table}'s Pi {pi}”",
+    },
+    "enrol.state.online": {"es": "en línea", "en": "online"},
+    "enrol.state.offline": {"es": "desconectado", "en": "offline"},
+    "enrol.state.adopted": {
+        "es": "recién adoptado, aún no en línea",
+        "en": "just adopted, not online yet",
+    },
+    "enrol.not_listed": {
+        "es": "ese anuncio ya no está en la lista",
+        "en": "that announcement is no longer listed",
     },
     "enrol.failed": {"es": "no se pudo adoptar ({why})", "en": "could not adopt ({why})"},
     "side.a": {"es": "blancas", "en": "white"},

@@ -1,6 +1,8 @@
-""" "Mesa nueva": the director's action ``adopt_table`` gives a Pi waiting in the hub's enrolment
-desk (:class:`~mesa.hub.broker.enrolment.EnrolmentDesk`) its table number; the waiting list is
-:mod:`mesa.hub.web.pages.enrolment`.
+""" "Mesa nueva": the director's action ``adopt_table`` gives the Pi whose screen shows a code,
+waiting in the hub's enrolment desk (:class:`~mesa.hub.broker.enrolment.EnrolmentDesk`), its
+table number; ``dismiss_enrolment`` takes an announcement off the list. The waiting list is
+:mod:`mesa.hub.web.pages.enrolment`. The rules (the code, the takeover of a number that has a
+Pi) are the desk's, the same for ``mesa adopt``.
 """
 
 from __future__ import annotations
@@ -13,54 +15,98 @@ from mesa.hub.web.actions.registry import Context, Refused
 from mesa.hub.web.i18n import Translator
 from mesa.hub.web.i18n import text as t
 from mesa.hub.web.site import Site
-from mesa.protocol import ProtocolError, check_table_id
+
+# EnrolmentError codes said in the director's words (enrol.<code>), with their HTTP status.
+_SAID = {
+    "bad_table": 400,
+    "bad_code": 400,
+    "not_pending": 404,
+    "ambiguous": 409,
+    "confirm_replace": 409,
+}
 
 
 class AdoptRefused(Exception):
-    """An adoption refused; ``message`` is in the director's language, ``code`` for scripts."""
+    """An adoption refused; ``message`` is in the director's language, ``code`` for scripts,
+    ``params`` the facts it names (``pi``: the Pi a confirmation must name)."""
 
-    def __init__(self, code: str, message: str, status: int = 409) -> None:
+    def __init__(
+        self, code: str, message: str, status: int = 409, params: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
+        self.params = params or {}
 
 
-async def adopt_pi(site: Site, lang: str, serial: str, table: str, replace: bool) -> str:
-    """Give the waiting Pi ``serial`` the table ``table``; :class:`AdoptRefused` says why not.
+def _known_tables(site: Site) -> dict[str, str]:
+    """The tables the dashboard knows (id → link state): numbers that have a Pi."""
+    return {str(c["id"]): str(c.get("link", "")) for c in site.poller.current()}
 
-    A table that is online now is another Pi in use: replacing it needs ``replace`` (the
-    director confirmed "reemplazar el Pi de la mesa 7"); its old account stops working."""
+
+async def adopt_pi(
+    site: Site, lang: str, code: str, table: str, replace: str | None, by: str = ""
+) -> dict[str, Any]:
+    """Give the waiting Pi whose screen shows ``code`` the table ``table``; returns what was
+    done (``serial``, ``table``, ``replaced``); :class:`AdoptRefused` says why not.
+
+    A number that already has a Pi (online, offline, or adopted a moment ago) needs
+    ``replace`` naming that Pi: the director confirmed "Reemplazar el Pi … de la mesa 7"."""
     tr = Translator(lang)
     desk = site.enrolment
     if desk is None:
         raise AdoptRefused("enrolment_off", tr("enrol.off_refused"), 503)
     try:
-        # The protocol's rule also keeps the broker's own accounts (all ``mesa*``) out of reach.
-        table = check_table_id(table)
-    except ProtocolError:
-        raise AdoptRefused("bad_table", tr("enrol.bad_table", table=table[:40]), 400) from None
-    if not any(p.serial == serial for p in desk.pending()):
-        raise AdoptRefused("not_pending", tr("enrol.not_pending", serial=serial), 404)
-    online = any(c["id"] == table and c["link"] == "online" for c in site.poller.current())
-    if online and not replace:
-        raise AdoptRefused("confirm_replace", tr("enrol.confirm_replace", table=table))
-    try:
-        await asyncio.to_thread(desk.adopt, serial, table)
-    except (MesaError, OSError) as e:  # EnrolmentError: the broker, the accounts helper
+        done = await asyncio.to_thread(
+            desk.adopt,
+            code,
+            table,
+            replace=replace or None,
+            by=by,
+            known=_known_tables(site),
+        )
+    except MesaError as e:  # the desk's EnrolmentError: its code says which refusal
+        kind = getattr(e, "code", "")
+        said: dict[str, Any] = dict(getattr(e, "params", {}))
+        if kind in _SAID:
+            params = {"code": str(code)[:16], "table": str(table)[:40], **said}
+            if "state" in params:
+                params["state"] = tr(f"enrol.state.{params['state']}")
+            raise AdoptRefused(kind, tr(f"enrol.{kind}", **params), _SAID[kind], said) from None
         raise AdoptRefused("adopt_failed", tr("enrol.failed", why=e), 502) from None
-    return table
+    except OSError as e:  # the accounts helper, the store
+        raise AdoptRefused("adopt_failed", tr("enrol.failed", why=e), 502) from None
+    return {
+        "serial": done.serial,
+        "table": done.table_id,
+        "replaced": done.replaced.token if done.replaced is not None else "",
+    }
 
 
 async def adopt_table(ctx: Context, v: dict[str, Any]) -> str:
     """ "Mesa nueva": give a waiting Pi its table number (:func:`adopt_pi`)."""
     try:
-        table = await adopt_pi(ctx.web, ctx.lang, v["serial"], v["table"], bool(v["replace"]))
+        done = await adopt_pi(
+            ctx.web, ctx.lang, v["code"], v["table"], v.get("replace"), by=ctx.user
+        )
     except AdoptRefused as r:
         raise Refused(
-            t(ctx.lang, "flash.refused", why=r.message), code=r.code, status=r.status
+            t(ctx.lang, "flash.refused", why=r.message),
+            code=r.code,
+            status=r.status,
+            detail=str(r.params.get("pi", "")),
+            said={"code": r.code, "params": r.params},
         ) from None
-    ctx.extra["table"] = table
-    ctx.extra["serial"] = v["serial"]
+    ctx.extra.update(done)
     return ""
 
+
+async def dismiss_enrolment(ctx: Context, v: dict[str, Any]) -> str:
+    """ "Descartar": take one announcement off the waiting list (its Pi stays off it a day)."""
+    desk = ctx.web.enrolment
+    if desk is None:
+        raise Refused(t(ctx.lang, "enrol.off_refused"), code="enrolment_off", status=503)
+    if not await asyncio.to_thread(desk.dismiss, str(v["id"])):
+        raise Refused(t(ctx.lang, "enrol.not_listed"), code="not_pending", status=404)
+    return ""

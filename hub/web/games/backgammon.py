@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mesa.hub.web.actions.enrolment import adopt_table
+from mesa.hub.web.actions.enrolment import adopt_table, dismiss_enrolment
 from mesa.hub.web.actions.registry import Action, Field, parse_fields
 from mesa.hub.web.actions.tables import (
     adjust_clock,
@@ -255,11 +255,12 @@ ACTIONS: dict[str, Action] = {
         Action("close", (), close),
         Action(
             "adopt_table",
-            (S("serial"), S("table"), S("replace", "bool", required=False)),
+            (S("code"), S("table"), S("replace", required=False)),
             adopt_table,
-            # The audit line reads "mesa nueva adoptada · <serial> → mesa 7".
-            target=lambda v: f"{v['serial']} → mesa {v['table']}",
+            # The audit line reads "mesa nueva adoptada · código 4F7-2K9 → mesa 7".
+            target=lambda v: f"código {v['code']} → mesa {v['table']}",
         ),
+        Action("dismiss_enrolment", (S("id"),), dismiss_enrolment, target=lambda v: v["id"]),
     ]
 }
 

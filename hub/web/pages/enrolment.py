@@ -30,8 +30,12 @@ def hw_summary(hwcheck: dict[str, str], lang: str) -> str:
     return " · ".join(parts) if parts else tr("enrol.no_hwcheck")
 
 
-def pending_view(desk: Any, lang: str, configured: Any = None) -> dict[str, Any]:
-    """What the section and its JSON twin show: is enrolment on, and who is waiting.
+def pending_view(
+    desk: Any, lang: str, configured: Any = None, known: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """What the section and its JSON twin show: is enrolment on, who is waiting, what the list
+    refused (a flood shows there), and which numbers have a Pi (``occupants``: number → the
+    Pi a confirmation names). No pairing codes: the director reads them off the tables.
     ``configured`` is the enrolment_credentials setting (set while ``desk`` is None: the desk
     could not start, and the hub's log says why)."""
     if desk is None:
@@ -39,11 +43,18 @@ def pending_view(desk: Any, lang: str, configured: Any = None) -> dict[str, Any]
         if configured is not None:
             view["not_started"] = str(configured)
         return view
+    kinds = ("full", "source", "serial", "dismissed", "malformed")
+    refusals = {k: desk.refusals.get(k, 0) for k in kinds}
+    refusals["malformed"] += desk.refusals.get("wrong_key", 0)
     return {
         "enabled": True,
         "connected": desk.connected.is_set(),
+        "refused": sum(refusals.values()),
+        "refusals": refusals,
+        "occupants": desk.occupants(known),
         "pending": [
             {
+                "id": p.eid,
                 "serial": p.serial,
                 "hwcheck": p.hwcheck,
                 "hw_ok": all(v == "ok" for v in p.hwcheck.values()),

@@ -64,15 +64,25 @@
         out.textContent = answer.message || "";
         out.className = "result flash " + (ok ? "ok" : "error");
         if (!ok && answer.error === "confirm_replace") {
+          // The confirmation names the Pi the number has now (the section's data-occupants,
+          // as the hub listed it): if another Pi took the number meanwhile, the hub asks again.
           const sec = section();
           const table = data.get("table") || "";
-          const button = document.createElement("button");
-          button.type = "button";
-          button.className = "small danger";
-          button.dataset.confirmReplace = table;
-          button.textContent = ((sec && sec.dataset.replaceLabel) || "{table}").replace("{table}", table);
-          button.addEventListener("click", function () { post(form, { replace: "1" }); });
-          out.appendChild(button);
+          let occupants = {};
+          try { occupants = JSON.parse((sec && sec.dataset.occupants) || "{}"); } catch (e) { occupants = {}; }
+          const pi = occupants[table];
+          if (pi) {
+            const button = document.createElement("button");
+            button.type = "button";
+            button.className = "small danger";
+            button.dataset.confirmReplace = table;
+            button.textContent = ((sec && sec.dataset.replaceLabel) || "{table} {pi}")
+              .replace("{table}", table).replace("{pi}", pi);
+            button.addEventListener("click", function () { post(form, { replace: pi }); });
+            out.appendChild(button);
+          } else {
+            refetch();
+          }
         }
         if (ok) {
           const main = document.getElementById("action-result");

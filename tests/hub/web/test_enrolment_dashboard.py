@@ -21,12 +21,15 @@ import httpx
 import pytest
 
 from mesa.controller.enrol import EnrolBundle, Enrolment
+from mesa.controller.enrol_screen import show_pairing
 from mesa.controller.sim import SimTable
 from mesa.hub.broker.mosquitto import ENROL_USERNAME, PrivateMosquitto, free_port
 from mesa.hub.broker.tls import TlsFiles, ensure_venue_tls
 from mesa.hub.process import HubProcess
+from mesa.pairing import new_private_key
 from support.harness import hub_settings, linked_sim, wait_until
 from support.mosquitto import DESK_PASSWORD, ENROL_PASSWORD, have_mosquitto, start_venue_broker
+from support.oled_text import read_code
 from support.shots import SHOTS
 
 pytestmark = pytest.mark.broker
@@ -65,7 +68,12 @@ class Pi:
         self.serial = serial
         self.link_file = venue.tmp / serial / "table.json"
         self.enrolment = Enrolment(
-            venue.bundle(), serial, self.link_file, {"display": "ok", "card": "ok"}
+            venue.bundle(),
+            serial,
+            self.link_file,
+            new_private_key(),
+            {"display": "ok", "card": "ok"},
+            poll=0.2,
         )
         self.answer: list[Any] = []
         self.thread = threading.Thread(
@@ -73,6 +81,15 @@ class Pi:
         )
         self.thread.start()
         self.table: SimTable | None = None
+
+    @property
+    def code(self) -> str:
+        """The code as the director reads it: off the table's (simulated) screen."""
+        from luma.core.device import dummy
+
+        device = dummy(width=128, height=64, mode="1")
+        show_pairing(device, self.enrolment.code, "es")
+        return read_code(device.image)
 
     def adopted(self, timeout: float = 30) -> dict[str, Any]:
         self.thread.join(timeout)
@@ -88,6 +105,7 @@ class Pi:
         return sim.table_id
 
     def stop(self) -> None:
+        self.enrolment.stop()
         if self.table is not None:
             self.table.stop()
 
@@ -158,9 +176,9 @@ def online(venue: Venue, table: str) -> bool:
 def test_the_director_adopts_a_new_pi_as_table_5_from_the_dashboard(venue: Venue) -> None:
     client, csrf = director(venue)
     assert "mesa-nueva" not in client.get("/director").text
-    assert client.get("/director/enrolments.json").json() == {
-        "enrolment": {"enabled": True, "connected": True, "pending": []}
-    }
+    twin = client.get("/director/enrolments.json").json()["enrolment"]
+    assert twin["enabled"] and twin["connected"] and twin["pending"] == []
+    assert twin["refused"] == 0 and twin["occupants"] == {}
     pi = Pi(venue, "10000000abcdef05")
     try:
         # The announcement reaches the store and the live feed (the page's script refetches).
@@ -171,32 +189,41 @@ def test_the_director_adopts_a_new_pi_as_table_5_from_the_dashboard(venue: Venue
         assert pending[0]["hwcheck"] == {"display": "ok", "card": "ok"} and pending[0]["hw_ok"]
         home = client.get("/director").text
         assert "Mesa nueva" in home and "10000000abcdef05" in home
-        assert "pantalla: ok" in home and 'name="table"' in home
+        assert "pantalla: ok" in home and 'name="table"' in home and 'name="code"' in home
+        assert pi.enrolment.code not in home  # the director reads it off the table
 
-        # Refusals: no CSRF, a reserved or malformed number, an unknown serial.
-        r = client.post("/director/actions/adopt_table", data={"serial": pi.serial, "table": "5"})
+        # Refusals: no CSRF, a reserved or malformed number, a code no table shows.
+        code = pi.code
+        r = client.post("/director/actions/adopt_table", data={"code": code, "table": "5"})
         assert r.status_code == 303  # back with "the form expired" (no CSRF token)
         json_headers = {"Accept": "application/json", "X-CSRF-Token": csrf}
         for table, why in (("mesa-hub", "sin empezar"), ("Mesa 5", "no sirve"), ("", "table")):
             r = client.post(
                 "/director/actions/adopt_table",
-                data={"serial": pi.serial, "table": table},
+                data={"code": code, "table": table},
                 headers=json_headers,
             )
             assert r.status_code == 400, r.text
             assert why in r.json()["message"] or r.json()["error"] == "bad_value", r.text
+        wrong = "ZZZ-ZZZ" if code != "ZZZ-ZZZ" else "000-000"
         r = client.post(
             "/director/actions/adopt_table",
-            data={"serial": "ffff0000", "table": "5"},
+            data={"code": wrong, "table": "5"},
             headers=json_headers,
         )
-        assert r.status_code == 404 and "ffff0000" in r.json()["message"]
+        assert r.status_code == 404 and wrong in r.json()["message"], r.text
+        r = client.post(
+            "/director/actions/adopt_table",
+            data={"code": "4F7", "table": "5"},
+            headers=json_headers,
+        )
+        assert r.status_code == 400 and "seis letras" in r.json()["message"], r.text
         assert len(client.get("/director/enrolments.json").json()["enrolment"]["pending"]) == 1
 
         # The form, as the browser posts it without a script: a redirect with a flash.
         r = client.post(
             "/director/actions/adopt_table",
-            data={"csrf": csrf, "serial": pi.serial, "table": "5"},
+            data={"csrf": csrf, "code": code.lower(), "table": "5"},
             headers={"Referer": venue.url + "/director"},
         )
         assert r.status_code == 303, r.text
@@ -214,60 +241,69 @@ def test_the_director_adopts_a_new_pi_as_table_5_from_the_dashboard(venue: Venue
 
         audit = venue.process.web.store.audit_log(action="adopt_table")
         ok = [e for e in audit if e.outcome == "ok"]
-        assert len(ok) == 1 and ok[0].target == "10000000abcdef05 → mesa 5"
+        assert len(ok) == 1 and ok[0].target == f"código {code.lower()} → mesa 5"
         assert ok[0].user == "director"
         page = client.get("/director/audit").text
-        assert "mesa nueva adoptada" in page and "10000000abcdef05 → mesa 5" in page
-        assert [e.outcome for e in audit].count("refused") == 3  # form errors are not actions
+        assert "mesa nueva adoptada" in page and f"código {code.lower()} → mesa 5" in page
+        assert [e.outcome for e in audit].count("refused") == 4  # form errors are not actions
+        (entry, *_) = desk.store.audit_log()
+        assert (entry.by, entry.serial, entry.table_id, entry.outcome) == (
+            "director",
+            "10000000abcdef05",
+            "5",
+            "ok",
+        )
     finally:
         pi.stop()
         client.close()
 
 
-def test_replacing_an_online_tables_pi_asks_for_confirmation(venue: Venue) -> None:
+def test_replacing_a_tables_pi_needs_a_confirmation_naming_it(venue: Venue) -> None:
     client, csrf = director(venue)
     headers = {"Accept": "application/json", "X-CSRF-Token": csrf}
     first = Pi(venue, "cafe0001")
     second: Pi | None = None
     try:
         desk = venue.process.enrolment
-        assert wait_until(lambda: desk.store.is_pending("cafe0001"), 15)
+        assert wait_until(lambda: bool(desk.store.with_code(first.code)), 15)
         r = client.post(
             "/director/actions/adopt_table",
-            data={"serial": "cafe0001", "table": "7"},
+            data={"code": first.code, "table": "7"},
             headers=headers,
         )
         assert r.status_code == 200 and r.json()["ok"], r.text
         first.adopted()
         first.come_online()
         assert wait_until(lambda: online(venue, "7"), 20)
+        twin = client.get("/director/enrolments.json").json()["enrolment"]
+        assert twin["occupants"] == {"7": "cafe0001"}
 
         second = Pi(venue, "cafe0002")
-        assert wait_until(lambda: desk.store.is_pending("cafe0002"), 15)
-        r = client.post(
-            "/director/actions/adopt_table",
-            data={"serial": "cafe0002", "table": "7"},
-            headers=headers,
-        )
-        assert r.status_code == 409 and r.json()["error"] == "confirm_replace"
-        assert "«Reemplazar el Pi de la mesa 7»" in r.json()["message"]
-        assert desk.store.is_pending("cafe0002")
+        assert wait_until(lambda: bool(desk.store.with_code(second.code)), 15)
+        data = {"code": second.code, "table": "7"}
+        for replace in (None, "1", "cafe0002"):
+            r = client.post(
+                "/director/actions/adopt_table",
+                data={**data, **({"replace": replace} if replace else {})},
+                headers=headers,
+            )
+            assert r.status_code == 409 and r.json()["error"] == "confirm_replace"
+            assert "ya tiene el Pi cafe0001 (en línea)" in r.json()["message"]
+            assert "«Reemplazar el Pi cafe0001 de la mesa 7»" in r.json()["message"]
+        assert desk.store.with_code(second.code)
         client.cookies.set("mesa_lang", "en")
-        en = client.post(
-            "/director/actions/adopt_table",
-            data={"serial": "cafe0002", "table": "7"},
-            headers=headers,
-        )
-        assert en.status_code == 409 and "“Replace table 7's Pi”" in en.json()["message"]
+        en = client.post("/director/actions/adopt_table", data=data, headers=headers)
+        assert en.status_code == 409 and "“Replace table 7's Pi cafe0001”" in en.json()["message"]
         client.cookies.set("mesa_lang", "es")
         r = client.post(
-            "/director/actions/adopt_table",
-            data={"serial": "cafe0002", "table": "7", "replace": "1"},
-            headers=headers,
+            "/director/actions/adopt_table", data={**data, "replace": "cafe0001"}, headers=headers
         )
         assert r.status_code == 200 and r.json()["ok"], r.text
         assert second.adopted()["table"] == "7"
-        assert not desk.store.is_pending("cafe0002")
+        assert not desk.store.with_code(second.code)
+        log = [(e.serial, e.replaced, e.outcome[:7]) for e in desk.store.audit_log()]
+        assert log[0] == ("cafe0002", "cafe0001", "ok")
+        assert log.count(("cafe0002", "cafe0001", "refused")) == 4
     finally:
         first.stop()
         if second is not None:
@@ -275,25 +311,54 @@ def test_replacing_an_online_tables_pi_asks_for_confirmation(venue: Venue) -> No
         client.close()
 
 
+def test_the_director_dismisses_an_announcement_and_sees_a_flood_counted(venue: Venue) -> None:
+    client, csrf = director(venue)
+    headers = {"Accept": "application/json", "X-CSRF-Token": csrf}
+    pi = Pi(venue, "dead0001")
+    try:
+        desk = venue.process.enrolment
+        assert wait_until(lambda: bool(desk.store.pending()), 15)
+        (listed,) = client.get("/director/enrolments.json").json()["enrolment"]["pending"]
+        r = client.post(
+            "/director/actions/dismiss_enrolment", data={"id": listed["id"]}, headers=headers
+        )
+        assert r.status_code == 200 and r.json()["ok"], r.text
+        assert client.get("/director/enrolments.json").json()["enrolment"]["pending"] == []
+        # It keeps calling: it stays off the list, and the refusals are counted and shown.
+        assert wait_until(lambda: desk.refusals["dismissed"] >= 2, 10)
+        home = client.get("/director").text
+        assert 'id="enrolment-refused"' in home and "descartados: " in home
+        r = client.post(
+            "/director/actions/dismiss_enrolment", data={"id": listed["id"]}, headers=headers
+        )
+        assert r.status_code == 404
+    finally:
+        pi.stop()
+        client.close()
+
+
 def test_mesa_adopt_asks_the_running_hub(venue: Venue, capsys: pytest.CaptureFixture[str]) -> None:
-    """The CLI leaves the adoption in the store; the hub's desk carries it out on its tick and
-    publishes the answer; the command reports the outcome."""
+    """The CLI leaves the adoption (by the code on the table's screen) in the store; the hub's
+    desk carries it out on its tick and publishes the answer; the command reports the outcome."""
     from mesa.cli import main
 
     pi = Pi(venue, "beef0009")
     try:
         desk = venue.process.enrolment
-        assert wait_until(lambda: desk.store.is_pending("beef0009"), 15)
+        assert wait_until(lambda: bool(desk.store.pending()), 15)
         db = str(venue.process.settings.db)
         assert main(["enrolments", "--db", db]) == 0
         assert "beef0009" in capsys.readouterr().out
-        assert main(["adopt", "beef0009", "9", "--db", db, "--wait", "30"]) == 0
+        code = pi.code
+        assert main(["adopt", code, "9", "--db", db, "--wait", "30"]) == 0
         assert "table 9" in capsys.readouterr().out
         assert pi.adopted()["table"] == "9"
-        assert main(["adopt", "beef0009", "9", "--db", db, "--wait", "1"]) == 1
+        assert main(["adopt", code, "9", "--db", db, "--wait", "1"]) == 1
         assert "is waiting" in capsys.readouterr().err
-        assert main(["adopt", "beef0009", "mesa-enrolment", "--db", db]) == 1
+        assert main(["adopt", code, "mesa-enrolment", "--db", db]) == 1
         assert "not starting 'mesa'" in capsys.readouterr().err
+        assert main(["adopt", "beef0009", "9", "--db", db]) == 1  # a serial is not a code
+        assert "not a pairing code" in capsys.readouterr().err
     finally:
         pi.stop()
 
@@ -312,7 +377,7 @@ async def test_without_enrolment_credentials_the_dashboard_says_how_to_enable_it
     assert twin["enabled"] is False and twin["pending"] == []
     r = await client.post(
         "/director/actions/adopt_table",
-        data={"serial": "cafe0001", "table": "3"},
+        data={"code": "4F7-2K9", "table": "3"},
         headers={"Accept": "application/json", "X-CSRF-Token": csrf},
     )
     assert r.status_code == 503 and "no está activada" in r.json()["message"]
@@ -374,6 +439,7 @@ def test_the_director_adopts_a_table_in_the_browser(tmp_path: Path) -> None:
             assert page.evaluate("() => window.notReloaded === true")
             assert "Mesa nueva" in page.inner_text("#enrolment h2")
             assert "tarjeta SD: FAILED not found" in page.inner_text(row.format("10000000abcdef06"))
+            page.fill(row.format("10000000abcdef05") + " input[name=code]", pis[0].code)
             page.fill(row.format("10000000abcdef05") + " input[name=table]", "5")
             shot_path = SHOTS / "enrolment.png"
             SHOTS.mkdir(parents=True, exist_ok=True)
@@ -385,7 +451,7 @@ def test_the_director_adopts_a_table_in_the_browser(tmp_path: Path) -> None:
                 "() => (document.getElementById('action-result').textContent || '')"
                 ".includes('mesa nueva adoptada')"
             )
-            assert "10000000abcdef05 → mesa 5" in page.inner_text("#action-result")
+            assert f"código {pis[0].code} → mesa 5" in page.inner_text("#action-result")
             assert pis[0].adopted()["table"] == "5"
             pis[0].come_online()
             page.wait_for_selector("#table-5", timeout=20000)
@@ -393,14 +459,17 @@ def test_the_director_adopts_a_table_in_the_browser(tmp_path: Path) -> None:
                 "() => !document.querySelector(\"#enrolment tr[data-serial='10000000abcdef05']\")"
             )
 
-            # The second Pi as table 5 too: table 5 is online, so the page asks first.
+            # The second Pi as table 5 too: table 5 has a Pi, so the page asks first.
             second = row.format("10000000abcdef06")
+            page.fill(second + " input[name=code]", pis[1].code)
             page.fill(second + " input[name=table]", "5")
             page.click(second + " button[type=submit]")
             confirm = page.wait_for_selector(second + " button[data-confirm-replace='5']")
             assert confirm is not None
-            assert confirm.inner_text() == "Reemplazar el Pi de la mesa 5"
-            assert "«Reemplazar el Pi de la mesa 5»" in page.inner_text(second + " .result")
+            assert confirm.inner_text() == "Reemplazar el Pi 10000000abcdef05 de la mesa 5"
+            assert "«Reemplazar el Pi 10000000abcdef05 de la mesa 5»" in page.inner_text(
+                second + " .result"
+            )
             page.locator("#enrolment").screenshot(path=str(SHOTS / "enrolment-replace.png"))
             confirm.click()
             assert pis[1].adopted()["table"] == "5"
@@ -414,8 +483,8 @@ def test_the_director_adopts_a_table_in_the_browser(tmp_path: Path) -> None:
             browser.close()
         audit = venue.process.web.store.audit_log(action="adopt_table")
         assert [e.target for e in audit if e.outcome == "ok"] == [
-            "10000000abcdef06 → mesa 5",
-            "10000000abcdef05 → mesa 5",
+            f"código {pis[1].code} → mesa 5",
+            f"código {pis[0].code} → mesa 5",
         ]
     finally:
         for pi in pis:
