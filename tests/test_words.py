@@ -157,7 +157,7 @@ PLURALS: list[tuple[str, str, dict[str, Any], tuple[str, str, str]]] = [
                                          "el CSV tiene 1 fila con errores; no se importó nada",
                                          "el CSV tiene 2 filas con errores; no se importó nada")),
     ("domino", "label.points", {}, ("0 tantos", "1 tanto", "2 tantos")),
-    ("web", "dom.free_tables", {}, ("0 mesas", "1 mesa", "2 mesas")),
+    ("web", "dom.free_tables", {}, ("0 mesas libres", "1 mesa libre", "2 mesas libres")),
 ]
 PLURALS_EN: dict[str, tuple[str, str, str]] = {
     "t.players_count": ("0 players", "1 player", "2 players"),
@@ -172,7 +172,7 @@ PLURALS_EN: dict[str, tuple[str, str, str]] = {
                         "the CSV has 1 bad row; nothing was imported",
                         "the CSV has 2 bad rows; nothing was imported"),
     "label.points": ("0 points", "1 point", "2 points"),
-    "dom.free_tables": ("0 tables", "1 table", "2 tables"),
+    "dom.free_tables": ("0 free tables", "1 free table", "2 free tables"),
 }
 
 

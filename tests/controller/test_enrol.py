@@ -139,6 +139,7 @@ def test_mesa_enrol_shows_the_code_on_the_screen_and_prints_it(
         config=str(toml),
         serial="abc1",
         timeout=0.2,
+        log_level="warning",
     )
     assert _enrol(args) == 1
     code = pairing_code(public_key(load_or_make_key(tmp_path / "etc" / "enrol.key")))
