@@ -21,14 +21,14 @@ newer version than this code knows is refused (:class:`StoreTooNew`) and left as
 >>> db = sqlite3.connect(":memory:", isolation_level=None)
 >>> _ = db.executescript("CREATE TABLE events (id TEXT); CREATE TABLE assignments (txn TEXT)")
 >>> [s.version for s in migrate(db)], read_version(db) == STORE_VERSION
-([1, 2], True)
+([1, 2, 3], True)
 >>> sorted(r[1] for r in db.execute("PRAGMA table_info(events)"))
 ['fence', 'id']
 >>> _ = db.execute(f"PRAGMA user_version = {STORE_VERSION + 1}")
 >>> migrate(db)
 Traceback (most recent call last):
   ...
-mesa.hub.store_version.StoreTooNew: the store has version 3, newer than the 2 this Mesa knows: it was written by a newer release. Install that release again (or a newer one), or restore a backup this release made (mesa restore FILE)
+mesa.hub.store_version.StoreTooNew: the store has version 4, newer than the 3 this Mesa knows: it was written by a newer release. Install that release again (or a newer one), or restore a backup this release made (mesa restore FILE)
 """
 
 from __future__ import annotations
@@ -87,12 +87,74 @@ def add_column(db: sqlite3.Connection, table: str, column: str, decl: str) -> No
         db.execute(f'ALTER TABLE "{table}" ADD COLUMN {column} {decl}')
 
 
+# Step 3's tables, as the enrolment desk made them that release (frozen: a later change to the
+# desk's tables is a later step, never an edit here).
+_ENROL_V3 = (
+    """CREATE TABLE IF NOT EXISTS enrol_pending (
+    eid TEXT PRIMARY KEY,
+    serial TEXT NOT NULL,
+    pubkey TEXT NOT NULL,
+    code TEXT NOT NULL,
+    hwcheck TEXT NOT NULL,
+    first_seen REAL NOT NULL,
+    last_seen REAL NOT NULL,
+    beats INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    dismissed_at REAL
+)""",
+    """CREATE TABLE IF NOT EXISTS enrol_adopted (
+    eid TEXT PRIMARY KEY,
+    serial TEXT NOT NULL,
+    code TEXT NOT NULL,
+    table_id TEXT NOT NULL,
+    adopted_at REAL NOT NULL,
+    cleared_at REAL,
+    replaced_at REAL
+)""",
+    """CREATE TABLE IF NOT EXISTS enrol_requests (
+    code TEXT PRIMARY KEY,
+    table_id TEXT NOT NULL,
+    replace TEXT,
+    requested_at REAL NOT NULL,
+    done_at REAL,
+    outcome TEXT
+)""",
+)
+
+
+def enrolment_keys(db: sqlite3.Connection) -> None:
+    """Step 3: adoption by the Pi's own key and pairing code. An announcement from before has no
+    key to answer to, so the waiting list starts empty (the Pi announces itself again); the
+    adoptions stay, as the Pis the numbers have (``eid`` ``v1-<serial>``, no code). A store whose
+    enrolment desk never ran is left to the desk's own ``CREATE``."""
+    if not _has_table(db, "enrol_pending"):
+        return
+    if "eid" in {r[1] for r in db.execute('PRAGMA table_info("enrol_pending")')}:
+        return  # the desk of this release migrated it already
+    db.execute("DROP TABLE enrol_pending")
+    db.execute("DROP TABLE IF EXISTS enrol_requests")
+    old = []
+    if _has_table(db, "enrol_adopted"):
+        old = db.execute(
+            "SELECT serial, table_id, adopted_at, cleared_at FROM enrol_adopted").fetchall()
+        db.execute("DROP TABLE enrol_adopted")
+    for create in _ENROL_V3:
+        db.execute(create)
+    db.executemany(
+        "INSERT INTO enrol_adopted (eid, serial, code, table_id, adopted_at, cleared_at, "
+        "replaced_at) VALUES (?, ?, '', ?, ?, ?, NULL)",
+        [(f"v1-{s}", s, t, a, c) for s, t, a, c in old],
+    )
+
+
 # Every step ever, in order; never edit a released one (a store of its version exists), add.
 STEPS: tuple[Step, ...] = (
     Step(1, "events.fence: why the hub did not apply an event (a stale epoch)",
          lambda db: add_column(db, "events", "fence", "TEXT")),
     Step(2, "assignments.epoch: the fencing token of a table's assignment",
          lambda db: add_column(db, "assignments", "epoch", "INTEGER")),
+    Step(3, "enrolment by the Pi's key and pairing code (the waiting list starts again)",
+         enrolment_keys),
 )  # fmt: skip
 STORE_VERSION = STEPS[-1].version
 assert [s.version for s in STEPS] == list(range(1, STORE_VERSION + 1))

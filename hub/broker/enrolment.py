@@ -60,6 +60,7 @@ from mesa.hub.broker.mosquitto import (
     set_password,
 )
 from mesa.hub.broker.provision import link_config, reload_broker, write_private
+from mesa.hub.store_version import enrolment_keys
 from mesa.pairing import (
     PairingError,
     answer_key,
@@ -281,7 +282,6 @@ CREATE TABLE IF NOT EXISTS enrol_audit (
 );
 """
 
-_V1_COLUMNS = ("serial", "hwcheck", "first_seen", "last_seen")
 
 
 @dataclass(frozen=True)
@@ -384,23 +384,10 @@ class EnrolmentStore:
                 os.chown(self.path, st.st_uid, st.st_gid)
 
     def _migrate(self) -> None:
-        """A store from before pairing codes: its announcements cannot be answered (no key),
-        so they go; its adoptions stay, as the Pis the numbers have."""
-        cols = [r[1] for r in self._db.execute("PRAGMA table_info(enrol_pending)")]
-        if not cols or "eid" in cols:
-            return
+        """A store from before pairing codes, opened here before the hub upgraded it (``mesa
+        adopt`` on an old store): the store's own step 3 (:mod:`mesa.hub.store_version`)."""
         with self._db:
-            self._db.execute("DROP TABLE enrol_pending")
-            self._db.execute("DROP TABLE IF EXISTS enrol_requests")
-            old = self._db.execute(
-                "SELECT serial, table_id, adopted_at, cleared_at FROM enrol_adopted"
-            ).fetchall()
-            self._db.execute("DROP TABLE enrol_adopted")
-            self._db.executescript(SCHEMA)
-            self._db.executemany(
-                f"INSERT INTO enrol_adopted ({_ADOPTED_COLS}) VALUES (?, ?, '', ?, ?, ?, NULL)",
-                [(f"v1-{s}", s, t, a, c) for s, t, a, c in old],
-            )
+            enrolment_keys(self._db)
 
     def close(self) -> None:
         self._db.close()

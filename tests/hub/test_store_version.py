@@ -36,6 +36,7 @@ from mesa.tournament.store import TournamentStore
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 RELEASED = sorted(FIXTURES.glob("store_v*.sqlite3"))
 PLAYERS = ["ALBA", "BRUNO", "CARMEN", "DIEGO", "ELENA", "FÉLIX"]
+ENROL_AT = 1741377600.0  # when the fixtures' Pis announced themselves (write_store.py)
 GAME = ["table.assigned", "player.checked_in", "player.checked_in", "match.started",
         "game.started", "turn.ended", "turn.ended", "turn.ended"]  # fmt: skip
 
@@ -101,10 +102,12 @@ def test_a_store_a_release_made_opens_and_every_part_reads(fixture: Path, tmp_pa
         assert domino.formats() == {"D1": "pairs", "D2": "individual"}
         assert [p.name for p in domino.load("D1").pairs.values()] == ["ANA / BETO"]
         assert len(domino.audit("D2")) == 2
-    # The enrolment desk's tables.
+    # The enrolment desk's tables. Announcements from before pairing codes (version 3) have no
+    # key to answer to: the list starts again; every adoption stays.
     enrol = EnrolmentStore(db)
     try:
-        assert [p.serial for p in enrol.pending()] == ["fixture-pi-1"]
+        waiting = [p.serial for p in enrol.pending(now=ENROL_AT + 5)]
+        assert waiting == (["fixture-pi-1"] if found >= 3 else [])
         assert [(a.serial, a.table_id) for a in enrol.adoptions()] == [("fixture-pi-2", "9")]
     finally:
         enrol.close()
