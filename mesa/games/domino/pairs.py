@@ -45,6 +45,7 @@ from mesa.games.domino.event import (
     FineResult,
     GameStatus,
     PairsError,
+    PenaltyLine,
     Phase,
 )
 from mesa.games.domino.pairing import Pairing, pair_round
@@ -105,20 +106,12 @@ class PairsGame(EventGame):
         return {self._pair(s): int(self.winner_side == s) for s in SIDES}
 
 
-@dataclass
-class PenaltyEntry:
+@dataclass(frozen=True)
+class PenaltyEntry(PenaltyLine):
     """A judge's penalty in the first JSON shape (read by :meth:`PairsTournament.from_dict`
-    only). ``at_table``: it was sent to the table while the game ran and its score held it."""
+    only): a penalty line, and ``at_table``: it was sent to the table while the game ran and
+    its score held it."""
 
-    seq: int
-    game_id: str
-    player: str
-    seat: str
-    reason: str
-    points: int
-    at_table: bool
-    actor: str
-    at: str
     records: list[tuple[str, str, int]]  # (pair id, player id, points) recorded on the hub
 
 
