@@ -317,8 +317,8 @@ def test_a_whole_31_player_evening_counted(browser: Any, stack: Stack, tmp_path:
     imposed, a result corrected), the close and the final list's export."""
     tid = "2025-04"
     stack.hub.register_table("5")  # where the moved match goes (known, free)
-    cards = stack.web.poller.cards
-    assert wait_until(lambda: any(c["id"] == "5" for c in cards.values()), 15)
+    # (written on the ingest's thread: known once the store has it)
+    assert wait_until(lambda: "5" in {r["table"] for r in stack.hub.store.tables()}, 15)
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.on("dialog", lambda d: d.accept())
     log_in(page, stack)
