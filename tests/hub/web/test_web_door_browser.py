@@ -328,6 +328,13 @@ def test_a_whole_31_player_evening_counted(browser: Any, stack: Stack, tmp_path:
     page.fill("#create-form input[name=date]", TODAY.isoformat())
     page.fill("#create-form input[name=id]", tid)
     count.click("#create-form button[type=submit]", navigates=True)
+    # The new tournament's page refreshes itself once live: pick the file after that (a file
+    # picked into the form the refresh replaces would be lost).
+    page.wait_for_function("() => document.getElementById('conn').dataset.state === 'live'")
+    page.evaluate("() => { document.getElementById('import-form').dataset.probe = 'old'; }")
+    stack.web.bump()
+    page.wait_for_function(
+        "() => document.getElementById('import-form').dataset.probe !== 'old'", timeout=10000)
     csv = tmp_path / "ranking.csv"
     csv.write_bytes(RANKING_CSV.encode("cp1252"))  # saved by Excel
     count.clicks += 1  # "o elija un archivo" and the file picked
