@@ -643,7 +643,8 @@ def test_revisions_as_the_hub_announces_them() -> None:
 
 # ── revision 3: the beat ────────────────────────────────────────────────────
 def test_this_release_speaks_the_beat_revision() -> None:
-    assert p.REVISIONS == p.Revisions(1, 3) and p.BEAT_REVISION == 3
+    assert p.Revisions(1, 3) == p.REVISIONS
+    assert p.BEAT_REVISION == 3
     beat = p.TABLE_TOPICS["beat"]
     assert (beat.sender, beat.qos, beat.retained) == ("table", 0, False)
 
