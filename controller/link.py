@@ -51,11 +51,13 @@ from mesa.engine.outcome import Outcome
 from mesa.errors import ConfigError
 from mesa.metrics import Metrics
 from mesa.protocol import (
+    BEAT_REVISION,
     FIRST_REVISION,
     HUB_STATUS_TOPIC,
     REVISIONS,
     REVISIONS_PROPERTY,
     Ack,
+    Beat,
     HubStatus,
     ProtocolError,
     Response,
@@ -63,6 +65,7 @@ from mesa.protocol import (
     StateReport,
     StatusState,
     TableStatus,
+    beat_every,
     check_table_id,
     decode,
     loads,
@@ -270,6 +273,12 @@ class TableLink:
         self.revisions = revisions
         self._revision = revisions.low
         self._hub_mismatch: str | None = None  # "hub_too_old" / "hub_too_new": cannot talk
+        # Revision 3's beat: sent by the worker (never the runtime's thread) while connected to
+        # a hub that speaks it, nothing stored; ``_next_beat`` is None while not beating.
+        every = beat_every(settings.keepalive)
+        self._beat_every = every
+        self._beat_payload = Beat(self.table, every).to_payload() if every is not None else b""
+        self._next_beat: float | None = None
         self._client = self._make_client()
         if outbox.rebuilt is not None:
             # Tell the hub first thing on the new stream why there is a new stream.
@@ -442,7 +451,7 @@ class TableLink:
     def _run(self) -> None:
         while True:
             try:
-                item = self._queue.get(timeout=1.0)
+                item = self._queue.get(timeout=self._idle_wait())
             except queue.Empty:
                 self._tick()
                 continue
@@ -494,6 +503,39 @@ class TableLink:
             self.metrics.inc("resends", reason="no_ack")
             self._resend(box.acked + 1)
         self._expire_pending()
+        self._beat()
+
+    def _idle_wait(self) -> float:
+        """How long the worker may wait for work: a second, or less when a beat is due."""
+        due = self._next_beat
+        if due is None:
+            return 1.0
+        return min(1.0, max(0.0, due - time.monotonic()))
+
+    @property
+    def beating(self) -> bool:
+        """Whether this table beats now: connected, its hub online and speaking revision 3 or
+        later (an older hub does not know the topic and would count the beat as hostile)."""
+        return (
+            self._beat_every is not None
+            and self._connected.is_set()
+            and self._hub_online
+            and self._hub_mismatch is None
+            and self._revision >= BEAT_REVISION
+        )
+
+    def _beat(self) -> None:
+        """Publish the beat when it is due (QoS 0, not retained: a lost one is the point)."""
+        if not self.beating:
+            self._next_beat = None
+            return
+        now = time.monotonic()
+        if self._next_beat is not None and now < self._next_beat:
+            return
+        assert self._beat_every is not None  # (beating says so)
+        self._next_beat = now + self._beat_every
+        self._client.publish(table_topic(self.table, "beat"), self._beat_payload, qos=0)
+        self.metrics.inc("beats_sent")
 
     def _outcome(self, outcome: Outcome, snapshot: dict[str, Any], now: float, wall: float) -> None:
         try:

@@ -118,14 +118,37 @@ class Revisions:
 
 # 1: the first release's (nothing names a revision). 2: the hub announces its revisions (the
 # user property below, on its retained status) and a table names the one it speaks in its
-# status (``TableStatus.revision``).
-REVISIONS = Revisions(1, 2)
+# status (``TableStatus.revision``). 3: a table beats (:class:`Beat` on its ``beat`` topic) and
+# the hub times the beats out itself, instead of waiting for the broker to notice the silence.
+REVISIONS = Revisions(1, 3)
 # The MQTT 5 user property of the hub's status (and of its will) carrying ``str(REVISIONS)``.
 # Not a payload field: tables of revision 1 decode the hub's status strictly and would refuse
 # an unknown field, while they ignore a property.
 REVISIONS_PROPERTY = "mesa-revisions"
 # What a hub that announces nothing speaks (it is of the first release).
 FIRST_REVISION = Revisions(1, 1)
+# The revision that brings the table's beat: a table beats only to a hub that speaks it (an
+# older hub neither subscribes to the topic nor knows it, and would count it as hostile).
+BEAT_REVISION = 3
+# A table beats every keepalive / BEATS_PER_KEEPALIVE seconds, within these bounds; the hub
+# takes a table that stays silent for BEATS_MISSED beats (one keepalive, as the table's beat
+# says) as lost, as its will would say, well before the broker notices (1.5 keepalives, late).
+BEATS_PER_KEEPALIVE = 3
+BEATS_MISSED = 3
+BEAT_MIN_EVERY = 0.5
+BEAT_MAX_EVERY = 300.0
+
+
+def beat_every(keepalive: float) -> float | None:
+    """The seconds between a table's beats for its MQTT ``keepalive`` (None: no keepalive,
+    no beats).
+
+    >>> beat_every(15), beat_every(1), beat_every(0)
+    (5.0, 0.5, None)
+    """
+    if keepalive <= 0:
+        return None
+    return min(BEAT_MAX_EVERY, max(BEAT_MIN_EVERY, keepalive / BEATS_PER_KEEPALIVE))
 
 
 class ProtocolError(MesaError):
@@ -154,6 +177,7 @@ TABLE_TOPICS: dict[str, TopicSpec] = {
         TopicSpec("state", "table", 1, True, "the table's full snapshot"),
         TopicSpec("event", "table", 1, False, "one match event in its envelope"),
         TopicSpec("response", "table", 1, False, "the answer to an assign or a cmd"),
+        TopicSpec("beat", "table", 0, False, "I am here (revision 3), every keepalive / 3"),
         TopicSpec("assign", "hub", 1, True, "the table's current assignment"),
         TopicSpec("cmd", "hub", 1, False, "a director command (expires after 60 s)"),
         TopicSpec("ack", "hub", 1, False, "committed up to seq; optionally resend from"),
@@ -829,6 +853,32 @@ class Ack(Message, frozen=True):
             raise ProtocolError("bad_field", "seq must be ≥ 0 and resend_from ≥ 1")
 
 
+class Beat(Message, frozen=True):
+    """Revision 3: a table's "I am here", sent every ``every`` seconds while it is connected
+    to a hub of revision 3 or later (QoS 0, never retained, never stored). The hub takes a table
+    whose beats stop for ``BEATS_MISSED × every`` seconds as lost.
+
+    >>> b = Beat("3", beat_every(15))
+    >>> b.to_payload(), decode(Beat, b.to_payload(), table="3").every
+    (b'{"v":1,"table":"3","every":5.0}', 5.0)
+    >>> decode(Beat, b'{"v":1,"table":"3","every":0.01}', table="3")
+    Traceback (most recent call last):
+      ...
+    mesa.protocol.ProtocolError: bad_field: every must be 0.5 to 300.0 seconds, not 0.01
+    """
+
+    KIND: ClassVar[str] = "beat"
+    table: str
+    every: Float
+
+    def check(self) -> None:
+        if not BEAT_MIN_EVERY <= self.every <= BEAT_MAX_EVERY:
+            raise ProtocolError(
+                "bad_field",
+                f"every must be {BEAT_MIN_EVERY} to {BEAT_MAX_EVERY} seconds, not {self.every}",
+            )
+
+
 class HubStatus(Message, frozen=True):
     """Retained on ``mesa/v1/hub/status``. When it turns ``online`` every table republishes its
     snapshot and resends what is unacknowledged. ``session`` counts the hub's starts."""
@@ -904,6 +954,7 @@ MESSAGES: dict[str, type[Message]] = {
         Command,
         Ack,
         HubStatus,
+        Beat,
     )
 }
 

@@ -41,8 +41,10 @@ def test_topics_round_trip_and_namespace() -> None:
         "mesa/v1/table/+/state",
         "mesa/v1/table/+/event",
         "mesa/v1/table/+/response",
+        "mesa/v1/table/+/beat",
     ]
     assert "mesa/v1/table/t3/cmd" in p.table_subscriptions("t3")
+    assert "mesa/v1/table/t3/beat" not in p.table_subscriptions("t3")  # the hub's alone
 
 
 @pytest.mark.parametrize(
@@ -83,6 +85,7 @@ def test_every_message_round_trips() -> None:
         p.Command("3", "x4", "director_adjust", {"side": "a", "seconds": 30.0}, 1.0),
         p.Ack("3", "s", 5, None, 1.0),
         p.HubStatus("online", 2, 1.0),
+        p.Beat("3", 5.0),
     ]
     assert {type(m) for m in msgs} == set(p.MESSAGES.values())
     for m in msgs:
@@ -636,3 +639,52 @@ def test_revisions_as_the_hub_announces_them() -> None:
         assert p.Revisions.parse(junk) is None, junk
     assert p.FIRST_REVISION.common(p.REVISIONS) == 1
     assert p.REVISIONS.mismatch(p.FIRST_REVISION) is None
+
+
+# ── revision 3: the beat ────────────────────────────────────────────────────
+def test_this_release_speaks_the_beat_revision() -> None:
+    assert p.Revisions(1, 3) == p.REVISIONS
+    assert p.BEAT_REVISION == 3
+    beat = p.TABLE_TOPICS["beat"]
+    assert (beat.sender, beat.qos, beat.retained) == ("table", 0, False)
+
+
+def test_the_beat_is_a_small_strict_message() -> None:
+    beat = p.Beat("t3", 5.0)
+    assert beat.to_payload() == b'{"v":1,"table":"t3","every":5.0}'
+    assert p.decode(p.Beat, b'{"v":1,"table":"t3","every":5}', "t3").every == 5.0
+    for every in (p.BEAT_MIN_EVERY, p.BEAT_MAX_EVERY):
+        assert p.decode(p.Beat, p.Beat("t3", every).to_payload(), "t3").every == every
+
+
+@pytest.mark.parametrize(
+    ("payload", "code"),
+    [
+        (b'{"v":1,"table":"t4","every":5.0}', "table_mismatch"),  # another table's beat
+        (b'{"v":1,"table":"t3","every":0.49}', "bad_field"),
+        (b'{"v":1,"table":"t3","every":300.5}', "bad_field"),
+        (b'{"v":1,"table":"t3","every":-5}', "bad_field"),
+        (b'{"v":1,"table":"t3","every":"5"}', "bad_field"),
+        (b'{"v":1,"table":"t3","every":true}', "bad_field"),
+        (b'{"v":1,"table":"t3"}', "bad_field"),
+        (b'{"v":1,"table":"t3","every":5.0,"seq":1}', "bad_field"),
+        (b'{"v":2,"table":"t3","every":5.0}', "bad_version"),
+        (b'{"table":"t3","every":5.0}', "bad_version"),
+        (b'{"v":1,"table":"t3","every":1e999}', "bad_field"),  # past a double
+        (b"[5]", "bad_json"),
+        (b'{"v":1,"table":"t3","every":5.0,"pad":"' + b"x" * p.MAX_PAYLOAD_BYTES + b'"}',
+         "too_large"),
+    ],
+)
+def test_a_bad_beat_is_refused(payload: bytes, code: str) -> None:
+    with pytest.raises(p.ProtocolError) as e:
+        p.decode(p.Beat, payload, "t3")
+    assert e.value.code == code, e.value
+
+
+def test_the_beat_period_follows_the_keepalive_within_bounds() -> None:
+    assert p.beat_every(15) == 5.0 and p.beat_every(4) == pytest.approx(4 / 3)
+    assert p.beat_every(1) == p.BEAT_MIN_EVERY and p.beat_every(10_000) == p.BEAT_MAX_EVERY
+    assert p.beat_every(0) is None  # no keepalive: no beats either
+    # The hub's timeout (BEATS_MISSED beats) is one keepalive: below Mosquitto's 1.5.
+    assert p.BEATS_MISSED * p.beat_every(15) == 15  # type: ignore[operator]

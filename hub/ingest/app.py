@@ -71,6 +71,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("mesa.hub")
 
 
+# How often the hub looks for tables whose beats stopped (the grid learns it within this).
+BEAT_CHECK_SECONDS = 0.25
+
+
 class HubError(MesaError):
     """The hub cannot start or was asked something it cannot do."""
 
@@ -299,7 +303,7 @@ class Hub:
         if not self._stopping:
             # A silent loss (an access point that hangs) lasts until paho's keepalive gives
             # up: from then on the grid must not go on showing every table "en línea".
-            self.projections.broker_lost()
+            self.ingest.broker_lost()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         # Ingest right here, on paho's thread: handing each message to another thread costs
@@ -334,11 +338,20 @@ class Hub:
 
     # ── the commit watchdog ─────────────────────────────────────────────
     def _run(self) -> None:
-        """Commit a batch left open (its burst cut by a disconnection), and at the end."""
+        """Commit a batch left open (its burst cut by a disconnection), and at the end; take
+        the tables whose beats stopped as lost (a few times a second: a dict's scan)."""
+        checked = 0.0
         while not self._stop.wait(0.05):
+            now = time.monotonic()
             since = self.ingest.pending_since
-            if since is not None and time.monotonic() - since > 0.05:
+            if since is not None and now - since > 0.05:
                 self._flush()
+            if now - checked >= BEAT_CHECK_SECONDS:
+                checked = now
+                try:
+                    self.ingest.check_beats()
+                except Exception:  # the watchdog must go on committing whatever happens
+                    log.exception("the beat check failed")
         self._flush()
 
     # ── what the director (and the dashboard) can do ────────────────────

@@ -36,13 +36,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from mesa.events import FENCED_TYPES
+from mesa.hub.ingest.beats import Heartbeats
 from mesa.hub.ingest.ports import Commit, CommitListener
 from mesa.hub.ingest.projections import Projections
 from mesa.hub.ingest.results import CONTRADICTORY, result_refusal
 from mesa.hub.ingest.store import EventStore
 from mesa.metrics import Metrics
 from mesa.protocol import (
+    BEATS_MISSED,
     Ack,
+    Beat,
     EventEnvelope,
     ProtocolError,
     Response,
@@ -119,6 +122,7 @@ class Ingest:
         projections: Projections | None = None,
         publish: Publish | None = None,
         clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store = store
         self.metrics = metrics or Metrics(logger=log)
@@ -137,6 +141,11 @@ class Ingest:
             row["table"]: _length_of(row["args"]) for row in store.assignments()
         }
         self._fence_log: dict[tuple[str, str], tuple[float | None, int]] = {}
+        # The tables' beats (revision 3), never stored: in memory, under their own lock, which
+        # also covers the projection changes they make (a beat on paho's thread and the check
+        # on the hub's watchdog thread must not cross: a table back would stay lost).
+        self.heartbeats = Heartbeats(clock=monotonic)
+        self._beats_lock = threading.Lock()
         self._batch: _Batch | None = None
         self._opened = 0.0
         self.last_commit: float | None = None  # wall clock at the end of the last commit
@@ -191,6 +200,9 @@ class Ingest:
         decoded = self._decode(msg)  # outside the lock: the CPU work
         if decoded is None:
             return
+        if type(decoded) is Beat:
+            self._beat(decoded, msg.topic)  # not an event: no transaction, no commit
+            return
         with self.lock:
             b = self._batch
             if b is None:
@@ -215,6 +227,7 @@ class Ingest:
         elif isinstance(decoded, TableStatus):
             if self._status(b, decoded):
                 b.statuses.append(decoded)
+                self._status_heard(decoded)
         elif isinstance(decoded, StateReport):
             self._state(b, decoded)
             b.states.append(decoded)
@@ -554,6 +567,53 @@ class Ingest:
         self.metrics.inc("status", state=st.state)
         return True
 
+    # ── beats (revision 3): presence, timed by the hub ──────────────────
+    def _beat(self, beat: Beat, topic: str) -> None:
+        """A table's beat, validated like any message (:meth:`_decode`): from a table whose
+        status the hub never had, refused; else noted, and a table found silent is back."""
+        table = beat.table
+        b = self._batch
+        if table not in self._bdseq and (b is None or table not in b.bdseq):
+            self.metrics.refuse(
+                "unknown_table", "a beat from a table that never said its status",
+                table=table, topic=topic, level=logging.INFO,
+            )  # fmt: skip
+            return
+        self.metrics.inc("beats")
+        with self._beats_lock:
+            if self.heartbeats.beat(table, beat.every) and self.projections.beat_again(table):
+                self.metrics.inc("tables_back", by="beat")
+                log.warning("table %s beats again: online", table)
+
+    def _status_heard(self, st: TableStatus) -> None:
+        with self._beats_lock:
+            if self.heartbeats.status(st.table, st.state, st.revision):
+                # Found silent already (the grid shows it lost): its will confirms it.
+                log.info("table %s: its %s status confirms the silence", st.table, st.state)
+
+    def check_beats(self) -> list[str]:
+        """Take every table whose beats stopped as lost (its projection shows ``lost``, as its
+        will would make it); returns those. Called often (the hub's watchdog thread)."""
+        lost = []
+        with self._beats_lock:
+            for table in self.heartbeats.expired():
+                if self.projections.mark_silent(table):
+                    lost.append(table)
+        for table in lost:
+            self.metrics.inc("tables_lost", by="silence")
+            log.warning(
+                "table %s: no beat for %d beats: taken as lost (its will may follow)",
+                table, BEATS_MISSED,
+            )  # fmt: skip
+        return lost
+
+    def broker_lost(self) -> None:
+        """The hub lost the broker: no table could reach it; every beat is forgotten (the
+        tables' retained statuses and their next beats start again when it is back)."""
+        with self._beats_lock:
+            self.heartbeats.clear()
+            self.projections.broker_lost()
+
     def _state(self, b: _Batch, report: StateReport) -> None:
         self.store.set_state(report)
         key = (report.table, report.stream)
@@ -607,6 +667,7 @@ _KINDS: dict[str, type] = {
     "status": TableStatus,
     "state": StateReport,
     "response": Response,
+    "beat": Beat,
 }
 
 

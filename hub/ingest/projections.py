@@ -110,6 +110,27 @@ class Projections:
             live.status, live.bdseq, live.status_ts = status.state, status.bdseq, status.ts
             live.revision = status.revision
 
+    def mark_silent(self, table: str) -> bool:
+        """``table``'s beats stopped (:mod:`mesa.hub.ingest.beats`): it shows ``lost``, as its
+        will would make it, if it showed ``online``. True when it did. The store keeps the
+        status the table last told (a restarted hub reads the will, or the table, again)."""
+        with self._lock:
+            live = self._tables.get(table)
+            if live is None or live.status != "online":
+                return False
+            live.status = "lost"
+            return True
+
+    def beat_again(self, table: str) -> bool:
+        """A table found silent beats again: it shows ``online`` again, if it showed ``lost``
+        (nothing else said otherwise meanwhile). True when it did."""
+        with self._lock:
+            live = self._tables.get(table)
+            if live is None or live.status != "lost":
+                return False
+            live.status = "online"
+            return True
+
     def broker_lost(self) -> None:
         """The hub itself lost the broker: it cannot know any table is still there, so none
         shows "online" until the broker says so again (the retained statuses the hub receives

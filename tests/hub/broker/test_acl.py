@@ -102,6 +102,7 @@ def test_a_table_writes_only_its_own_topics(mosquitto: PrivateMosquitto) -> None
             table_topic("t4", "event"),  # speak as table 4
             table_topic("t4", "status"),
             table_topic("t4", "state"),
+            table_topic("t4", "beat"),  # say table 4 is here when it is not
             table_topic("t3", "cmd"),  # hub topics, even its own
             table_topic("t3", "assign"),
             table_topic("t3", "ack"),
@@ -110,7 +111,7 @@ def test_a_table_writes_only_its_own_topics(mosquitto: PrivateMosquitto) -> None
         ]
         for topic in forged:
             t3.publish(topic, b"forged")
-        own = [table_topic("t3", k) for k in ("event", "status", "state", "response")]
+        own = [table_topic("t3", k) for k in ("event", "status", "state", "response", "beat")]
         for topic in own:
             t3.publish(topic, b"mine")
         # Mosquitto delivers one publisher's messages in order: once the last allowed message

@@ -16,6 +16,7 @@ from mesa.hub.ingest.store import EventStore
 from mesa.protocol import (
     MAX_PAYLOAD_BYTES,
     Ack,
+    Beat,
     EventEnvelope,
     Response,
     StateReport,
@@ -275,3 +276,139 @@ def test_fuzzed_batches_never_crash_and_store_only_valid_prefixes(
     seqs = stored(ingest)
     assert seqs == list(range(1, len(seqs) + 1))
     store.close()
+
+
+# ── beats (revision 3): presence timed by the hub, never stored ─────────────
+class Monotonic:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def beating_hub(tmp_path: Path) -> tuple[Ingest, Monotonic]:
+    clock = Monotonic()
+    ingest = Ingest(EventStore(tmp_path / "hub.sqlite3"), publish=Wire(), monotonic=clock)
+    ingest.handle([status("3", "online", 1, revision=3)])
+    return ingest, clock
+
+
+def status(table: str, state: str, bdseq: int, revision: int = 3) -> Incoming:
+    st = TableStatus(table, state, bdseq, 1.0, revision=revision)  # type: ignore[arg-type]
+    return Incoming(table_topic(table, "status"), st.to_payload())
+
+
+def beat(table: str = "3", every: float = 5.0, topic_table: str | None = None) -> Incoming:
+    return Incoming(table_topic(topic_table or table, "beat"), Beat(table, every).to_payload())
+
+
+def shown(ingest: Ingest, table: str = "3") -> str:
+    live = ingest.projections.get(table)
+    assert live is not None
+    return live.status
+
+
+def test_beats_are_not_events_nothing_is_stored_nor_committed(tmp_path: Path) -> None:
+    ingest, _ = beating_hub(tmp_path)
+    changes = ingest.store._db.total_changes
+    commits = ingest.last_commit
+    for _ in range(50):
+        ingest.add(beat())
+        assert ingest.pending == 0  # no transaction opened for it
+    ingest.flush()
+    assert ingest.store._db.total_changes == changes and ingest.last_commit == commits
+    assert ingest.store.event_count("3") == 0
+    assert ingest.metrics.get("beats") == 50
+
+
+def test_a_silent_table_is_lost_then_back_with_its_next_beat(tmp_path: Path) -> None:
+    ingest, clock = beating_hub(tmp_path)
+    ingest.add(beat(every=5.0))
+    clock.now += 15.0
+    assert ingest.check_beats() == [] and shown(ingest) == "online"
+    clock.now += 0.3
+    assert ingest.check_beats() == ["3"] and shown(ingest) == "lost"  # as its will would
+    assert ingest.check_beats() == []  # once
+    assert ingest.metrics.get("tables_lost", by="silence") == 1
+    ingest.add(beat())
+    assert shown(ingest) == "online"
+    assert ingest.metrics.get("tables_back", by="beat") == 1
+    # The store still holds the status the table last said: nothing was written.
+    assert {r["table"]: r["status"] for r in ingest.store.tables()}["3"] == "online"
+
+
+def test_a_will_after_the_silence_does_not_alert_twice(tmp_path: Path) -> None:
+    ingest, clock = beating_hub(tmp_path)
+    ingest.add(beat())
+    clock.now += 16
+    seen = []
+    ingest.check_beats()
+    seen.append(shown(ingest))
+    ingest.handle([status("3", "lost", 1)])  # Mosquitto's will, later
+    seen.append(shown(ingest))
+    clock.now += 100
+    assert ingest.check_beats() == []
+    seen.append(shown(ingest))
+    assert seen == ["lost", "lost", "lost"]
+    assert ingest.metrics.get("tables_lost", by="silence") == 1
+    # Its return: a new connection says online (revision 1 first), then it beats again.
+    ingest.handle([status("3", "online", 2, revision=1)])
+    assert shown(ingest) == "online"
+    ingest.handle([status("3", "online", 2)])
+    ingest.add(beat())
+    assert shown(ingest) == "online" and ingest.metrics.get("tables_back", by="beat") == 0
+
+
+def test_a_table_that_never_beats_keeps_the_will_alone(tmp_path: Path) -> None:
+    ingest, clock = beating_hub(tmp_path)
+    ingest.handle([status("4", "online", 1, revision=2)])
+    clock.now += 10_000
+    assert ingest.check_beats() == [] and shown(ingest, "4") == "online"
+
+
+def test_a_will_of_another_connection_does_not_end_the_watch(tmp_path: Path) -> None:
+    """A stale will (refused) is not the table's status: its beats are still watched."""
+    ingest, clock = beating_hub(tmp_path)
+    ingest.handle([status("3", "online", 5)])
+    ingest.add(beat())
+    ingest.handle([status("3", "lost", 4)])  # an older connection's will
+    assert ingest.metrics.get("refused", reason="stale_will") == 1
+    clock.now += 16
+    assert ingest.check_beats() == ["3"]
+
+
+def test_a_hub_that_lost_the_broker_forgets_every_beat(tmp_path: Path) -> None:
+    ingest, clock = beating_hub(tmp_path)
+    ingest.add(beat())
+    ingest.broker_lost()
+    assert shown(ingest) == "lost"
+    ingest.handle([status("3", "online", 1)])  # the retained status, on resubscribing
+    clock.now += 100
+    assert ingest.check_beats() == [] and shown(ingest) == "online"
+
+
+@pytest.mark.parametrize(
+    ("incoming", "reason"),
+    [
+        (beat("4", topic_table="3"), "table_mismatch"),  # another table's beat on its topic
+        (beat("5"), "unknown_table"),  # never said its status
+        (Incoming(table_topic("3", "beat"), b'{"v":1,"table":"3","every":0.01}'), "bad_field"),
+        (Incoming(table_topic("3", "beat"), b'{"v":1,"table":"3"}'), "bad_field"),
+        (Incoming(table_topic("3", "beat"), b"not json"), "bad_json"),
+        (Incoming(table_topic("3", "beat"), b'{"v":1,"table":"3","every":5,"x":1}'), "bad_field"),
+        (Incoming("mesa/v1/table/3/beats", b'{"v":1,"table":"3","every":5}'), "bad_topic"),
+    ],
+)
+def test_a_hostile_beat_is_refused_counted_and_changes_nothing(
+    tmp_path: Path, incoming: Incoming, reason: str
+) -> None:
+    ingest, clock = beating_hub(tmp_path)
+    changes = ingest.store._db.total_changes
+    ingest.add(incoming)
+    assert ingest.metrics.get("refused", reason=reason) == 1
+    assert ingest.metrics.get("beats") == 0 and ingest.heartbeats.watched() == {}
+    assert ingest.pending == 0 and ingest.store._db.total_changes == changes
+    assert ingest.metrics.recent_refusals()[0]["reason"] == reason
+    clock.now += 100
+    assert ingest.check_beats() == [] and shown(ingest) == "online"

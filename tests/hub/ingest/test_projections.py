@@ -29,3 +29,16 @@ def test_the_kind_is_the_registered_game_of_the_snapshot() -> None:
     p.apply_state(StateReport("3", "s", 0, 0, 3.0, {"game_name": "chess"}))  # unknown: kept
     live = p.get("3")
     assert live is not None and live.kind == "backgammon" and live.snapshot_ts == 3.0
+
+
+def test_a_silent_table_shows_lost_and_its_beat_brings_only_that_back() -> None:
+    from mesa.protocol import TableStatus
+
+    p = Projections()
+    p.apply_status(TableStatus("1", "online", 1, 1.0, revision=3))
+    p.apply_status(TableStatus("2", "offline", 1, 1.0, revision=3))
+    assert p.mark_silent("1") and not p.mark_silent("1")  # once: it shows lost already
+    assert not p.mark_silent("2") and not p.mark_silent("9")  # offline stays; unknown: nothing
+    assert [(d["table"], d["status"]) for d in p.all()] == [("1", "lost"), ("2", "offline")]
+    assert p.beat_again("1") and not p.beat_again("2")
+    assert [(d["table"], d["status"]) for d in p.all()] == [("1", "online"), ("2", "offline")]
