@@ -775,7 +775,7 @@ def adopt(
 # per-address rate), a malformed or oversized announcement, a call without the venue's token.
 REFUSALS = ("full", "serial", "source", "dismissed", "malformed", "too_large", "token")
 # parse_hello's finer reasons (said in the 400 answer), counted as "malformed".
-_MALFORMED = frozenset({"malformed", "bad_key", "bad_serial", "bad_hwcheck"})
+_MALFORMED = frozenset({"malformed", "bad_key", "bad_serial", "bad_hwcheck", "content_type"})
 
 
 @dataclass(frozen=True)
@@ -923,8 +923,9 @@ class EnrolmentDesk:
             return HelloReply("waiting", None, self.every)
         return self.refuse(outcome)
 
-    def refuse(self, reason: str, detail: str = "") -> HelloReply:
-        """Count a refused call (:data:`REFUSALS`) and say so."""
+    def refuse(self, reason: str, note: str = "") -> HelloReply:
+        """Count a refused call (:data:`REFUSALS`; a malformed one's finer ``reason`` is said
+        in the reply's ``detail``) and say so; ``note`` is for the log."""
         kind = "malformed" if reason in _MALFORMED else reason
         with self._refused_lock:
             self.refusals[kind] += 1
@@ -932,10 +933,10 @@ class EnrolmentDesk:
         # A flood is said once per order of magnitude (the log and the page), not per call:
         # it must not turn into a flood of the director's feed too.
         if count in (1, 10, 100, 1000, 10000, 100000):
-            log.warning("enrolment: call refused (%s, %d so far) %s", kind, count, detail[:120])
+            log.warning("enrolment: call refused (%s, %d so far) %s", kind, count, note[:120])
             self._notify()
-        return HelloReply(kind, None, self.every, reason if kind == "malformed" else detail,
-                          RETRY_AFTER.get(kind, 0))
+        detail = reason if kind == "malformed" else ""
+        return HelloReply(kind, None, self.every, detail, RETRY_AFTER.get(kind, 0))
 
     def _forget(self, eid: str) -> None:
         with self._seen_lock:

@@ -215,7 +215,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         from mesa.hub.broker.enrolment import enrol_topic, parse_hello, seal_answer
 
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))

@@ -78,7 +78,7 @@ class EnrolEndpoint:
         if declared is not None and (not declared.isdigit() or int(declared) > limit):
             return reply_response(desk.refuse("too_large"))
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-            return reply_response(desk.refuse("malformed", "content_type"))
+            return reply_response(desk.refuse("content_type"))
         body = bytearray()
         try:
             async for chunk in request.stream():
