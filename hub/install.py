@@ -295,8 +295,8 @@ def _url_problems(url: object) -> list[str]:
     try:
         parts = urllib.parse.urlsplit(url)
         port = parts.port
-    except ValueError:
-        return [f"hub.url {url[:80]!r} is not a URL"]
+    except ValueError as e:  # a bad port, a bad IPv6 literal
+        return [f"hub.url {url[:80]!r} is not https://host:port ({e}): not a host and port"]
     problems = []
     if parts.scheme != "https":
         problems.append("hub.url must be https:// (the table calls the hub over TLS)")
@@ -316,7 +316,7 @@ def dashboard_url(host: str, unit: Path) -> str:
 
     >>> import tempfile, pathlib
     >>> unit = pathlib.Path(tempfile.mkdtemp()) / "mesa-hub.service"
-    >>> _ = unit.write_text("[Service]\nEnvironment=MESA_WEB_PORT=8443\n")
+    >>> _ = unit.write_text("[Service]\\nEnvironment=MESA_WEB_PORT=8443\\n")
     >>> dashboard_url("mesa-hub.local", unit), dashboard_url("fe80::1", unit)
     ('https://mesa-hub.local:8443', 'https://[fe80::1]:8443')
     """

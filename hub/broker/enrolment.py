@@ -193,7 +193,7 @@ def parse_hello(payload: bytes | bytearray) -> Hello:
     >>> parse_hello(b"[]")
     Traceback (most recent call last):
       ...
-    mesa.hub.broker.enrolment.EnrolmentError: malformed: announcement is not an object
+    mesa.hub.broker.enrolment.EnrolmentError: announcement is not an object
     """
     if len(payload) > MAX_HELLO_BYTES:
         raise EnrolmentError("announcement too large", "too_large")
