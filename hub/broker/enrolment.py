@@ -404,8 +404,8 @@ class EnrolmentStore:
 
     def record_hello(self, hello: Hello, now: float, source: str = "") -> str:
         """Take an announcement from network address ``source`` ("": not known): ``new``,
-        ``again`` (a listed one repeated), ``answered`` (its answer waits on the broker), or why
-        the list refused it: ``dismissed``, ``serial`` (too many claims of its serial),
+        ``again`` (a listed one repeated), ``answered`` (adopted, its sealed answer kept for its
+        next call), or why the list refused it: ``dismissed``, ``serial`` (too many claims of its serial),
         ``source`` (too many from its address), ``full``."""
         with self._lock, self._db:
             self._prune(now)
@@ -914,7 +914,9 @@ class EnrolmentDesk:
             outcome = self.store.record_hello(hello, now, source)
             with self._seen_lock:
                 self._seen.pop(hello.eid, None)
-                self._seen[hello.eid] = _Seen(now, outcome, hello.hwcheck, source)
+                # "answered": adopted between the two reads above; its next call gets the answer.
+                if outcome != "answered":
+                    self._seen[hello.eid] = _Seen(now, outcome, hello.hwcheck, source)
                 while len(self._seen) > 4096:
                     self._seen.popitem(last=False)
             if outcome == "new":
