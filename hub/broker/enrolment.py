@@ -409,9 +409,12 @@ class EnrolmentStore:
         ``source`` (too many from its address), ``full``."""
         with self._lock, self._db:
             self._prune(now)
+            # Adopted, its answer kept for it. (Adopted without a kept answer, e.g. by a release
+            # that answered over the broker, just before an upgrade: it waits to be adopted
+            # again, and its number's takeover rule knows it is the same Pi.)
             adopted = self._db.execute(
-                "SELECT 1 FROM enrol_adopted WHERE eid = ? AND cleared_at IS NULL"
-                " AND replaced_at IS NULL",
+                "SELECT 1 FROM enrol_adopted a JOIN enrol_answers n ON n.eid = a.eid"
+                " WHERE a.eid = ? AND a.cleared_at IS NULL AND a.replaced_at IS NULL",
                 (hello.eid,),
             ).fetchone()
             if adopted is not None:
@@ -547,10 +550,12 @@ class EnrolmentStore:
             self._db.executemany(
                 "DELETE FROM enrol_answers WHERE eid = ?", [(a.eid,) for a in replaced]
             )
-            self._db.execute(
-                "INSERT OR REPLACE INTO enrol_answers (eid, sealed, sealed_at) VALUES (?, ?, ?)",
-                (p.eid, sealed.decode("ascii"), now),
-            )
+            self._db.execute("DELETE FROM enrol_answers WHERE eid = ?", (p.eid,))
+            if sealed:
+                self._db.execute(
+                    "INSERT INTO enrol_answers (eid, sealed, sealed_at) VALUES (?, ?, ?)",
+                    (p.eid, sealed.decode("ascii"), now),
+                )
             self._db.execute(
                 f"INSERT OR REPLACE INTO enrol_adopted ({_ADOPTED_COLS})"
                 " VALUES (?, ?, ?, ?, ?, NULL, NULL)",
