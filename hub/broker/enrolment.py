@@ -278,7 +278,8 @@ CREATE TABLE IF NOT EXISTS enrol_requests (
 CREATE TABLE IF NOT EXISTS enrol_answers (
     eid TEXT PRIMARY KEY,
     sealed TEXT NOT NULL,
-    sealed_at REAL NOT NULL
+    sealed_at REAL NOT NULL,
+    fetched_at REAL
 );
 CREATE TABLE IF NOT EXISTS enrol_audit (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -575,12 +576,24 @@ class EnrolmentStore:
             ).fetchone()
         return None if row is None else str(row[0]).encode("ascii")
 
+    def answer_fetched(self, eid: str, now: float) -> None:
+        """The answer of ``eid`` was handed to a caller with its key (the first time counts)."""
+        with self._lock, self._db:
+            self._db.execute(
+                "UPDATE enrol_answers SET fetched_at = ? WHERE eid = ? AND fetched_at IS NULL",
+                (now, eid),
+            )
+
     def uncleared(self, table_id: str) -> list[str]:
-        """Enrolment ids adopted as ``table_id`` whose answer is still kept."""
+        """Enrolment ids adopted as ``table_id`` and not online yet whose answer may go once
+        the table is online: it was fetched (or none is kept). An answer not fetched yet stays
+        whatever statuses arrive: until the broker's reload has dropped it, the replaced Pi may
+        still say "online" on the same topic, and that must not take the new Pi's answer."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT eid FROM enrol_adopted WHERE table_id = ? AND cleared_at IS NULL"
-                " AND replaced_at IS NULL",
+                "SELECT a.eid FROM enrol_adopted a LEFT JOIN enrol_answers n ON n.eid = a.eid"
+                " WHERE a.table_id = ? AND a.cleared_at IS NULL AND a.replaced_at IS NULL"
+                " AND (n.eid IS NULL OR n.fetched_at IS NOT NULL)",
                 (table_id,),
             ).fetchall()
         return [r[0] for r in rows]
@@ -915,6 +928,7 @@ class EnrolmentDesk:
         else:
             answer = self.store.answer_for(hello.eid)
             if answer is not None:
+                self.store.answer_fetched(hello.eid, now)
                 return HelloReply("adopted", answer, self.every)
             outcome = self.store.record_hello(hello, now, source)
             with self._seen_lock:

@@ -1036,3 +1036,30 @@ def test_a_pi_adopted_just_before_the_upgrade_is_listed_again_and_readopted(
         assert open_answer(key, answer_label(p.eid), reply.answer)["table"] == "7"
     finally:
         desk.stop()
+
+
+def test_an_answer_not_fetched_survives_the_replaced_pis_last_online(venue: Venue) -> None:
+    """Until the broker's reload drops it, the replaced Pi may still say "online" on its
+    table's topic: that must not delete the new Pi's answer before the new Pi has fetched it.
+    Once fetched, the table online deletes it."""
+
+    def online(table: str) -> mqtt.MQTTMessage:
+        msg = mqtt.MQTTMessage(topic=table_topic(table, "status").encode())
+        msg.payload = json.dumps({"table": table, "state": "online", "bdseq": 2}).encode()
+        return msg
+
+    desk = EnrolmentDesk(venue.settings)
+    try:
+        key = new_private_key()
+        body = hello_body("cafe0008", public_key(key))
+        assert desk.hello(body, GENUINE).state == "waiting"
+        (p,) = desk.store.pending()
+        desk.adopt(p.code, "8")
+        desk._on_status(online("8"))  # the old Pi's, before the reload
+        assert desk.store.answer_for(p.eid) is not None
+        assert desk.hello(body, GENUINE).state == "adopted"
+        desk._on_status(online("8"))  # the new Pi, online with its account
+        assert desk.store.answer_for(p.eid) is None
+        assert desk.store.adoption_of(p.eid).cleared_at is not None  # type: ignore[union-attr]
+    finally:
+        desk.stop()
