@@ -1,14 +1,15 @@
-"""A new table's Pi waits to be adopted: it announces itself and takes the link file it is given.
+"""A new table's Pi waits to be adopted: it calls the hub and takes the link file it is given.
 
 The Pi carries the venue's enrolment bundle (``/etc/mesa/enrol.json``, the same on every SD
-card: the hub's address, the venue CA, the shared enrolment account). On first boot ``mesa
-enrol`` makes the Pi's key pair (``enrol.key`` beside the link file, :func:`load_or_make_key`);
-its screen shows the pairing code derived from the public key ("Mesa nueva · código 4F7-2K9",
-:mod:`~mesa.controller.enrol_screen`). It calls the hub every few seconds: publishes
-``mesa/v1/enrol/<id>/hello`` (retained: its serial, public key and hardware check; ``<id>`` is
-named by the key) and reads ``.../answer``. The director adopts it on the hub by number and
-code; the answer is the table's link file sealed to this Pi's key (:mod:`mesa.pairing`), which
-is opened, checked and saved atomically; then ``mesa-table.service`` starts with it.
+card: the address of the hub's dashboard, the venue's enrolment token, the venue CA). On first
+boot ``mesa enrol`` makes the Pi's key pair (``enrol.key`` beside the link file,
+:func:`load_or_make_key`); its screen shows the pairing code derived from the public key ("Mesa
+nueva · código 4F7-2K9", :mod:`~mesa.controller.enrol_screen`). Every few seconds it calls the
+hub: ``POST /enrol/hello`` over HTTPS (the venue CA alone, the hub's name checked) with its
+serial, public key and hardware check. The director adopts it on the hub by number and code; the
+next call's answer is the table's link file sealed to this Pi's key (:mod:`mesa.pairing`), which
+is opened, checked and saved atomically; then ``mesa-table.service`` starts with it. Only the
+standard library (``http.client``, ``ssl``): nothing to install on a table for it.
 
 >>> from mesa.pairing import public_key
 >>> json.loads(hello_payload("abc1", public_key(bytes(32)), {"display": "ok"}))["serial"]
@@ -17,20 +18,21 @@ is opened, checked and saved atomically; then ``mesa-table.service`` starts with
 
 from __future__ import annotations
 
-import contextlib
+import base64
+import binascii
+import http.client
 import json
 import logging
 import os
 import random
 import re
+import ssl
 import threading
 import time
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
 
 from mesa.controller.link import tls_context
 from mesa.errors import ConfigError
@@ -51,27 +53,93 @@ log = logging.getLogger(__name__)
 SERIAL_RE = re.compile(r"[0-9a-z][0-9a-z_-]{0,63}")
 
 
+HELLO_PATH = "/enrol/hello"
+OLD_BUNDLE = (
+    "is an enrolment bundle of an earlier release (the broker's enrolment listener, which "
+    "the hub no longer has): copy the new /etc/mesa/enrol.json from the hub (`mesa install "
+    "hub` writes it) and install it with `mesa install table --bundle enrol.json`"
+)
+
+
 @dataclass(frozen=True)
 class EnrolBundle:
-    host: str
-    port: int
-    username: str
-    password: str
-    tls_ca: str | None
+    """The venue's enrolment bundle: ``{"hub": {"url", "token", "tls_ca"}}``. ``url`` is the
+    hub's dashboard (``https://``; ``http://`` only without a CA, for a demo); ``token`` the
+    venue's enrolment token; ``tls_ca`` the venue CA's certificate (PEM).
+
+    >>> EnrolBundle.parse({"hub": {"url": "http://127.0.0.1:8080", "token": "t"}}).port
+    8080
+    """
+
+    url: str
+    token: str
+    tls_ca: str | None = None
+
+    @property
+    def host(self) -> str:
+        return urllib.parse.urlsplit(self.url).hostname or ""
+
+    @property
+    def port(self) -> int:
+        parts = urllib.parse.urlsplit(self.url)
+        return parts.port or (443 if parts.scheme == "https" else 80)
+
+    @property
+    def https(self) -> bool:
+        return urllib.parse.urlsplit(self.url).scheme == "https"
+
+    @classmethod
+    def parse(cls, doc: Any, where: str = "the bundle") -> EnrolBundle:
+        hub = doc.get("hub") if isinstance(doc, dict) else None
+        if not isinstance(hub, dict):
+            raise ConfigError(f'{where}: not an enrolment bundle (no "hub" object)')
+        if "url" not in hub and ("username" in hub or "port" in hub):
+            raise ConfigError(f"{where} {OLD_BUNDLE}")
+        url, token, ca = hub.get("url"), hub.get("token"), hub.get("tls_ca")
+        if not isinstance(token, str) or not token or any(c.isspace() for c in token):
+            raise ConfigError(f"{where}: hub.token is missing or not a word")
+        if ca is not None and not isinstance(ca, str):
+            raise ConfigError(f"{where}: hub.tls_ca must be PEM text")
+        problem = url_problem(url, ca is not None)
+        if problem:
+            raise ConfigError(f"{where}: {problem}")
+        return cls(str(url).rstrip("/"), token, ca)
 
     @classmethod
     def from_file(cls, path: str | Path) -> EnrolBundle:
         try:
-            hub = json.loads(Path(path).read_text(encoding="utf-8"))["hub"]
-            return cls(
-                str(hub["host"]),
-                int(hub["port"]),
-                str(hub["username"]),
-                str(hub["password"]),
-                hub.get("tls_ca"),
-            )
-        except (OSError, ValueError, KeyError, TypeError) as e:
+            doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
             raise ConfigError(f"{path}: not an enrolment bundle ({e})") from None
+        return cls.parse(doc, str(path))
+
+
+def url_problem(url: Any, has_ca: bool) -> str | None:
+    """Why ``url`` is not the hub's dashboard as a bundle names it (None: it is).
+
+    >>> url_problem("https://hub.local:8080", True) is None
+    True
+    >>> url_problem("http://hub.local:8080", True)
+    'hub.url must be https:// with the venue CA (tls_ca)'
+    >>> url_problem("https://hub.local:8080/x?y", False)
+    'hub.url must be scheme://host:port, nothing more'
+    """
+    if not isinstance(url, str) or not url:
+        return "hub.url is missing"
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018  (raises on a bad port)
+    except ValueError as e:
+        return f"hub.url {url[:80]!r} is not a URL ({e})"
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        return f"hub.url {url[:80]!r} must be https://host:port"
+    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
+        return "hub.url must be scheme://host:port, nothing more"
+    if has_ca and parts.scheme != "https":
+        return "hub.url must be https:// with the venue CA (tls_ca)"
+    if not has_ca and parts.scheme == "https":
+        return "hub.url is https:// but the bundle has no venue CA (tls_ca)"
+    return None
 
 
 def pi_serial(
@@ -179,12 +247,29 @@ def save_link(path: Path, data: dict[str, Any]) -> None:
         os.close(dir_fd)
 
 
-# A waiting Pi calls every few seconds: it connects, announces itself (which keeps it on the
-# hub's list), reads its answer if there is one (retained: delivered at once), and hangs up.
-# Every Pi on the enrolment listener has the same client id (the shared account's), so a call
-# is short, and one cut short by another Pi's call is simply made again.
-POLL_SECONDS = 6.0
-CALL_SECONDS = 1.5
+# A waiting Pi calls every few seconds: one HTTPS request, which keeps it on the hub's list
+# and brings its answer once the director has adopted it. The hub's reply says how often
+# ("every"); jittered, so that Pis switched on together do not call at the same moments.
+POLL_SECONDS = 5.0
+CALL_SECONDS = 10.0  # the timeout of one call (connect, TLS, answer)
+MAX_PAUSE = 600.0  # whatever a reply asks (every, Retry-After), the Pi calls again by then
+
+
+def answer_label(eid: str) -> str:
+    """The associated data an answer is sealed with: the string that names this Pi's answer
+    (the hub's ``enrol_topic(eid, "answer")``)."""
+    return f"{NAMESPACE}/enrol/{eid}/answer"
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """One call's outcome: ``status`` (HTTP; 0: the hub was not reached), ``state`` (``waiting``,
+    ``adopted``, or the hub's reason), the link file when adopted, and how long to pause."""
+
+    status: int
+    state: str
+    link: dict[str, Any] | None = None
+    pause: float | None = None
 
 
 class Enrolment:
@@ -215,75 +300,106 @@ class Enrolment:
         self.hwcheck = hwcheck or {}
         self.poll, self.call = poll, call
         self.bind_address = bind_address  # the local address to call from ("": any)
-        self.refused: Any = None  # the broker's reason, if it refused the enrolment account
+        self.refused: str | None = None  # the hub's last reason for refusing a call
         self.calls = 0
+        self.last: CallResult | None = None
         self._stop = threading.Event()
-        self.topic = f"{NAMESPACE}/enrol/{self.eid}"
+        self._context: ssl.SSLContext | None = (
+            tls_context(bundle.tls_ca) if bundle.tls_ca is not None else None
+        )
 
-    def _client(self, done: threading.Event, result: list[dict[str, Any]]) -> mqtt.Client:
-        # The broker makes the id the account's name whatever is sent (docs/broker.md).
-        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="", protocol=mqtt.MQTTv5)
-        c.username_pw_set(self.bundle.username, self.bundle.password)
-        if self.bundle.tls_ca is not None:
-            c.tls_set_context(tls_context(self.bundle.tls_ca))
-
-        def on_connect(client: Any, ud: Any, flags: Any, reason: Any, props: Any) -> None:
-            if reason.is_failure:
-                self.refused = reason
-                log.error("enrolment refused by the hub's broker: %s", reason)
-                done.set()
-                return
-            client.subscribe(f"{self.topic}/answer", qos=1)
-            client.publish(
-                f"{self.topic}/hello",
-                hello_payload(self.serial, self.public, self.hwcheck),
-                qos=1,
-                retain=True,
+    def _connection(self) -> http.client.HTTPConnection:
+        source = (self.bind_address, 0) if self.bind_address else None
+        if self.bundle.https:
+            # The venue CA alone, the hub's name checked (controller/link.py's tls_context).
+            return http.client.HTTPSConnection(
+                self.bundle.host,
+                self.bundle.port,
+                timeout=self.call,
+                source_address=source,
+                context=self._context,
             )
+        return http.client.HTTPConnection(
+            self.bundle.host, self.bundle.port, timeout=self.call, source_address=source
+        )
 
-        def on_message(client: Any, ud: Any, msg: mqtt.MQTTMessage) -> None:
-            if not msg.payload or result:
-                return  # the hub cleared an answer already used
-            try:
-                data = open_answer(self.private, msg.topic, msg.payload)
-            except ConfigError as e:
-                log.error("enrolment: %s", e)
-                return
-            result.append(data)
-            done.set()
-
-        c.on_connect = on_connect
-        c.on_message = on_message
-        c.on_disconnect = lambda *a: done.set()
-        return c
+    def post_hello(self) -> tuple[int, dict[str, Any], dict[str, str]]:
+        """One ``POST /enrol/hello``: the status, the JSON body, the headers (lower-case)."""
+        body = hello_payload(self.serial, self.public, self.hwcheck)
+        conn = self._connection()
+        try:
+            conn.request(
+                "POST",
+                HELLO_PATH,
+                body=body,
+                headers={
+                    "Authorization": f"Bearer {self.bundle.token}",
+                    "Content-Type": "application/json",
+                    "Accept": "application/json",
+                    "Connection": "close",
+                },
+            )
+            resp = conn.getresponse()
+            raw = resp.read(MAX_SEALED_BYTES * 2 + 4096)
+            headers = {k.lower(): v for k, v in resp.getheaders()}
+            status = resp.status
+        finally:
+            conn.close()
+        try:
+            data = json.loads(raw) if raw else {}
+        except ValueError:
+            data = {}
+        return status, data if isinstance(data, dict) else {}, headers
 
     def call_once(self) -> dict[str, Any] | None:
-        """One call to the hub: announce, read the answer if there is one (saved, and the
-        announcement withdrawn), hang up."""
+        """One call to the hub: announce; if the answer is there, open, check and save it."""
+        result = self.call_result()
+        return result.link
+
+    def call_result(self) -> CallResult:
+        """:meth:`call_once` with what the hub said (for the caller's pause and its log)."""
         self.calls += 1
-        done = threading.Event()
-        result: list[dict[str, Any]] = []
-        c = self._client(done, result)
         try:
-            c.connect(
-                self.bundle.host, self.bundle.port, keepalive=30, bind_address=self.bind_address
-            )
-        except (OSError, ValueError) as e:
+            status, data, headers = self.post_hello()
+        except (OSError, http.client.HTTPException, ssl.SSLError) as e:
+            # Unreachable, a refused handshake (not the venue's hub), a cut connection: the
+            # next call may do better.
             log.warning("enrolment: the hub is unreachable (%s)", e)
-            return None
-        c.loop_start()
+            self.last = CallResult(0, "unreachable")
+            return self.last
+        state = str(data.get("state", ""))
+        if status == 200 and state == "adopted":
+            link = self._open(data.get("answer"))
+            if link is not None:
+                save_link(self.link_file, link)
+                self.last = CallResult(status, "adopted", link)
+                return self.last
+            self.last = CallResult(status, "unopened")
+            return self.last
+        if status == 202:
+            self.refused = None
+            every = data.get("every")
+            pause = float(every) if isinstance(every, int | float) and every > 0 else None
+            self.last = CallResult(status, "waiting", None, pause)
+            return self.last
+        reason = str(data.get("error") or status)[:40]
+        if reason != self.refused:
+            log.error("enrolment: the hub refused the call (%d %s)", status, reason)
+        self.refused = reason
+        retry = headers.get("retry-after", "")
+        pause = float(retry) if retry.isdigit() else None
+        if status == 401:
+            log.error("enrolment: this bundle's token is not the hub's: copy the hub's enrol.json")
+        self.last = CallResult(status, reason, None, pause)
+        return self.last
+
+    def _open(self, answer: Any) -> dict[str, Any] | None:
         try:
-            done.wait(self.call)
-            if result:
-                save_link(self.link_file, result[0])
-                # The announcement is of no more use: remove it (our ACL allows writing it).
-                info = c.publish(f"{self.topic}/hello", b"", qos=1, retain=True)
-                with contextlib.suppress(RuntimeError, ValueError):
-                    info.wait_for_publish(timeout=5)
-        finally:
-            c.disconnect()
-            c.loop_stop()
-        return result[0] if result else None
+            sealed = base64.b64decode(str(answer), validate=True)
+            return open_answer(self.private, answer_label(self.eid), sealed)
+        except (ConfigError, binascii.Error, ValueError) as e:
+            log.error("enrolment: the answer is not for this table (%s)", e)
+            return None
 
     def stop(self) -> None:
         self._stop.set()
@@ -292,14 +408,14 @@ class Enrolment:
         """Call the hub until it answers (None on timeout or :meth:`stop`)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while not self._stop.is_set():
-            result = self.call_once()
-            if result is not None:
-                return result
+            result = self.call_result()
+            if result.link is not None:
+                return result.link
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
                 return None
-            # Jittered, so that Pis switched on together do not call at the same moments.
-            pause = self.poll * random.uniform(0.75, 1.25)
+            base = result.pause if result.pause is not None else self.poll
+            pause = min(MAX_PAUSE, base) * random.uniform(0.75, 1.25)
             self._stop.wait(pause if left is None else min(pause, left))
         return None
 

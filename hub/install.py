@@ -27,6 +27,7 @@ import re
 import socket
 import ssl
 import subprocess
+import urllib.parse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,13 @@ HUB_UNITS: dict[str, str] = {
 }
 # Units of earlier versions, removed on an upgrade (the enrolment desk now runs in mesa hub).
 RETIRED_HUB_UNITS: tuple[str, ...] = ("mesa-enrolment.service",)
+# Files of earlier versions, removed on an upgrade: the broker's enrolment listener (port
+# 8884) had its own shared account and ACL; new tables now call the dashboard over HTTPS, and
+# the conf.d file written here no longer names them.
+RETIRED_HUB_FILES: tuple[str, ...] = (
+    "etc/mosquitto/mesa-enrol.acl",
+    "etc/mosquitto/mesa-enrol.passwd",
+)
 TABLE_UNITS: dict[str, str] = {
     "mesa-enrol.service": "multi-user.target",
     "mesa-table.service": "multi-user.target",
@@ -70,13 +78,11 @@ HUB_FOREIGN_FILES: tuple[str, ...] = (
     "etc/mesa/enrol.json",
     "etc/mesa/enrolment.json",
     "etc/mosquitto/mesa.passwd",
-    "etc/mosquitto/mesa-enrol.passwd",
 )
 HUB_FILES: tuple[str, ...] = (
     "etc/sysusers.d/mesa-hub.conf",
     "etc/mosquitto/conf.d/mesa.conf",
     "etc/mosquitto/mesa.acl",
-    "etc/mosquitto/mesa-enrol.acl",
     "etc/mesa/tls/web.pem",
     "etc/mesa/tls/web.key",
 )
@@ -86,6 +92,8 @@ TABLE_FILES: tuple[str, ...] = (
     "etc/mesa/enrol.json",
 )
 MAX_BUNDLE_BYTES = 64 * 1024
+# The dashboard's port when mesa-hub.service does not say (HubSettings' default).
+DEFAULT_WEB_PORT = 8080
 
 
 class InstallError(MesaError):
@@ -244,13 +252,17 @@ def _ca_problem(pem: object) -> str | None:
 
 def check_bundle(data: bytes) -> list[str]:
     """What is wrong with an enrolment bundle (empty: nothing): the JSON the hub writes to
-    ``/etc/mesa/enrol.json``, ``{"hub": {"host", "port", "username", "password", "tls_ca"}}``
-    (what mesa.controller.enrol.EnrolBundle reads).
+    ``/etc/mesa/enrol.json``, ``{"hub": {"url", "token", "tls_ca"}}`` (what
+    mesa.controller.enrol.EnrolBundle reads): the dashboard's ``https://host:port``, the
+    venue's token, the venue CA. A bundle of an earlier release (the broker's enrolment
+    listener, its shared account) is refused with what to do.
 
     >>> check_bundle(bytes(range(256)))
     ['not JSON']
-    >>> check_bundle(b'{"hub": {"host": "h.local", "port": 0, "username": "u", "password": "p"}}')
-    ['hub.port 0 is not a port number', 'hub.tls_ca (the venue CA) is missing: the table would enrol without TLS']
+    >>> check_bundle(b'{"hub": {"url": "http://h.local:8080", "token": "t"}}')
+    ['hub.url must be https:// (the table calls the hub over TLS)', 'hub.tls_ca (the venue CA) is missing: the table would enrol without TLS']
+    >>> check_bundle(b'{"hub": {"host": "h.local", "port": 8884, "username": "u", "password": "p"}}')[0][:40]
+    'a bundle of an earlier release (the brok'
     """
     try:
         doc = json.loads(data.decode("utf-8"))
@@ -259,21 +271,64 @@ def check_bundle(data: bytes) -> list[str]:
     if not isinstance(doc, dict) or not isinstance(doc.get("hub"), dict):
         return ['no "hub" object']
     hub = doc["hub"]
+    if "url" not in hub and ("username" in hub or "port" in hub):
+        return [
+            "a bundle of an earlier release (the broker's enrolment listener, which the hub no"
+            " longer has): run `mesa install hub` on the hub and copy its new /etc/mesa/enrol.json"
+        ]
     problems = []
-    for key in ("host", "username", "password"):
-        value = hub.get(key)
-        if not isinstance(value, str) or not value or any(c.isspace() for c in value):
-            problems.append(f"hub.{key} is missing or not a word")
-    host = hub.get("host")
-    if isinstance(host, str) and host and not valid_host(host):
-        problems.append(f"hub.host {host[:80]!r} is not a host name or address")
-    port = hub.get("port")
-    if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
-        problems.append(f"hub.port {port!r} is not a port number")
+    token = hub.get("token")
+    if not isinstance(token, str) or not token or any(c.isspace() for c in token):
+        problems.append("hub.token is missing or not a word")
+    problems += _url_problems(hub.get("url"))
     ca = _ca_problem(hub.get("tls_ca"))
     if ca:
         problems.append(ca)
     return problems
+
+
+def _url_problems(url: object) -> list[str]:
+    """What is wrong with the bundle's ``hub.url``: ``https://`` a host name or address, a
+    port, nothing else."""
+    if not isinstance(url, str) or not url:
+        return ["hub.url is missing"]
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError as e:  # a bad port, a bad IPv6 literal
+        return [f"hub.url {url[:80]!r} is not https://host:port ({e}): not a host and port"]
+    problems = []
+    if parts.scheme != "https":
+        problems.append("hub.url must be https:// (the table calls the hub over TLS)")
+    host = parts.hostname or ""
+    if not host or not valid_host(host):
+        problems.append(f"hub.url {url[:80]!r} names no host name or address")
+    if port is not None and not 1 <= port <= 65535:
+        problems.append(f"hub.url's port {port} is not a port number")
+    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
+        problems.append("hub.url must be https://host:port, nothing more")
+    return problems
+
+
+def dashboard_url(host: str, unit: Path) -> str:
+    """The dashboard as the tables reach it: ``https://host:port``, the port the hub's unit
+    gives the dashboard (``MESA_WEB_PORT``; the installed hub always serves HTTPS).
+
+    >>> import tempfile, pathlib
+    >>> unit = pathlib.Path(tempfile.mkdtemp()) / "mesa-hub.service"
+    >>> _ = unit.write_text("[Service]\\nEnvironment=MESA_WEB_PORT=8443\\n")
+    >>> dashboard_url("mesa-hub.local", unit), dashboard_url("fe80::1", unit)
+    ('https://mesa-hub.local:8443', 'https://[fe80::1]:8443')
+    """
+    port = DEFAULT_WEB_PORT
+    try:
+        found = re.search(r"^Environment=MESA_WEB_PORT=(\d+)\s*$", unit.read_text(), re.M)
+    except OSError:
+        found = None
+    if found:
+        port = int(found.group(1))
+    name = f"[{host}]" if ":" in host else host
+    return f"https://{name}:{port}"
 
 
 def read_bundle(path: Path) -> bytes:
@@ -303,7 +358,8 @@ def install_hub(
     credentials and the enrolment bundle for new tables (``/etc/mesa/enrol.json``)."""
     with _open_root(Path(root)) as tree:
         units = {**HUB_UNITS, **dict.fromkeys(RETIRED_HUB_UNITS, "")}
-        _preflight(tree, units, HUB_DIRS, HUB_FILES, HUB_FOREIGN_FILES)
+        files = (*HUB_FILES, *RETIRED_HUB_FILES)
+        _preflight(tree, units, HUB_DIRS, files, HUB_FOREIGN_FILES)
         return _install_hub(tree, list(hub_hosts), source, start, Report(say=say))
 
 
@@ -312,14 +368,7 @@ def _install_hub(
 ) -> Report:
     from mesa.hub.broker.accounts import DEFAULT_QUEUE
     from mesa.hub.broker.enrolment import provision_enrolment
-    from mesa.hub.broker.mosquitto import (
-        ENROL_PORT,
-        LAN_PORT,
-        BrokerPaths,
-        acl_text,
-        enrol_acl_text,
-        production_conf,
-    )
+    from mesa.hub.broker.mosquitto import LAN_PORT, BrokerPaths, acl_text, production_conf
     from mesa.hub.broker.provision import DEFAULT_PID_FILE, provision_hub
     from mesa.hub.broker.tls import chgrp_for, ensure_venue_tls
 
@@ -336,7 +385,9 @@ def _install_hub(
     report.step("Mosquitto's Mesa settings and access lists")
     _place(tree, "etc/mosquitto/conf.d/mesa.conf", production_conf(real).encode(), 0o644, report)
     _place(tree, "etc/mosquitto/mesa.acl", acl_text().encode(), 0o644, report)
-    _place(tree, "etc/mosquitto/mesa-enrol.acl", enrol_acl_text().encode(), 0o644, report)
+    for rel in RETIRED_HUB_FILES:  # an earlier release's enrolment listener: gone with it
+        if tree.unlink(rel):
+            report.notes.append(f"removed {rel} (retired)")
     report.step(f"the venue's CA and the hub's certificate ({', '.join(hosts)})")
     tls = ensure_venue_tls(here.tls_dir, hosts=hosts)
     report.step("the hub's broker account and the enrolment bundle for new tables")
@@ -347,10 +398,8 @@ def _install_hub(
         provision_hub(passwd_file=here.passwd, out=credentials)
         report.changed.append("etc/mesa/hub-credentials.json")
     ca = tls.ca.read_text()
-    existed = tree.read("etc/mesa/enrol.json") is not None
-    provision_enrolment(
+    written = provision_enrolment(
         passwd_file=here.passwd,
-        enrol_passwd_file=here.enrol_passwd,
         bundle=root / "etc/mesa/enrol.json",
         desk_settings=root / "etc/mesa/enrolment.json",
         db=Path("/var/lib/mesa/hub.sqlite3"),
@@ -358,12 +407,12 @@ def _install_hub(
         real_passwd_file=real.passwd,
         accounts_dir=DEFAULT_QUEUE,
         hub_host=hosts[0],
-        enrol_port=ENROL_PORT,
+        hub_url=dashboard_url(hosts[0], source / "systemd" / "mesa-hub.service"),
         table_port=LAN_PORT,
         tls_ca=ca,
     )
-    (report.kept if existed else report.changed).append("etc/mesa/enrol.json")
-    passwd_files = ("etc/mosquitto/mesa.passwd", "etc/mosquitto/mesa-enrol.passwd")
+    (report.changed if written else report.kept).append("etc/mesa/enrol.json")
+    passwd_files = ("etc/mosquitto/mesa.passwd",)
     for rel in passwd_files:
         tree.touch(rel, 0o640)
     # The dashboard's copy of the certificate: Mosquitto's key is its group's, this one the hub's.

@@ -11,8 +11,9 @@ refresh of the live feed on the event loop (``call_soon_threadsafe``). A committ
 reaches the standings and the browsers without a fixed sleep in between.
 
 With ``enrolment_credentials`` set the process also runs the enrolment desk
-(:class:`~mesa.hub.broker.enrolment.EnrolmentDesk`, its own broker connection): new tables
-announce themselves, the dashboard lists them ("Mesa nueva") and the director adopts them; the
+(:class:`~mesa.hub.broker.enrolment.EnrolmentDesk`): new tables call the dashboard's ``POST
+/enrol/hello`` (:mod:`~mesa.hub.web.http.enrol`), the dashboard lists them ("Mesa nueva") and
+the director adopts them; the desk's own broker connection reads the tables' statuses only; the
 slow tick carries out the adoptions ``mesa adopt`` left in the store.
 """
 

@@ -65,9 +65,7 @@ def test_install_hub_into_a_folder_twice(tmp_path: Path) -> None:
         "etc/sysusers.d/mesa-hub.conf",
         "etc/mosquitto/conf.d/mesa.conf",
         "etc/mosquitto/mesa.acl",
-        "etc/mosquitto/mesa-enrol.acl",
         "etc/mosquitto/mesa.passwd",
-        "etc/mosquitto/mesa-enrol.passwd",
         "etc/mesa/hub-credentials.json",
         "etc/mesa/enrol.json",
         "etc/mesa/enrolment.json",
@@ -91,11 +89,18 @@ def test_install_hub_into_a_folder_twice(tmp_path: Path) -> None:
     assert (ROOT / "systemd/mosquitto/mesa.conf").read_bytes() == production_conf().encode()
     passwd = str(first["etc/mosquitto/mesa.passwd"])
     assert "mesa-hub:$7$" in passwd and "mesa-enrolment:$7$" in passwd
-    assert "mesa-enrol:$7$" in str(first["etc/mosquitto/mesa-enrol.passwd"])
+    # No enrolment listener, no shared account: new tables call the dashboard over HTTPS.
+    assert not any("mesa-enrol." in rel for rel in first)
+    assert "mesa-enrol:" not in passwd
     bundle = json.loads(first["etc/mesa/enrol.json"])
-    assert bundle["hub"]["host"] == "mesa-hub.local" and bundle["hub"]["port"] == 8884
+    # The dashboard's port as mesa-hub.service gives it.
+    assert "Environment=MESA_WEB_PORT=8080" in str(first["etc/systemd/system/mesa-hub.service"])
+    assert set(bundle["hub"]) == {"url", "token", "tls_ca"}
+    assert bundle["hub"]["url"] == "https://mesa-hub.local:8080"
     assert bundle["hub"]["tls_ca"] == (root / "etc/mesa/tls/ca.pem").read_text()
     desk = json.loads(first["etc/mesa/enrolment.json"])
+    assert desk["enrol_token"] == bundle["hub"]["token"]  # what the hub checks a call against
+    assert len(desk["enrol_token"]) >= 32
     assert desk["passwd_file"] == "/etc/mosquitto/mesa.passwd"  # as the hub will see it
     assert desk["accounts_dir"] == "/var/lib/mesa/accounts"  # the hub queues, root applies
     assert "mesa-hub.local" in server_names(root / "etc/mesa/tls/server.pem")
@@ -139,6 +144,39 @@ def test_install_hub_retires_the_separate_enrolment_desk(tmp_path: Path) -> None
     desk = json.loads(desk_file.read_text())
     assert desk["accounts_dir"] == "/var/lib/mesa/accounts"
     assert desk["desk_password"] == old["desk_password"]  # kept
+
+
+def test_install_hub_over_a_release_with_the_enrolment_listener(tmp_path: Path) -> None:
+    """An earlier release had the broker's enrolment listener (port 8884, `log_dest topic`),
+    its shared account and ACL, a bundle naming them and a desk file without a token: the
+    install rewrites mesa.conf without the listener, removes its files, gives the desk a token
+    and writes the new bundle; the desk's own account is kept."""
+    root = tmp_path / "hub"
+    args = ["install", "hub", "--root", str(root), "--hub-host", "mesa-hub.local"]
+    assert main(args) == 0
+    conf = root / "etc/mosquitto/conf.d/mesa.conf"
+    conf.write_text(conf.read_text() + "log_dest topic\nlistener 8884\n"
+                    "password_file /etc/mosquitto/mesa-enrol.passwd\n"
+                    "acl_file /etc/mosquitto/mesa-enrol.acl\n")
+    (root / "etc/mosquitto/mesa-enrol.acl").write_text("user mesa-enrol\n")
+    (root / "etc/mosquitto/mesa-enrol.passwd").write_text("mesa-enrol:$7$x\n")
+    old_bundle = {"hub": {"host": "mesa-hub.local", "port": 8884, "username": "mesa-enrol",
+                          "password": "p", "tls_ca": "PEM"}}
+    (root / "etc/mesa/enrol.json").write_text(json.dumps(old_bundle))
+    desk_file = root / "etc/mesa/enrolment.json"
+    old = json.loads(desk_file.read_text())
+    del old["enrol_token"]
+    desk_file.write_text(json.dumps(old))
+    assert main(args) == 0
+    text = conf.read_text()
+    assert "8884" not in text and "log_dest topic" not in text and "mesa-enrol" not in text
+    assert not (root / "etc/mosquitto/mesa-enrol.acl").exists()
+    assert not (root / "etc/mosquitto/mesa-enrol.passwd").exists()
+    desk = json.loads(desk_file.read_text())
+    bundle = json.loads((root / "etc/mesa/enrol.json").read_text())
+    assert desk["enrol_token"] and bundle["hub"]["token"] == desk["enrol_token"]
+    assert bundle["hub"]["url"] == "https://mesa-hub.local:8080"
+    assert desk["desk_password"] == old["desk_password"]
 
 
 def test_install_table_into_a_folder_twice(tmp_path: Path) -> None:

@@ -1,31 +1,34 @@
-"""Adopting a table: a new Pi announces itself, the director gives it a number and its code, the
+"""Adopting a table: a new Pi calls the hub, the director gives it a number and its code, the
 hub answers to that Pi alone.
 
-A new table's Pi carries only the venue's enrolment bundle (the hub's address, the venue CA and
-the shared enrolment account, the same on every SD card). On first boot it makes its own key
-pair (:mod:`mesa.pairing`); it announces itself on ``mesa/v1/enrol/<id>/hello`` (retained),
-where ``<id>`` is named by its public key (:func:`~mesa.pairing.enrolment_id`), with its serial,
-its public key and its hardware check, and its screen shows the pairing code derived from the
-key ("Mesa nueva · código 4F7-2K9"). :class:`EnrolmentDesk` keeps the waiting list ("Mesa nueva")
-in the hub's store; the director adopts by table number *and* code (:meth:`EnrolmentDesk.adopt`,
-from the dashboard or ``mesa adopt``): the desk creates the table's broker account (a new
-password; a replaced Pi's old one stops working), reloads the broker and answers on
-``mesa/v1/enrol/<id>/answer`` (retained, so a Pi that reconnects still gets it) with the table's
-link file sealed to the Pi's key: any enrolment client may read it, only the Pi can open it.
-Once the table comes online with its new account the desk clears the answer.
+A new table's Pi carries only the venue's enrolment bundle (the dashboard's address, the venue
+CA and the venue's enrolment token, the same on every SD card). On first boot it makes its own
+key pair (:mod:`mesa.pairing`); every few seconds it calls the hub's dashboard, ``POST
+/enrol/hello`` (:mod:`mesa.hub.web.http.enrol`), with its serial, its public key and its
+hardware check; the hub names the announcement by the key (:func:`~mesa.pairing.enrolment_id`)
+and the Pi's screen shows the pairing code derived from the key ("Mesa nueva · código
+4F7-2K9"). :class:`EnrolmentDesk` keeps the waiting list ("Mesa nueva") in the hub's store
+(:meth:`EnrolmentDesk.hello`); the director adopts by table number *and* code
+(:meth:`EnrolmentDesk.adopt`, from the dashboard or ``mesa adopt``): the desk creates the
+table's broker account (a new password; a replaced Pi's old one stops working), reloads the
+broker and keeps, in the store, the table's link file sealed to the Pi's key, which the Pi's
+next call receives: only that Pi can open it. Once the table comes online with its new account
+(the desk reads the tables' statuses on the broker) the sealed answer is deleted.
 
-On the enrolment listener every client's id is the shared account's name (the broker forces
-it), so an enrolment client cannot take a table's or the hub's session (docs/broker.md).
+Nothing of enrolment runs on the broker: no listener, no shared account, so no enrolment
+client has a session to take or to lose (docs/broker.md, "Adopting a table").
 
 Taking over a number that already has a Pi (online, offline, or adopted a moment ago and not yet
 online) needs a confirmation that names that Pi (:class:`Occupant`), the same for the dashboard
 and ``mesa adopt``; every adoption, refused or done, is in the store's ``enrol_audit``.
 
 The waiting list is bounded (:data:`MAX_PENDING`; :data:`MAX_PER_SERIAL` claims of one serial,
-:data:`MAX_PER_SOURCE` announcements from one network address, which the desk learns from the
-broker's notices);
-an announcement not repeated within :data:`STALE_SECONDS` leaves it, an adopted one leaves it at
-once, the director can dismiss one; what the list refused is counted and shown (``refusals``).
+:data:`MAX_PER_SOURCE` announcements from one network address, the caller's address as the
+hub's server sees it); an announcement not repeated within :data:`STALE_SECONDS` leaves it, an
+adopted one leaves it at once, the director can dismiss one; what the list refused is counted
+and shown (``refusals``). A flood costs bounded work: one address is answered at most
+:data:`SOURCE_RATE` calls a second, and a repeated announcement touches the store at most once
+every :data:`WRITE_SECONDS`.
 
 >>> enrol_topic("k" + "0" * 40, "answer")
 'mesa/v1/enrol/k0000000000000000000000000000000000000000/answer'
@@ -34,6 +37,7 @@ once, the director can dismiss one; what the list refused is counted and shown (
 from __future__ import annotations
 
 import contextlib
+import hmac
 import json
 import logging
 import os
@@ -42,7 +46,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,12 +57,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from mesa.errors import MesaError
 from mesa.hub.broker.accounts import queue_account, wait_applied
-from mesa.hub.broker.mosquitto import (
-    BROKER_NOTICES,
-    ENROL_DESK_USERNAME,
-    ENROL_USERNAME,
-    set_password,
-)
+from mesa.hub.broker.mosquitto import ENROL_DESK_USERNAME, set_password
 from mesa.hub.broker.provision import link_config, reload_broker, write_private
 from mesa.hub.store_version import enrolment_keys
 from mesa.pairing import (
@@ -85,12 +84,25 @@ MAX_PER_SERIAL = 2
 # One network address announces at most this many Pis (a bench setting up a few through one
 # router is fine; a flood from one machine is not).
 MAX_PER_SOURCE = 8
-# A waiting Pi announces itself again every few seconds (controller/enrol.py, POLL_SECONDS):
-# one that has not for this long is gone (switched off, or a one-off announcement).
+# A waiting Pi announces itself again every few seconds (controller/enrol.py, POLL_SECONDS;
+# the desk's answer says how often, CALL_EVERY): one that has not for this long is gone
+# (switched off, or a one-off announcement).
+CALL_EVERY = 5.0
 STALE_SECONDS = 90.0
+# A repeated announcement with nothing new is written to the store at most this often: a
+# caller repeating one announcement as fast as it can costs no SQLite writes.
+WRITE_SECONDS = 5.0
+# Calls one network address may make a second (a bucket of SOURCE_BURST): a bench of a few Pis
+# behind one router makes a handful a minute; more is a flood, answered 429 before any work.
+SOURCE_RATE = 5.0
+SOURCE_BURST = 20.0
+# How long a 429 asks the caller to wait (Retry-After), by reason.
+RETRY_AFTER = {"full": 30, "serial": 30, "source": 10, "dismissed": 600}
 # A full list makes room by dropping an announcement never repeated and older than this: a real
 # Pi would have announced itself again by then.
 UNPROVEN_SECONDS = 30.0
+# The sealed answer's associated data names the Pi it answers: the topic of the answer when it
+# travelled over MQTT, kept so that mesa/pairing.py and its vectors stay as they are.
 KINDS = ("hello", "answer")
 # How long an adoption waits for root's `mesa apply-accounts` to take the queued account.
 ACCOUNT_WAIT_SECONDS = 15.0
@@ -169,29 +181,22 @@ class Hello:
         return pairing_code(self.public)
 
 
-def topic_id(topic: str) -> str | None:
-    """The enrolment id of an announcement's topic, None if it is not one."""
-    parts = topic.split("/")
-    if len(parts) != 5 or parts[2] != "enrol" or parts[4] != "hello":
-        return None
-    return parts[3]
-
-
-def parse_hello(topic: str, payload: bytes | bytearray) -> Hello:
-    """An announcement, checked: its topic names its key; :class:`EnrolmentError` if not.
+def parse_hello(payload: bytes | bytearray) -> Hello:
+    """An announcement (the body of ``POST /enrol/hello``), checked; its id is named by its key,
+    so no one can put a key under another Pi's id. :class:`EnrolmentError` if not one.
 
     >>> from mesa.pairing import public_key, b64
     >>> pub = public_key(bytes(32))
-    >>> h = parse_hello(f"mesa/v1/enrol/{enrolment_id(pub)}/hello",
-    ...                 json.dumps({"serial": "abc1", "key": b64(pub)}).encode())
-    >>> h.serial, h.code == pairing_code(pub)
-    ('abc1', True)
+    >>> h = parse_hello(json.dumps({"serial": "abc1", "key": b64(pub)}).encode())
+    >>> h.serial, h.eid == enrolment_id(pub), h.code == pairing_code(pub)
+    ('abc1', True, True)
+    >>> parse_hello(b"[]")
+    Traceback (most recent call last):
+      ...
+    mesa.hub.broker.enrolment.EnrolmentError: announcement is not an object
     """
-    eid = topic_id(topic)
-    if eid is None or not ID_RE.fullmatch(eid):
-        raise EnrolmentError(f"not an announcement topic: {topic[:80]!r}", "malformed")
     if len(payload) > MAX_HELLO_BYTES:
-        raise EnrolmentError("announcement too large", "malformed")
+        raise EnrolmentError("announcement too large", "too_large")
     try:
         data = json.loads(payload)
     except ValueError:
@@ -201,25 +206,24 @@ def parse_hello(topic: str, payload: bytes | bytearray) -> Hello:
     try:
         public = unb64(data.get("key"), 32)
     except PairingError as e:
-        raise EnrolmentError(f"announcement's key: {e}", "malformed") from None
-    if enrolment_id(public) != eid:
-        # Someone announcing under another Pi's topic with a key of their own.
-        raise EnrolmentError("announcement's key is not the one its topic names", "wrong_key")
+        raise EnrolmentError(f"announcement's key: {e}", "bad_key") from None
     try:
         serial = check_serial(data.get("serial"))
     except EnrolmentError as e:
-        raise EnrolmentError(str(e), "malformed") from None
+        raise EnrolmentError(str(e), "bad_serial") from None
     hw = data.get("hwcheck", {})
     if not isinstance(hw, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in hw.items()
     ):
-        raise EnrolmentError("hwcheck must map part names to results", "malformed")
-    return Hello(eid, serial, public, {k[:32]: v[:200] for k, v in list(hw.items())[:16]})
+        raise EnrolmentError("hwcheck must map part names to results", "bad_hwcheck")
+    hwcheck = {k[:32]: v[:200] for k, v in list(hw.items())[:16]}
+    return Hello(enrolment_id(public), serial, public, hwcheck)
 
 
 def seal_answer(hello: Hello, topic: str, answer: dict[str, Any]) -> bytes:
     """The link file sealed to the Pi's key (X25519 + ChaCha20-Poly1305 from ``cryptography``;
-    the table opens it with :func:`mesa.pairing.open_sealed`), bound to its answer topic."""
+    the table opens it with :func:`mesa.pairing.open_sealed`), bound to ``topic``, the string
+    naming the Pi it answers (:func:`enrol_topic` of its id, ``answer``)."""
     from cryptography.hazmat.primitives.asymmetric.x25519 import (
         X25519PrivateKey,
         X25519PublicKey,
@@ -269,6 +273,13 @@ CREATE TABLE IF NOT EXISTS enrol_requests (
     requested_at REAL NOT NULL,
     done_at REAL,
     outcome TEXT
+);
+-- The sealed answers waiting for their Pi's next call (deleted once the table is online).
+CREATE TABLE IF NOT EXISTS enrol_answers (
+    eid TEXT PRIMARY KEY,
+    sealed TEXT NOT NULL,
+    sealed_at REAL NOT NULL,
+    fetched_at REAL
 );
 CREATE TABLE IF NOT EXISTS enrol_audit (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -394,14 +405,17 @@ class EnrolmentStore:
 
     def record_hello(self, hello: Hello, now: float, source: str = "") -> str:
         """Take an announcement from network address ``source`` ("": not known): ``new``,
-        ``again`` (a listed one repeated), ``answered`` (its answer waits on the broker), or why
-        the list refused it: ``dismissed``, ``serial`` (too many claims of its serial),
+        ``again`` (a listed one repeated), ``answered`` (adopted, its sealed answer kept for its
+        next call), or why the list refused it: ``dismissed``, ``serial`` (too many claims of its serial),
         ``source`` (too many from its address), ``full``."""
         with self._lock, self._db:
             self._prune(now)
+            # Adopted, its answer kept for it. (Adopted without a kept answer, e.g. by a release
+            # that answered over the broker, just before an upgrade: it waits to be adopted
+            # again, and its number's takeover rule knows it is the same Pi.)
             adopted = self._db.execute(
-                "SELECT 1 FROM enrol_adopted WHERE eid = ? AND cleared_at IS NULL"
-                " AND replaced_at IS NULL",
+                "SELECT 1 FROM enrol_adopted a JOIN enrol_answers n ON n.eid = a.eid"
+                " WHERE a.eid = ? AND a.cleared_at IS NULL AND a.replaced_at IS NULL",
                 (hello.eid,),
             ).fetchone()
             if adopted is not None:
@@ -467,13 +481,6 @@ class EnrolmentStore:
             (now - self.stale_seconds, now - 86400),
         )
 
-    def withdraw(self, eid: str) -> None:
-        """The Pi removed its announcement (an empty retained message)."""
-        with self._lock, self._db:
-            self._db.execute(
-                "DELETE FROM enrol_pending WHERE eid = ? AND dismissed_at IS NULL", (eid,)
-            )
-
     def dismiss(self, eid: str, now: float) -> bool:
         """The director took an announcement off the list; False if it was not listed."""
         with self._lock, self._db:
@@ -521,9 +528,12 @@ class EnrolmentStore:
             ).fetchone()
         return None if row is None else Adoption(*row)
 
-    def record_adoption(self, p: Pending, table_id: str, now: float) -> list[Adoption]:
-        """``p`` is ``table_id`` now; it leaves the list. Returns the adoptions it replaces
-        (the number's earlier Pis, their answers to be cleared)."""
+    def record_adoption(
+        self, p: Pending, table_id: str, now: float, sealed: bytes = b""
+    ) -> list[Adoption]:
+        """``p`` is ``table_id`` now, its answer ``sealed`` (kept for its next call); it leaves
+        the list. Returns the adoptions it replaces (the number's earlier Pis, whose unread
+        answers are deleted: their passwords no longer work)."""
         with self._lock, self._db:
             replaced = [
                 Adoption(*r)
@@ -538,6 +548,15 @@ class EnrolmentStore:
                 " AND replaced_at IS NULL AND eid != ?",
                 (now, table_id, p.eid),
             )
+            self._db.executemany(
+                "DELETE FROM enrol_answers WHERE eid = ?", [(a.eid,) for a in replaced]
+            )
+            self._db.execute("DELETE FROM enrol_answers WHERE eid = ?", (p.eid,))
+            if sealed:
+                self._db.execute(
+                    "INSERT INTO enrol_answers (eid, sealed, sealed_at) VALUES (?, ?, ?)",
+                    (p.eid, sealed.decode("ascii"), now),
+                )
             self._db.execute(
                 f"INSERT OR REPLACE INTO enrol_adopted ({_ADOPTED_COLS})"
                 " VALUES (?, ?, ?, ?, ?, NULL, NULL)",
@@ -546,48 +565,44 @@ class EnrolmentStore:
             self._db.execute("DELETE FROM enrol_pending WHERE eid = ?", (p.eid,))
             return replaced
 
-    def undo_adoption(
-        self, p: Pending, previous: Adoption | None, replaced: list[Adoption]
-    ) -> None:
-        """Put back what :meth:`record_adoption` changed (the broker refused the answer)."""
+    def answer_for(self, eid: str) -> bytes | None:
+        """The sealed answer waiting for the Pi of ``eid`` (None: not adopted, or already
+        online, or replaced)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT n.sealed FROM enrol_answers n JOIN enrol_adopted a ON a.eid = n.eid"
+                " WHERE n.eid = ? AND a.cleared_at IS NULL AND a.replaced_at IS NULL",
+                (eid,),
+            ).fetchone()
+        return None if row is None else str(row[0]).encode("ascii")
+
+    def answer_fetched(self, eid: str, now: float) -> None:
+        """The answer of ``eid`` was handed to a caller with its key (the first time counts)."""
         with self._lock, self._db:
-            self._db.execute("DELETE FROM enrol_adopted WHERE eid = ?", (p.eid,))
-            rows = [*replaced, *([previous] if previous is not None else [])]
-            self._db.executemany(
-                f"INSERT OR REPLACE INTO enrol_adopted ({_ADOPTED_COLS}) VALUES (?,?,?,?,?,?,?)",
-                [
-                    (a.eid, a.serial, a.code, a.table_id, a.adopted_at, a.cleared_at, a.replaced_at)
-                    for a in rows
-                ],
-            )
             self._db.execute(
-                f"INSERT OR IGNORE INTO enrol_pending ({_PENDING_COLS}, source, dismissed_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', NULL)",
-                (
-                    p.eid,
-                    p.serial,
-                    p.code,
-                    b64(p.public),
-                    json.dumps(p.hwcheck),
-                    p.first_seen,
-                    p.last_seen,
-                    p.beats,
-                ),
+                "UPDATE enrol_answers SET fetched_at = ? WHERE eid = ? AND fetched_at IS NULL",
+                (now, eid),
             )
 
     def uncleared(self, table_id: str) -> list[str]:
-        """Enrolment ids adopted as ``table_id`` whose answer is still on the broker."""
+        """Enrolment ids adopted as ``table_id`` and not online yet whose answer may go once
+        the table is online: it was fetched (or none is kept). An answer not fetched yet stays
+        whatever statuses arrive: until the broker's reload has dropped it, the replaced Pi may
+        still say "online" on the same topic, and that must not take the new Pi's answer."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT eid FROM enrol_adopted WHERE table_id = ? AND cleared_at IS NULL"
-                " AND replaced_at IS NULL",
+                "SELECT a.eid FROM enrol_adopted a LEFT JOIN enrol_answers n ON n.eid = a.eid"
+                " WHERE a.table_id = ? AND a.cleared_at IS NULL AND a.replaced_at IS NULL"
+                " AND (n.eid IS NULL OR n.fetched_at IS NOT NULL)",
                 (table_id,),
             ).fetchall()
         return [r[0] for r in rows]
 
     def mark_cleared(self, eid: str, now: float) -> None:
+        """The Pi of ``eid`` is online with its own account: its sealed answer goes."""
         with self._lock, self._db:
             self._db.execute("UPDATE enrol_adopted SET cleared_at = ? WHERE eid = ?", (now, eid))
+            self._db.execute("DELETE FROM enrol_answers WHERE eid = ?", (eid,))
 
     # The audit log of adoptions: every one asked for, from the dashboard or `mesa adopt`.
     def audit(
@@ -667,6 +682,9 @@ class EnrolmentSettings:
     # Set (an installed hub, user mesa): accounts are queued here for `mesa apply-accounts`
     # (root, mesa-accounts.path) instead of written into passwd_file (hub/broker/accounts.py).
     accounts_dir: Path | None = None
+    # The venue's enrolment token, also in the bundle on every new table's SD card: a call
+    # without it is refused (401). It keeps out who has no SD card, nothing more.
+    token: str = ""
 
     @classmethod
     def from_file(cls, path: str | Path, **overrides: Any) -> EnrolmentSettings:
@@ -684,6 +702,7 @@ class EnrolmentSettings:
                 "broker_port": int(data.get("broker_port", 1883)),
                 "desk_password": str(data["desk_password"]),
                 "accounts_dir": Path(data["accounts_dir"]) if data.get("accounts_dir") else None,
+                "token": str(data.get("enrol_token") or ""),
             }
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise EnrolmentError(f"{path}: not an enrolment settings file ({e})") from None
@@ -695,35 +714,6 @@ def _connect_desk(settings: EnrolmentSettings, client_id: str) -> mqtt.Client:
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
     client.username_pw_set(ENROL_DESK_USERNAME, settings.desk_password)
     return client
-
-
-def _publish_once(settings: EnrolmentSettings, topic: str, payload: bytes) -> None:
-    """Connect as the desk, publish one retained QoS 1 message, wait for it, disconnect."""
-    client = _connect_desk(settings, ENROL_DESK_USERNAME)
-    connected = threading.Event()
-    refused: list[Any] = []
-
-    def on_connect(c: Any, ud: Any, flags: Any, reason: Any, props: Any) -> None:
-        if reason.is_failure:
-            refused.append(reason)
-        connected.set()
-
-    client.on_connect = on_connect
-    try:
-        client.connect(settings.broker_host, settings.broker_port, keepalive=10)
-    except OSError as e:
-        raise EnrolmentError(f"the broker is unreachable ({e})") from None
-    client.loop_start()
-    try:
-        if not connected.wait(10) or refused:
-            raise EnrolmentError(f"the broker refused the enrolment desk ({refused or 'timeout'})")
-        info = client.publish(topic, payload, qos=1, retain=True)
-        info.wait_for_publish(timeout=10)
-        if not info.is_published():
-            raise EnrolmentError("the broker did not take the answer")
-    finally:
-        client.disconnect()
-        client.loop_stop()
 
 
 def _make_account(settings: EnrolmentSettings, table_id: str, password: str) -> None:
@@ -750,7 +740,7 @@ class Adopted:
     serial: str
     code: str
     table_id: str
-    topic: str
+    eid: str
     replaced: Occupant | None
 
 
@@ -783,49 +773,85 @@ def adopt(
     settings: EnrolmentSettings,
     *,
     store: EnrolmentStore,
-    publish: Callable[[str, bytes], None],
     now: float | None = None,
-) -> tuple[str, list[Adoption]]:
+) -> list[Adoption]:
     """Make the waiting Pi ``pending`` table ``table_id`` (the takeover rule already checked:
-    :meth:`EnrolmentDesk.adopt`); returns the answer topic and the adoptions it replaced.
+    :meth:`EnrolmentDesk.adopt`); returns the adoptions it replaced.
 
     A new broker password for ``table_id`` replaces any earlier one (a replaced Pi's account
-    stops working at the reload); the answer, the table's link file, is sealed to the Pi's key."""
+    stops working at the reload); the answer, the table's link file, is sealed to the Pi's key
+    and kept in the store for the Pi's next call (:meth:`EnrolmentStore.answer_for`)."""
     check_adoptable_table(table_id)
     password = secrets.token_urlsafe(18)
     _make_account(settings, table_id, password)
     answer = link_config(table_id, settings.hub_host, settings.hub_port, password, settings.tls_ca)
-    topic = enrol_topic(pending.eid, "answer")
-    payload = seal_answer(pending.hello, topic, answer)
-    # Recorded first: the Pi may come online before publish() returns, and its "online" must
-    # find the adoption to clear the answer. Undone if the broker refuses it.
-    previous = store.adoption_of(pending.eid)
-    replaced = store.record_adoption(pending, table_id, time.time() if now is None else now)
-    try:
-        publish(topic, payload)
-    except BaseException:
-        store.undo_adoption(pending, previous, replaced)
-        raise
-    return topic, replaced
+    sealed = seal_answer(pending.hello, enrol_topic(pending.eid, "answer"), answer)
+    return store.record_adoption(pending, table_id, time.time() if now is None else now, sealed)
 
 
-# What the list refused, by reason (EnrolmentStore.record_hello and parse_hello's codes).
-REFUSALS = ("full", "serial", "source", "dismissed", "malformed", "wrong_key")
-# Mosquitto's notice of an enrolment client's connection (log_dest topic; IPv4 or IPv6).
-_CONNECTED = re.compile(rf"New client connected from (\S+):\d+ as {ENROL_USERNAME} \(")
+# What the desk refused, by reason: the list's limits (EnrolmentStore.record_hello, and the
+# per-address rate), a malformed or oversized announcement, a call without the venue's token.
+REFUSALS = ("full", "serial", "source", "dismissed", "malformed", "too_large", "token")
+# parse_hello's finer reasons (said in the 400 answer), counted as "malformed".
+_MALFORMED = frozenset({"malformed", "bad_key", "bad_serial", "bad_hwcheck", "content_type"})
+
+
+@dataclass(frozen=True)
+class HelloReply:
+    """What a Pi's call is answered (:mod:`mesa.hub.web.http.enrol` makes it HTTP): ``state``
+    ``waiting`` (listed, call again in ``every`` seconds), ``adopted`` (``answer``: the link
+    file sealed to the caller's key) or the reason it was refused; ``detail``: a finer reason
+    (a malformed announcement's), ``retry_after``: seconds, for the list's refusals."""
+
+    state: str
+    answer: bytes | None = None
+    every: float = CALL_EVERY
+    detail: str = ""
+    retry_after: int = 0
+
+
+@dataclass
+class _Seen:
+    at: float
+    outcome: str
+    hwcheck: dict[str, str]
+    source: str
+
+
+class _SourceRate:
+    """A token bucket per network address: ``rate`` calls a second, ``burst`` at once. At most
+    ``size`` addresses are remembered (the oldest forgotten first)."""
+
+    def __init__(self, rate: float, burst: float, size: int = 4096) -> None:
+        self.rate, self.burst, self.size = rate, burst, size
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def take(self, source: str, now: float) -> bool:
+        with self._lock:
+            tokens, last = self._buckets.pop(source, (self.burst, now))
+            tokens = min(self.burst, tokens + max(0.0, now - last) * self.rate)
+            ok = tokens >= 1.0
+            self._buckets[source] = (tokens - 1.0 if ok else tokens, now)
+            while len(self._buckets) > self.size:
+                self._buckets.popitem(last=False)
+            return ok
 
 
 class EnrolmentDesk:
-    """The hub's side of enrolment, running inside ``mesa hub``: records announcements, adopts
-    (from the dashboard, or ``mesa adopt``'s requests), clears answered adoptions.
+    """The hub's side of enrolment, running inside ``mesa hub``: answers the Pis' calls
+    (:meth:`hello`, behind ``POST /enrol/hello``), adopts (from the dashboard, or ``mesa
+    adopt``'s requests), deletes an answer once its table is online.
 
         desk = EnrolmentDesk(EnrolmentSettings.from_file("/etc/mesa/enrolment.json")).start()
         desk.listeners.append(lambda: print("the waiting list changed"))
-        desk.adopt("4F7-2K9", "7")
+        desk.hello(body, "10.0.0.23")          # a Pi's call: HelloReply("waiting")
+        desk.adopt("4F7-2K9", "7")             # its next call: HelloReply("adopted", answer)
 
-    It is the only client with the desk's account (the broker's client ids are the usernames:
-    a second one would take its session), so ``mesa adopt`` leaves a request in the store and
-    :meth:`serve_requests` (the hub's slow tick) carries it out.
+    Its broker connection (account ``mesa-enrolment``) only reads the tables' statuses: which
+    numbers have a Pi, and when an adopted Pi comes online. ``mesa adopt`` leaves a request in
+    the store and :meth:`serve_requests` (the hub's slow tick) carries it out, so adoptions are
+    made by this desk alone, one at a time.
     """
 
     def __init__(
@@ -833,17 +859,22 @@ class EnrolmentDesk:
     ) -> None:
         self.settings = settings
         self.store = EnrolmentStore(settings.db)
-        # Announcements the list refused, by reason (REFUSALS): a flood shows here.
+        # Calls the desk refused, by reason (REFUSALS): a flood shows here.
         self.refusals: Counter[str] = Counter()
         self.connected = threading.Event()
-        # Called (on paho's or the adopting thread) when the waiting list may have changed.
+        # Called (on any thread) when the waiting list may have changed, or a flood grew.
         self.listeners: list[Callable[[], None]] = []
         # The tables' last status as the broker keeps it (retained): which numbers have a Pi.
         self.statuses: dict[str, str] = {}
-        # The address of the enrolment client connected now: on the enrolment listener every
-        # client has the same id, so there is one at a time, and its announcements follow the
-        # broker's notice of its connection on this desk's connection ("": not known).
-        self.source = ""
+        # How often a waiting Pi is told to call (seconds), and how often a repeated
+        # announcement is written to the store; a test may shorten them.
+        self.every = CALL_EVERY
+        self.write_seconds = WRITE_SECONDS
+        self.max_hello_bytes = MAX_HELLO_BYTES
+        self.rate = _SourceRate(SOURCE_RATE, SOURCE_BURST)
+        self._seen: OrderedDict[str, _Seen] = OrderedDict()  # eid → its last call's outcome
+        self._seen_lock = threading.Lock()
+        self._refused_lock = threading.Lock()
         self._adopting = threading.Lock()  # one adoption at a time (password file, broker)
         self._client = _connect_desk(settings, client_id)
         self._client.on_connect = self._on_connect
@@ -864,6 +895,75 @@ class EnrolmentDesk:
         self._client.loop_stop()
         self.store.close()
 
+    # ── the Pis' calls ──
+    def token_ok(self, presented: str) -> bool:
+        """Whether a call carries the venue's enrolment token (compared in constant time; a
+        desk without a token refuses every call)."""
+        token = self.settings.token
+        return bool(token) and hmac.compare_digest(presented.encode(), token.encode())
+
+    def hello(self, body: bytes, source: str, now: float | None = None) -> HelloReply:
+        """A Pi's call from network address ``source`` (its token already checked): its
+        announcement listed or refreshed (``waiting``), or its sealed answer (``adopted``),
+        or why it was refused. A flood costs bounded work: past :data:`SOURCE_RATE` calls a
+        second from one address the body is not even parsed, and a repeated announcement
+        touches the store at most once every :data:`WRITE_SECONDS`."""
+        now = time.time() if now is None else now
+        source = source[:64]
+        if not self.rate.take(source, now):
+            return self.refuse("source")
+        try:
+            hello = parse_hello(body)
+        except EnrolmentError as e:
+            return self.refuse(e.code, str(e))
+        with self._seen_lock:
+            seen = self._seen.get(hello.eid)
+        if (
+            seen is not None
+            and now - seen.at < self.write_seconds
+            and seen.hwcheck == hello.hwcheck
+            and seen.source == source
+        ):
+            outcome = seen.outcome  # nothing new: the store is not touched
+        else:
+            answer = self.store.answer_for(hello.eid)
+            if answer is not None:
+                self.store.answer_fetched(hello.eid, now)
+                return HelloReply("adopted", answer, self.every)
+            outcome = self.store.record_hello(hello, now, source)
+            with self._seen_lock:
+                self._seen.pop(hello.eid, None)
+                # "answered": adopted between the two reads above; its next call gets the answer.
+                if outcome != "answered":
+                    self._seen[hello.eid] = _Seen(now, outcome, hello.hwcheck, source)
+                while len(self._seen) > 4096:
+                    self._seen.popitem(last=False)
+            if outcome == "new":
+                self._notify()
+        if outcome in ("new", "again", "answered"):
+            return HelloReply("waiting", None, self.every)
+        return self.refuse(outcome)
+
+    def refuse(self, reason: str, note: str = "") -> HelloReply:
+        """Count a refused call (:data:`REFUSALS`; a malformed one's finer ``reason`` is said
+        in the reply's ``detail``) and say so; ``note`` is for the log."""
+        kind = "malformed" if reason in _MALFORMED else reason
+        with self._refused_lock:
+            self.refusals[kind] += 1
+            count = self.refusals[kind]
+        # A flood is said once per order of magnitude (the log and the page), not per call:
+        # it must not turn into a flood of the director's feed too.
+        if count in (1, 10, 100, 1000, 10000, 100000):
+            log.warning("enrolment: call refused (%s, %d so far) %s", kind, count, note[:120])
+            self._notify()
+        detail = reason if kind == "malformed" else ""
+        return HelloReply(kind, None, self.every, detail, RETRY_AFTER.get(kind, 0))
+
+    def _forget(self, eid: str) -> None:
+        with self._seen_lock:
+            self._seen.pop(eid, None)
+
+    # ── the director's side ──
     def pending(self) -> list[Pending]:
         return self.store.pending()
 
@@ -895,6 +995,7 @@ class EnrolmentDesk:
 
     def dismiss(self, eid: str) -> bool:
         done = self.store.dismiss(eid, time.time())
+        self._forget(eid)
         if done:
             self._notify()
         return done
@@ -910,7 +1011,7 @@ class EnrolmentDesk:
     ) -> Adopted:
         """Give the waiting Pi whose screen shows ``code`` the number ``table_id``. A number
         that has a Pi needs ``replace`` naming it (:func:`check_takeover`). Every attempt is in
-        the store's audit log. :class:`EnrolmentError` if refused or the broker is away."""
+        the store's audit log. :class:`EnrolmentError` if refused."""
         code_text = str(code)[:16]
         serial = ""
         replaced_token = ""
@@ -940,13 +1041,10 @@ class EnrolmentDesk:
                 if occupant is not None:
                     replaced_token = occupant.token
                 check_takeover(table_id, occupant, replace)
-                topic, replaced = adopt(
-                    pending, table_id, self.settings, store=self.store, publish=self._publish
-                )
+                replaced = adopt(pending, table_id, self.settings, store=self.store)
+                self._forget(pending.eid)
                 for old in replaced:
-                    if old.cleared_at is None and ID_RE.fullmatch(old.eid):
-                        # The replaced Pi's unread answer (its password no longer works).
-                        self._client.publish(enrol_topic(old.eid, "answer"), b"", 1, True)
+                    self._forget(old.eid)
         except (EnrolmentError, OSError) as e:
             outcome = f"refused: {e}"
             self.store.audit(
@@ -963,18 +1061,7 @@ class EnrolmentDesk:
             f", replacing {replaced_token}" if replaced_token else "",
         )
         self._notify()
-        return Adopted(serial, code, table_id, topic, occupant)
-
-    def _publish(self, topic: str, payload: bytes) -> None:
-        if not self.connected.is_set():
-            raise EnrolmentError("the enrolment desk is not connected to the broker", "offline")
-        info = self._client.publish(topic, payload, qos=1, retain=True)
-        try:
-            info.wait_for_publish(10)
-        except (RuntimeError, ValueError) as e:
-            raise EnrolmentError(f"the broker did not take the answer ({e})", "offline") from None
-        if not info.is_published():
-            raise EnrolmentError("the broker did not take the answer", "offline")
+        return Adopted(serial, code, table_id, pending.eid, occupant)
 
     def serve_requests(self) -> int:
         """Carry out the adoptions ``mesa adopt`` asked for; returns how many were taken."""
@@ -997,17 +1084,12 @@ class EnrolmentDesk:
             except Exception:  # a listener's failure must not stop the desk
                 log.exception("enrolment listener failed")
 
+    # ── the tables' statuses, from the broker ──
     def _on_connect(self, client: Any, ud: Any, flags: Any, reason: Any, props: Any) -> None:
         if reason.is_failure:
             log.error("enrolment desk refused by the broker: %s", reason)
             return
-        client.subscribe(
-            [
-                (BROKER_NOTICES, 0),
-                (f"{NAMESPACE}/enrol/+/hello", 1),
-                (f"{NAMESPACE}/table/+/status", 1),
-            ]
-        )
+        client.subscribe([(f"{NAMESPACE}/table/+/status", 1)])
         self.connected.set()
 
     def _on_disconnect(self, client: Any, ud: Any, flags: Any, reason: Any, props: Any) -> None:
@@ -1015,44 +1097,15 @@ class EnrolmentDesk:
 
     def _on_message(self, client: Any, ud: Any, msg: mqtt.MQTTMessage) -> None:
         try:
-            if msg.topic == BROKER_NOTICES:
-                found = _CONNECTED.search(msg.payload.decode("utf-8", "replace"))
-                if found:
-                    self.source = found.group(1)[:64]
-            elif msg.topic.endswith("/hello"):
-                self._on_hello(msg)
-            else:
-                self._on_status(msg)
-        except (EnrolmentError, ValueError, sqlite3.Error) as e:
-            kind = getattr(e, "code", "malformed")
-            self.refusals[kind] += 1
-            if self.refusals[kind] in (1, 10, 100, 1000, 10000):
-                log.warning("enrolment: %s refused: %s", msg.topic[:80], e)
-                self._notify()
-
-    def _on_hello(self, msg: mqtt.MQTTMessage) -> None:
-        if not msg.payload:
-            eid = topic_id(msg.topic)
-            if eid is not None:
-                self.store.withdraw(eid)
-                self._notify()
-            return
-        hello = parse_hello(msg.topic, msg.payload)
-        # A retained announcement (the desk reconnecting) is from an address not known now.
-        source = "" if msg.retain else self.source
-        outcome = self.store.record_hello(hello, time.time(), source)
-        if outcome == "new":
-            self._notify()
-        elif outcome in REFUSALS:
-            self.refusals[outcome] += 1
-            # A flood is said once per order of magnitude (the log and the page), not per
-            # announcement: it must not turn into a flood of the director's feed too.
-            if self.refusals[outcome] in (1, 10, 100, 1000, 10000):
-                log.warning("enrolment: announcement of %s refused (%s)", hello.serial, outcome)
-                self._notify()
+            self._on_status(msg)
+        except (ValueError, sqlite3.Error):
+            log.exception("enrolment: status of %s not taken", msg.topic[:80])
 
     def _on_status(self, msg: mqtt.MQTTMessage) -> None:
-        table = msg.topic.split("/")[3]
+        parts = msg.topic.split("/")
+        if len(parts) != 5:
+            return
+        table = parts[3]
         try:
             data = json.loads(msg.payload) if msg.payload else {}
         except ValueError:
@@ -1066,62 +1119,78 @@ class EnrolmentDesk:
         if msg.retain or state != "online":
             return
         for eid in self.store.uncleared(table):
-            if ID_RE.fullmatch(eid):
-                self._client.publish(enrol_topic(eid, "answer"), b"", qos=1, retain=True)
             self.store.mark_cleared(eid, time.time())
-            log.info("enrolment: table %s online; answer to %s cleared", table, eid)
+            self._forget(eid)
+            log.info("enrolment: table %s online; its answer to %s deleted", table, eid)
+
+
+def enrolment_bundle(url: str, token: str, tls_ca: str | None) -> dict[str, Any]:
+    """The enrolment bundle (``/etc/mesa/enrol.json``, copied onto every new table's SD card):
+    where the hub's dashboard is, the venue's token, the venue CA.
+
+    >>> enrolment_bundle("https://hub.local:8080", "t0k", "PEM")
+    {'hub': {'url': 'https://hub.local:8080', 'token': 't0k', 'tls_ca': 'PEM'}}
+    """
+    hub: dict[str, Any] = {"url": url, "token": token}
+    if tls_ca is not None:
+        hub["tls_ca"] = tls_ca
+    return {"hub": hub}
 
 
 def provision_enrolment(
     *,
     passwd_file: Path,
-    enrol_passwd_file: Path,
     bundle: Path,
     desk_settings: Path,
     db: Path,
     pid_file: Path | None,
     hub_host: str,
-    enrol_port: int,
+    hub_url: str,
     table_port: int,
     tls_ca: str | None,
     real_passwd_file: Path | None = None,
     accounts_dir: Path | None = None,
-) -> None:
-    """The enrolment account and bundle (copied onto every new table's SD card) and the desk's
-    account and settings; kept if they exist already (idempotent). ``accounts_dir``: the desk
-    queues table accounts there (the hub runs unprivileged; see hub/broker/accounts.py)."""
-    if not bundle.exists():
-        password = secrets.token_urlsafe(18)
-        set_password(enrol_passwd_file, ENROL_USERNAME, password)
-        hub: dict[str, object] = {
-            "host": hub_host,
-            "port": enrol_port,
-            "username": ENROL_USERNAME,
-            "password": password,
-        }
-        if tls_ca is not None:
-            hub["tls_ca"] = tls_ca
-        write_private(bundle, {"hub": hub})
+) -> bool:
+    """The desk's account and settings (with the venue's enrolment token) and the bundle for
+    new tables (``hub_url``: the dashboard, as the tables reach it); kept if they exist already
+    (idempotent). ``accounts_dir``: the desk queues table accounts there (the hub runs
+    unprivileged; see hub/broker/accounts.py). A desk file or a bundle from an earlier release
+    (the enrolment listener's account) gets the token and the new bundle. Returns whether the
+    bundle was written."""
     if not desk_settings.exists():
         password = secrets.token_urlsafe(24)
         set_password(passwd_file, ENROL_DESK_USERNAME, password)
-        write_private(
-            desk_settings,
-            {
-                "db": str(db),
-                # As the installed system sees it (``mesa install --root`` writes elsewhere).
-                "passwd_file": str(real_passwd_file or passwd_file),
-                "pid_file": str(pid_file) if pid_file else None,
-                "hub_host": hub_host,
-                "hub_port": table_port,
-                "tls_ca": tls_ca,
-                "desk_password": password,
-                "accounts_dir": str(accounts_dir) if accounts_dir else None,
-            },
-        )
-    elif accounts_dir is not None:
-        # A hub installed when the desk was its own root service: the desk is now the hub's
-        # (user mesa), which queues accounts instead of writing the password file.
+        data: dict[str, Any] = {
+            "db": str(db),
+            # As the installed system sees it (``mesa install --root`` writes elsewhere).
+            "passwd_file": str(real_passwd_file or passwd_file),
+            "pid_file": str(pid_file) if pid_file else None,
+            "hub_host": hub_host,
+            "hub_port": table_port,
+            "tls_ca": tls_ca,
+            "desk_password": password,
+            "accounts_dir": str(accounts_dir) if accounts_dir else None,
+            "enrol_token": secrets.token_urlsafe(24),
+        }
+        write_private(desk_settings, data)
+    else:
         data = json.loads(desk_settings.read_text(encoding="utf-8"))
-        if data.get("accounts_dir") != str(accounts_dir):
-            write_private(desk_settings, {**data, "accounts_dir": str(accounts_dir)})
+        update: dict[str, Any] = {}
+        if not data.get("enrol_token"):
+            update["enrol_token"] = secrets.token_urlsafe(24)
+        if accounts_dir is not None and data.get("accounts_dir") != str(accounts_dir):
+            # A hub installed when the desk was its own root service: the desk is now the
+            # hub's (user mesa), which queues accounts instead of writing the password file.
+            update["accounts_dir"] = str(accounts_dir)
+        if update:
+            data = {**data, **update}
+            write_private(desk_settings, data)
+    wanted = enrolment_bundle(hub_url, str(data["enrol_token"]), tls_ca)
+    try:
+        current = json.loads(bundle.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        current = None
+    if current == wanted:
+        return False
+    write_private(bundle, wanted)
+    return True

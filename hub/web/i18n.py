@@ -860,8 +860,10 @@ _WEB: dict[str, dict[str, Entry]] = {
         "settings (the hub's installer writes them):",
     },
     "enrol.disconnected": {
-        "es": "El puesto de alta no está conectado al broker: adoptar fallará hasta que vuelva.",
-        "en": "The enrolment desk is not connected to the broker: adopting fails until it is.",
+        "es": "El puesto de alta no está conectado al broker: no sabe qué mesas están en línea "
+        "hasta que vuelva.",
+        "en": "The enrolment desk is not connected to the broker: it does not know which tables "
+        "are online until it is.",
     },
     "enrol.off_refused": {
         "es": "la adopción de mesas nuevas no está activada en este hub",

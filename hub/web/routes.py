@@ -11,6 +11,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from mesa.hub.web.actions.endpoint import ActionEndpoint
+from mesa.hub.web.http.enrol import HELLO_PATH, EnrolEndpoint
 from mesa.hub.web.http.first_run import FirstRun
 from mesa.hub.web.http.login import Login
 from mesa.hub.web.http.paths import ROUTE_PATHS, STATIC
@@ -25,6 +26,7 @@ def routes(
     pages: Pages, login: Login, actions: ActionEndpoint, exports: Exports, first_run: FirstRun
 ) -> list[BaseRoute]:
     calls = CallPages(pages.site)
+    enrol = EnrolEndpoint(pages.site)
     return [
         # The call pages first: ``/players/qr`` must not be taken for a player's id.
         Route(ROUTE_PATHS["player_qr"], calls.qr, name="player_qr"),
@@ -40,6 +42,8 @@ def routes(
         Route("/events", stream, name="events"),
         Route("/director/actions/{name}", actions.action, methods=["POST"], name="action"),
         Route("/healthz", pages.healthz, name="healthz"),
+        # New tables' Pis calling the hub (no login: the venue's enrolment token).
+        Route(HELLO_PATH, enrol.hello, methods=["POST"], name="enrol_hello"),
         *exports.routes(),
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
     ]

@@ -1,17 +1,26 @@
-"""The table's side of adoption, without a broker: serials, its key, sealed answers, the saved
-link file, and the code on its screen."""
+"""The table's side of adoption, without a broker: serials, its key, its bundle, sealed answers,
+the saved link file, the code on its screen, and its calls to a real local HTTPS server with
+the venue's certificate (a stand-in for the hub's ``POST /enrol/hello``)."""
 
 from __future__ import annotations
 
+import base64
+import http.server
 import json
+import ssl
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from mesa.controller.config import load_config
 from mesa.controller.enrol import (
     EnrolBundle,
+    Enrolment,
     _enrol,
+    answer_label,
     check_answer,
     load_or_make_key,
     open_answer,
@@ -71,13 +80,42 @@ def test_the_link_file_is_saved_private_and_its_table_id_wins(tmp_path: Path) ->
 
 def test_a_bundle_is_read_or_refused(tmp_path: Path) -> None:
     path = tmp_path / "enrol.json"
+    pem = "-----BEGIN CERTIFICATE-----\n...\n"
     path.write_text(
-        json.dumps({"hub": {"host": "h", "port": 8884, "username": "mesa-enrol", "password": "p"}})
+        json.dumps({"hub": {"url": "https://hub.local:8080/", "token": "t0k", "tls_ca": pem}})
     )
-    assert EnrolBundle.from_file(path) == EnrolBundle("h", 8884, "mesa-enrol", "p", None)
+    bundle = EnrolBundle.from_file(path)
+    assert bundle == EnrolBundle("https://hub.local:8080", "t0k", pem)
+    assert (bundle.host, bundle.port, bundle.https) == ("hub.local", 8080, True)
+    # Plain HTTP only without a CA (a demo); the pairing code protects the answer either way.
+    path.write_text(json.dumps({"hub": {"url": "http://127.0.0.1:8080", "token": "t"}}))
+    assert EnrolBundle.from_file(path).https is False
+    for hub in (
+        {"url": "http://hub.local:8080", "token": "t", "tls_ca": pem},  # a CA, yet plain HTTP
+        {"url": "https://hub.local:8080", "token": "t"},  # HTTPS trusting nothing of ours
+        {"url": "https://hub.local:8080/x", "token": "t", "tls_ca": pem},
+        {"url": "ftp://hub.local", "token": "t"},
+        {"url": "https://hub.local:99999", "token": "t", "tls_ca": pem},
+        {"url": "https://hub.local:8080", "token": "", "tls_ca": pem},
+        {"url": "https://hub.local:8080", "tls_ca": pem},
+    ):
+        path.write_text(json.dumps({"hub": hub}))
+        with pytest.raises(ConfigError):
+            EnrolBundle.from_file(path)
     path.write_text("{}")
     with pytest.raises(ConfigError):
         EnrolBundle.from_file(path)
+
+
+def test_an_old_bundle_says_to_copy_the_new_one_from_the_hub(tmp_path: Path) -> None:
+    """The bundle of the broker's enrolment listener (an earlier release)."""
+    path = tmp_path / "enrol.json"
+    path.write_text(
+        json.dumps({"hub": {"host": "h", "port": 8884, "username": "mesa-enrol", "password": "p"}})
+    )
+    with pytest.raises(ConfigError) as e:
+        EnrolBundle.from_file(path)
+    assert "earlier release" in str(e.value) and "/etc/mesa/enrol.json from the hub" in str(e.value)
 
 
 def test_the_key_is_made_once_private_and_kept(tmp_path: Path) -> None:
@@ -130,9 +168,7 @@ def test_mesa_enrol_shows_the_code_on_the_screen_and_prints_it(
     toml = tmp_path / "table.toml"
     toml.write_text('[table]\nid = "1"\n[display]\nmodel = "dummy"\n')
     bundle = tmp_path / "enrol.json"
-    bundle.write_text(
-        json.dumps({"hub": {"host": "127.0.0.1", "port": 1, "username": "u", "password": "p"}})
-    )
+    bundle.write_text(json.dumps({"hub": {"url": "http://127.0.0.1:1", "token": "t"}}))
     args = argparse.Namespace(
         bundle=str(bundle),
         link=str(tmp_path / "etc" / "table.json"),
@@ -146,3 +182,154 @@ def test_mesa_enrol_shows_the_code_on_the_screen_and_prints_it(
     assert f"code {code}" in capsys.readouterr().out
     # (the hardware check for the announcement opens the display too; the screen is the last)
     assert read_code(devices[-1].image) == code  # type: ignore[attr-defined]
+
+
+# ── the calls, against a real local HTTPS server with the venue's certificate ─────────────
+TOKEN = "venue-token"
+
+
+class FakeHub(http.server.ThreadingHTTPServer):
+    """``POST /enrol/hello`` as the hub answers it: 401 without the token, 202 ``waiting``
+    ``waits`` times, then 200 with the link file sealed to the caller's key (the hub's own
+    ``seal_answer``); it records every request."""
+
+    def __init__(self, host: str, certfile: Path, keyfile: Path, waits: int = 2) -> None:
+        super().__init__((host, 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(str(certfile), str(keyfile))
+        self.socket = context.wrap_socket(self.socket, server_side=True)
+        self.waits = waits
+        self.requests: list[dict[str, Any]] = []
+        self.answer = {"table": "7", "hub": {"host": "h", "port": 8883, "password": "p"}}
+        self.status: int | None = None  # forced (a refusal)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"https://{host!s}:{port}"
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    server: FakeHub
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        from mesa.hub.broker.enrolment import enrol_topic, parse_hello, seal_answer
+
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        hub = self.server
+        hub.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+        if self.headers.get("Authorization") != f"Bearer {TOKEN}":
+            return self._send(401, {"state": "refused", "error": "token"})
+        if hub.status is not None:
+            return self._send(hub.status, {"state": "refused", "error": "full"}, retry="1")
+        hello = parse_hello(body)
+        if len(hub.requests) <= hub.waits:
+            return self._send(202, {"state": "waiting", "every": 0.05})
+        sealed = seal_answer(hello, enrol_topic(hello.eid, "answer"), hub.answer)
+        self._send(200, {"state": "adopted", "answer": base64.b64encode(sealed).decode()})
+
+    def _send(self, status: int, data: dict[str, Any], retry: str | None = None) -> None:
+        raw = json.dumps(data).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        if retry:
+            self.send_header("Retry-After", retry)
+        self.end_headers()
+        self.wfile.write(raw)
+
+
+@pytest.fixture(scope="module")
+def venue_tls(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from mesa.hub.broker.tls import ensure_venue_tls
+
+    return ensure_venue_tls(tmp_path_factory.mktemp("tls"), hosts=["hub.local"])
+
+
+def serve(hub: FakeHub) -> Iterator[FakeHub]:
+    thread = threading.Thread(target=hub.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield hub
+    finally:
+        hub.shutdown()
+        hub.server_close()
+
+
+@pytest.fixture
+def fake_hub(venue_tls: Any) -> Iterator[FakeHub]:
+    yield from serve(FakeHub("127.0.0.1", venue_tls.cert, venue_tls.key))
+
+
+def pi(url: str, ca: str | None, tmp_path: Path, token: str = TOKEN) -> Enrolment:
+    return Enrolment(
+        EnrolBundle(url, token, ca), "10000000abcdef01", tmp_path / "table.json",
+        load_or_make_key(tmp_path / "enrol.key"), {"display": "ok"}, poll=0.05, call=5,
+    )
+
+
+def test_the_pi_calls_until_adopted_and_saves_its_sealed_link_file(
+    fake_hub: FakeHub, venue_tls: Any, tmp_path: Path
+) -> None:
+    table = pi(fake_hub.url, venue_tls.ca.read_text(), tmp_path)
+    link = table.wait(10)
+    assert link == fake_hub.answer
+    assert json.loads((tmp_path / "table.json").read_text()) == fake_hub.answer
+    assert table.calls == 3 and len(fake_hub.requests) == 3
+    first = fake_hub.requests[0]
+    assert first["path"] == "/enrol/hello"
+    assert first["headers"]["Content-Type"] == "application/json"
+    hello = json.loads(first["body"])
+    assert hello["serial"] == "10000000abcdef01" and hello["hwcheck"] == {"display": "ok"}
+    assert answer_label(table.eid) == f"mesa/v1/enrol/{table.eid}/answer"
+
+
+def test_a_refusal_is_waited_out_and_a_bad_token_said(
+    fake_hub: FakeHub, venue_tls: Any, tmp_path: Path
+) -> None:
+    ca = venue_tls.ca.read_text()
+    fake_hub.status = 429
+    table = pi(fake_hub.url, ca, tmp_path)
+    result = table.call_result()
+    assert (result.status, result.state, result.pause, result.link) == (429, "full", 1.0, None)
+    fake_hub.status = None
+    wrong = pi(fake_hub.url, ca, tmp_path, token="not-the-venues")
+    assert wrong.call_once() is None and wrong.refused == "token"
+    assert not (tmp_path / "table.json").exists()
+
+
+def test_an_answer_for_another_key_is_not_saved(
+    fake_hub: FakeHub, venue_tls: Any, tmp_path: Path
+) -> None:
+    """The hub answers every call with a link file sealed to the key announced: a rogue
+    replaying this Pi's announcement gets this Pi's sealed answer, which it cannot open."""
+    from mesa.hub.broker.enrolment import enrol_topic, parse_hello, seal_answer
+
+    genuine = pi(fake_hub.url, venue_tls.ca.read_text(), tmp_path / "genuine")
+    rogue = Enrolment(genuine.bundle, genuine.serial, tmp_path / "rogue.json",
+                      load_or_make_key(tmp_path / "rogue.key"))
+    hello = parse_hello(b'{"serial": "abc1", "key": "%s"}' % base64.b64encode(genuine.public))
+    sealed = seal_answer(hello, enrol_topic(hello.eid, "answer"), fake_hub.answer)
+    assert rogue._open(base64.b64encode(sealed).decode()) is None
+    assert genuine._open(base64.b64encode(sealed).decode()) == fake_hub.answer
+
+
+def test_a_hub_without_the_venue_certificate_never_sees_the_token(
+    venue_tls: Any, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The Pi trusts the venue CA alone and checks the hub's name: an impostor with another
+    CA's certificate, or the venue's certificate under a name it does not cover, fails the
+    handshake, so the request (and the token) is never sent."""
+    from mesa.hub.broker.tls import ensure_venue_tls
+
+    other = ensure_venue_tls(tmp_path_factory.mktemp("other"), hosts=["hub.local"])
+    ca = venue_tls.ca.read_text()
+    for host, tls in (("127.0.0.1", other), ("127.0.0.2", venue_tls)):
+        for impostor in serve(FakeHub(host, tls.cert, tls.key)):
+            table = pi(impostor.url, ca, tmp_path)
+            result = table.call_result()
+            assert (result.status, result.state) == (0, "unreachable")
+            assert impostor.requests == []

@@ -30,6 +30,7 @@ def test_a_store_the_running_hub_wrote_is_the_reference(tmp_path: Path, mosquitt
     written = read_schema(db)
     assert schema_problems(written, hub_schema()) == []
     missing = set(hub_schema().objects) - set(written)
-    assert missing == {"enrol_pending", "enrol_adopted", "enrol_requests", "enrol_audit"} | {
-        f"sqlite_autoindex_enrol_{t}_1" for t in ("pending", "adopted", "requests")
+    enrol = ("pending", "adopted", "answers", "requests")
+    assert missing == {f"enrol_{t}" for t in (*enrol, "audit")} | {
+        f"sqlite_autoindex_enrol_{t}_1" for t in enrol
     }  # the enrolment desk runs only with its credentials

@@ -14,14 +14,12 @@ from pathlib import Path
 
 from mesa.hub.broker.mosquitto import (
     ENROL_DESK_USERNAME,
-    ENROL_USERNAME,
     PrivateMosquitto,
     find_mosquitto,
 )
 from mesa.protocol import HUB_USERNAME
 
 HUB_PASSWORD = "hub-secret"
-ENROL_PASSWORD = "enrol-secret"  # the shared account of Pis not adopted yet
 DESK_PASSWORD = "desk-secret"  # the hub's enrolment desk
 TEST_TABLES: tuple[str, ...] = tuple(f"t{i}" for i in range(1, 13))
 
@@ -52,10 +50,8 @@ def start_venue_broker(
     workdir: str | Path, tls_dir: str | Path, *, tables: tuple[str, ...] = TEST_TABLES
 ) -> PrivateMosquitto:
     """A broker laid out as a venue's: the plain loopback listener (``port``), the TLS listener
-    (``tls_port``) and the enrolment listener (``enrol_port``, TLS) with the enrolment account
-    and ACL; the certificates are those in ``tls_dir`` (``ensure_venue_tls``)."""
+    (``tls_port``), the hub's enrolment desk's account; the certificates are those in
+    ``tls_dir`` (``ensure_venue_tls``). (New tables call the hub over HTTPS, not the broker.)"""
     users = broker_users(tables)
     users[ENROL_DESK_USERNAME] = DESK_PASSWORD
-    return PrivateMosquitto(
-        workdir, users=users, tls_dir=tls_dir, enrol_users={ENROL_USERNAME: ENROL_PASSWORD}
-    ).start()
+    return PrivateMosquitto(workdir, users=users, tls_dir=tls_dir).start()

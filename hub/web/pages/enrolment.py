@@ -45,7 +45,8 @@ def pending_view(
         return view
     kinds = ("full", "source", "serial", "dismissed", "malformed")
     refusals = {k: desk.refusals.get(k, 0) for k in kinds}
-    refusals["malformed"] += desk.refusals.get("wrong_key", 0)
+    # A call without the venue's token, or too large to be an announcement: malformed too.
+    refusals["malformed"] += desk.refusals.get("token", 0) + desk.refusals.get("too_large", 0)
     return {
         "enabled": True,
         "connected": desk.connected.is_set(),

@@ -22,7 +22,6 @@ from mesa.hub.broker.mosquitto import (
     BrokerPaths,
     PrivateMosquitto,
     acl_text,
-    enrol_acl_text,
     free_port,
     hash_password,
     production_conf,
@@ -52,12 +51,19 @@ def test_production_config_is_the_generated_one() -> None:
         assert values.get(key) == value, key
     # Plain MQTT only on loopback; the venue network gets TLS only.
     listeners = [ln for ln in text.splitlines() if ln.startswith("listener ")]
-    assert listeners == ["listener 1883 127.0.0.1", "listener 8883", "listener 8884"]
+    assert listeners == ["listener 1883 127.0.0.1", "listener 8883"]
+    # New tables call the dashboard over HTTPS: no listener for a shared account, no broker
+    # log on a topic (docs/broker.md, "Adopting a table").
+    assert "8884" not in text and "log_dest topic" not in text and "mesa-enrol." not in text
 
 
 def test_production_acls_are_the_generated_ones() -> None:
     assert (PROD / "acl").read_text() == acl_text()
-    assert (PROD / "enrol.acl").read_text() == enrol_acl_text()
+    assert not (PROD / "enrol.acl").exists()
+    # The desk only reads the tables' statuses; nothing reads the broker's log.
+    desk = acl_text().split("user mesa-enrolment\n", 1)[1].split("\n\n", 1)[0]
+    assert desk.strip() == "topic read mesa/v1/table/+/status"
+    assert "$SYS" not in acl_text()
 
 
 def test_password_hash_is_mosquittos() -> None:
@@ -100,19 +106,14 @@ def test_production_config_runs_on_a_real_mosquitto(tmp_path: Path) -> None:
     paths = BrokerPaths(
         passwd=broker.passwd,
         acl=PROD / "acl",
-        enrol_passwd=tmp_path / "enrol.passwd",
-        enrol_acl=PROD / "enrol.acl",
         tls_dir=tmp_path / "tls",
     )
-    paths.enrol_passwd.write_text("")
     ensure_venue_tls(paths.tls_dir)
-    local, lan, enrol = free_port(), free_port(), free_port()
+    local, lan = free_port(), free_port()
     confd = tmp_path / "conf.d"
     confd.mkdir()
     (confd / "mesa.conf").write_text(
-        production_conf(
-            paths, local_port=local, lan_port=lan, enrol_port=enrol, lan_host="127.0.0.1"
-        )
+        production_conf(paths, local_port=local, lan_port=lan, lan_host="127.0.0.1")
     )
     main = [
         f"pid_file {tmp_path / 'pid'}",

@@ -1,6 +1,6 @@
 """Adopting a table from the dashboard, end to end inside one ``mesa hub`` process: a real
-Mosquitto laid out as a venue's (TLS, the enrolment listener), the real Pi side
-(:class:`~mesa.controller.enrol.Enrolment`), the hub process with its enrolment desk and its
+Mosquitto laid out as a venue's (TLS), the real Pi side (:class:`~mesa.controller.enrol.Enrolment`,
+calling the dashboard's ``POST /enrol/hello``), the hub process with its enrolment desk and its
 dashboard on a real server, the director over HTTP and in headless Chromium.
 
 The browser test's screenshot goes to ``docs/screenshots/enrolment.png`` (``docs/dashboard.md``).
@@ -23,18 +23,19 @@ import pytest
 from mesa.controller.enrol import EnrolBundle, Enrolment
 from mesa.controller.enrol_screen import show_pairing
 from mesa.controller.sim import SimTable
-from mesa.hub.broker.mosquitto import ENROL_USERNAME, PrivateMosquitto, free_port
+from mesa.hub.broker.mosquitto import PrivateMosquitto, free_port
 from mesa.hub.broker.tls import TlsFiles, ensure_venue_tls
 from mesa.hub.process import HubProcess
 from mesa.pairing import new_private_key
 from support.harness import hub_settings, linked_sim, wait_until
-from support.mosquitto import DESK_PASSWORD, ENROL_PASSWORD, have_mosquitto, start_venue_broker
+from support.mosquitto import DESK_PASSWORD, have_mosquitto, start_venue_broker
 from support.oled_text import read_code
 from support.shots import SHOTS
 
 pytestmark = pytest.mark.broker
 
 PASSWORD = "clave-del-director"
+TOKEN = "venue-enrolment-token"
 
 
 @dataclass
@@ -49,21 +50,15 @@ class Venue:
         return self.process.url.rstrip("/")
 
     def bundle(self) -> EnrolBundle:
-        assert self.broker.enrol_port is not None
-        return EnrolBundle(
-            "127.0.0.1",
-            self.broker.enrol_port,
-            ENROL_USERNAME,
-            ENROL_PASSWORD,
-            self.tls.ca.read_text(),
-        )
+        # The demo's plain HTTP dashboard (no CA): the pairing code protects the answer.
+        return EnrolBundle(self.url, TOKEN)
 
 
 class Pi:
     """A new table's Pi: announces itself (the real enrolment code), then, once adopted, runs
     a simulated table on the link file it was given (the real link, over TLS)."""
 
-    def __init__(self, venue: Venue, serial: str) -> None:
+    def __init__(self, venue: Venue, serial: str, hwcheck: dict[str, str] | None = None) -> None:
         self.venue = venue
         self.serial = serial
         self.link_file = venue.tmp / serial / "table.json"
@@ -72,8 +67,8 @@ class Pi:
             serial,
             self.link_file,
             new_private_key(),
-            {"display": "ok", "card": "ok"},
-            poll=0.2,
+            hwcheck or {"display": "ok", "card": "ok"},
+            poll=0.3,
         )
         self.answer: list[Any] = []
         self.thread = threading.Thread(
@@ -127,6 +122,7 @@ def start_venue(tmp: Path) -> Venue:
                 "tls_ca": tls.ca.read_text(),
                 "broker_port": broker.port,
                 "desk_password": DESK_PASSWORD,
+                "enrol_token": TOKEN,
             }
         )
     )
@@ -145,6 +141,7 @@ def start_venue(tmp: Path) -> Venue:
         raise
     venue = Venue(broker, tls, process, tmp)
     assert process.enrolment is not None and process.enrolment.connected.wait(10)
+    process.enrolment.every = 0.3  # new Pis call quickly (a test's patience)
     return venue
 
 
@@ -233,11 +230,12 @@ def test_the_director_adopts_a_new_pi_as_table_5_from_the_dashboard(venue: Venue
         assert 'id="enrolment-list"' not in client.get("/director").text
 
         # The Pi switches to its new account and comes online as table 5; the desk then
-        # clears the answer (the password does not linger on the broker).
+        # deletes its sealed answer (the password does not linger in the store).
         assert pi.come_online() == "5"
         assert wait_until(lambda: online(venue, "5"), 20)
         desk = venue.process.enrolment
         assert wait_until(lambda: desk.store.adoptions()[0].cleared_at is not None, 10)
+        assert desk.store.answer_for(pi.enrolment.eid) is None
 
         audit = venue.process.web.store.audit_log(action="adopt_table")
         ok = [e for e in audit if e.outcome == "ok"]
@@ -324,8 +322,12 @@ def test_the_director_dismisses_an_announcement_and_sees_a_flood_counted(venue: 
         )
         assert r.status_code == 200 and r.json()["ok"], r.text
         assert client.get("/director/enrolments.json").json()["enrolment"]["pending"] == []
-        # It keeps calling: it stays off the list, and the refusals are counted and shown.
-        assert wait_until(lambda: desk.refusals["dismissed"] >= 2, 10)
+        # Its next call is refused and told to wait long (429, Retry-After); it stays off the
+        # list, and the refusal is counted and shown.
+        assert wait_until(lambda: desk.refusals["dismissed"] >= 1, 10)
+        e = pi.enrolment
+        assert wait_until(lambda: e.last is not None and e.last.status == 429, 5)
+        assert e.last is not None and e.last.pause is not None and e.last.pause >= 60
         home = client.get("/director").text
         assert 'id="enrolment-refused"' in home and "descartados: " in home
         r = client.post(
@@ -339,7 +341,8 @@ def test_the_director_dismisses_an_announcement_and_sees_a_flood_counted(venue: 
 
 def test_mesa_adopt_asks_the_running_hub(venue: Venue, capsys: pytest.CaptureFixture[str]) -> None:
     """The CLI leaves the adoption (by the code on the table's screen) in the store; the hub's
-    desk carries it out on its tick and publishes the answer; the command reports the outcome."""
+    desk carries it out on its tick and keeps the sealed answer for the Pi's next call; the
+    command reports the outcome."""
     from mesa.cli import main
 
     pi = Pi(venue, "beef0009")
@@ -431,8 +434,7 @@ def test_the_director_adopts_a_table_in_the_browser(tmp_path: Path) -> None:
 
             # Two Pis announce themselves; the list appears without a reload.
             pis.append(Pi(venue, "10000000abcdef05"))
-            pis.append(Pi(venue, "10000000abcdef06"))
-            pis[1].enrolment.hwcheck = {"display": "ok", "card": "FAILED not found"}
+            pis.append(Pi(venue, "10000000abcdef06", {"display": "ok", "card": "FAILED not found"}))
             row = "#enrolment tr[data-serial='{}']"
             page.wait_for_selector(row.format("10000000abcdef05"), timeout=15000)
             page.wait_for_selector(row.format("10000000abcdef06"), timeout=15000)
