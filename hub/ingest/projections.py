@@ -114,21 +114,20 @@ class Projections:
         """``table``'s beats stopped (:mod:`mesa.hub.ingest.beats`): it shows ``lost``, as its
         will would make it, if it showed ``online``. True when it did. The store keeps the
         status the table last told (a restarted hub reads the will, or the table, again)."""
-        with self._lock:
-            live = self._tables.get(table)
-            if live is None or live.status != "online":
-                return False
-            live.status = "lost"
-            return True
+        return self._switch(table, "online", "lost")
 
     def beat_again(self, table: str) -> bool:
         """A table found silent beats again: it shows ``online`` again, if it showed ``lost``
         (nothing else said otherwise meanwhile). True when it did."""
+        return self._switch(table, "lost", "online")
+
+    def _switch(self, table: str, shown: str, then: str) -> bool:
+        """``table`` shows ``then`` if it showed ``shown`` (True), else nothing changes."""
         with self._lock:
             live = self._tables.get(table)
-            if live is None or live.status != "lost":
+            if live is None or live.status != shown:
                 return False
-            live.status = "online"
+            live.status = then
             return True
 
     def broker_lost(self) -> None:
